@@ -1,0 +1,115 @@
+/**
+ * Shared contracts of the evaluation core: the Score every metric and judge writes, and the
+ * declaration shapes from which library functions, n8n nodes, docs and tests are derived.
+ * This file has no runtime dependencies so every layer can import it.
+ */
+
+/** Outcome of one metric on one row. */
+export type ScoreStatus = 'ok' | 'not_applicable' | 'error';
+
+/** Token usage of one judge call (or the sum over a judge's calls for one row). */
+export interface Usage {
+	promptTokens: number;
+	completionTokens: number;
+	totalTokens: number;
+}
+
+/**
+ * The scale a value is expressed on. `unit` is 0-1 (F1, BLEU...), `likert` is 1-5 (Azure
+ * judges), `binary` is yes/no (Databricks judges), `severity` is 0-7 (safety).
+ */
+export interface Scale {
+	kind: 'unit' | 'likert' | 'binary' | 'severity' | 'count';
+	min: number;
+	max: number;
+}
+
+/** Whether a value passes when it is at least (`higher`) or at most (`lower`) the threshold. */
+export type Direction = 'higher' | 'lower';
+
+/** One metric's result on one row, stored at `item.json.eval[metricId]` (DESIGN.md). */
+export interface Score {
+	/** Metric or judge id, e.g. `bleu`, `rougeL`, `groundedness`. */
+	metric: string;
+	/** On the metric's own scale; `null` unless status is `ok`. Never NaN. */
+	value: number | boolean | null;
+	scale: Scale;
+	threshold?: number;
+	direction?: Direction;
+	/** `null` when not applicable or errored: such rows are never silently counted as fails. */
+	pass: boolean | null;
+	status: ScoreStatus;
+	/** Judge rationale, or why the row is not applicable. */
+	reason?: string;
+	/** What went wrong, readable, never containing secrets. */
+	error?: string;
+	usage?: Usage;
+	/** Model that actually answered (judges). */
+	model?: string;
+	latencyMs?: number;
+	attempts?: number;
+	/** Extra per-row numbers (ROUGE precision/recall, per-chunk verdicts...). */
+	details?: Record<string, unknown>;
+	/** Mergeable sufficient statistics for corpus-level aggregation (e.g. BLEU n-gram counts). */
+	stats?: Record<string, number | number[]>;
+	/** Reproducibility stamp: id + version, tokenizer/smoothing or model/temperature/prompt hash. */
+	signature: string;
+}
+
+/** Kinds of values a declared input accepts; the node factory coerces item fields into these. */
+export type InputKind = 'text' | 'texts' | 'contexts' | 'messages' | 'json';
+
+/** One input of a metric or judge, with the canonical record field it maps from by default. */
+export interface InputDecl {
+	/** Parameter name in the node and key in the library call, camelCase. */
+	name: string;
+	displayName: string;
+	/** Default source: a top-level field of the canonical record, e.g. `response`. */
+	field: string;
+	kind: InputKind;
+	required: boolean;
+	description: string;
+}
+
+/** A tunable parameter of a metric or judge, rendered as a node option. */
+export interface ParamDecl {
+	name: string;
+	displayName: string;
+	type: 'number' | 'string' | 'boolean' | 'options';
+	default: number | string | boolean;
+	options?: { name: string; value: string }[];
+	description: string;
+}
+
+/** Result of a deterministic metric's computation on one row. */
+export interface MetricResult {
+	value: number;
+	details?: Record<string, unknown>;
+	stats?: Record<string, number | number[]>;
+}
+
+/**
+ * A deterministic metric, declared once. The node, library wrapper, README table and registry
+ * tests are all derived from this object.
+ */
+export interface MetricDecl {
+	id: string;
+	version: string;
+	displayName: string;
+	/** One sentence for the node panel. */
+	description: string;
+	/** Citation and the exact reference behaviour matched (README and signature). */
+	reference: string;
+	inputs: InputDecl[];
+	params: ParamDecl[];
+	scale: Scale;
+	threshold: { default: number; direction: Direction };
+	/** Signature suffix describing tokenizer/smoothing etc., e.g. `tok:nltk|smooth:method4`. */
+	signatureParts: string;
+	/** Pure computation; inputs are already coerced to their declared kinds. Throws on bad input. */
+	compute(inputs: Record<string, unknown>, params: Record<string, unknown>): MetricResult;
+	/** Key under `item.json.eval`; defaults to `id` (ROUGE uses its type, e.g. `rougeL`). */
+	scoreKey?(params: Record<string, unknown>): string;
+	/** Pass rule when more than the main threshold matters (ROUGE's precision/recall thresholds). */
+	passes?(result: MetricResult, params: Record<string, unknown>, threshold: number): boolean;
+}
