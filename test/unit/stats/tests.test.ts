@@ -1,0 +1,235 @@
+import {
+	binomialCdf,
+	chiSquareSf,
+	erf,
+	erfc,
+	holmAdjust,
+	mcnemar,
+	mcnemarChiSquare,
+	mcnemarExact,
+	normalCdf,
+	normalQuantile,
+	normalTwoSided,
+	pairedBootstrap,
+	rankAverage,
+	twoProportionZTest,
+	unpairedBootstrap,
+	wilcoxonSignedRank,
+} from '../../../src/stats/tests';
+
+// Binomial coefficient by exact integer arithmetic, independent of the library's log-space sum.
+function choose(n: number, k: number): bigint {
+	let r = 1n;
+	for (let i = 0; i < k; i++) r = (r * BigInt(n - i)) / BigInt(i + 1);
+	return r;
+}
+
+describe('distribution functions', () => {
+	it('erf / erfc match tabulated values, including deep tails', () => {
+		expect(erf(1)).toBeCloseTo(0.8427007929497149, 14);
+		expect(erf(0.5)).toBeCloseTo(0.5204998778130465, 14);
+		expect(erfc(3) / 2.209049699858544e-5).toBeCloseTo(1, 12);
+		expect(erfc(5) / 1.5374597944280349e-12).toBeCloseTo(1, 12);
+		expect(erfc(10) / 2.088487583762545e-45).toBeCloseTo(1, 11);
+		expect(erfc(-1)).toBeCloseTo(2 - 0.15729920705028513, 14);
+		expect(erfc(40)).toBe(0);
+		expect(erfc(Infinity)).toBe(0);
+		expect(() => erfc(NaN)).toThrow(RangeError);
+	});
+
+	it('normal CDF and quantile are inverse and hit the 97.5% point', () => {
+		expect(normalCdf(1.959963984540054)).toBeCloseTo(0.975, 14);
+		expect(normalCdf(0)).toBe(0.5);
+		expect(normalQuantile(0.975)).toBeCloseTo(1.959963984540054, 10);
+		expect(normalQuantile(0.5)).toBeCloseTo(0, 12);
+		for (const p of [1e-10, 0.001, 0.2, 0.77, 0.999999]) {
+			expect(normalCdf(normalQuantile(p)) / p).toBeCloseTo(1, 9);
+		}
+		expect(normalTwoSided(Math.SQRT2)).toBeCloseTo(0.15729920705028513, 14);
+		expect(normalTwoSided(40)).toBe(0);
+	});
+
+	it('chi-square survival matches closed forms for 1, 2 and 4 df', () => {
+		expect(chiSquareSf(3.841458820694124, 1)).toBeCloseTo(0.05, 13);
+		expect(chiSquareSf(6.634896601021214, 1)).toBeCloseTo(0.01, 13);
+		for (const x of [0.1, 1, 5, 30, 200]) {
+			expect(chiSquareSf(x, 2) / Math.exp(-x / 2)).toBeCloseTo(1, 12);
+			expect(chiSquareSf(x, 4) / (Math.exp(-x / 2) * (1 + x / 2))).toBeCloseTo(1, 11);
+		}
+		expect(chiSquareSf(0, 3)).toBe(1);
+		expect(Number.isNaN(chiSquareSf(1e6, 5))).toBe(false);
+	});
+
+	it('binomial CDF equals the exact integer sum', () => {
+		for (const [k, n, p] of [
+			[3, 10, 0.3],
+			[1, 10, 0.5],
+			[7, 20, 0.45],
+			[0, 5, 0.9],
+		] as const) {
+			let exact = 0;
+			for (let i = 0; i <= k; i++) exact += Number(choose(n, i)) * p ** i * (1 - p) ** (n - i);
+			expect(binomialCdf(k, n, p)).toBeCloseTo(exact, 13);
+		}
+		expect(binomialCdf(3, 10, 0.3)).toBeCloseTo(0.6496107184, 10);
+		// Large n: symmetric binomial, P(X <= n/2) = 1/2 + P(X = n/2)/2.
+		const n = 5000;
+		const half = binomialCdf(n / 2, n, 0.5);
+		expect(half).toBeGreaterThan(0.5);
+		expect(half).toBeLessThan(0.51);
+		expect(binomialCdf(-1, 10, 0.5)).toBe(0);
+		expect(binomialCdf(10, 10, 0.5)).toBe(1);
+	});
+});
+
+describe('McNemar', () => {
+	it('exact: b=1, c=9 gives 2 * 11/1024', () => {
+		const r = mcnemarExact(1, 9);
+		expect(r.pValue).toBeCloseTo(0.021484375, 14);
+		expect(r.statistic).toBe(1);
+		expect(mcnemar(9, 1).pValue).toBeCloseTo(0.021484375, 14);
+		expect(mcnemar(9, 1).test).toBe('mcnemar-exact');
+	});
+
+	it('exact p-value is capped at 1 when b = c', () => {
+		expect(mcnemarExact(5, 5).pValue).toBe(1);
+		expect(mcnemar(0, 0).pValue).toBe(1);
+	});
+
+	it('chi-square with continuity correction, and the switch at 25 discordant pairs', () => {
+		const r = mcnemarChiSquare(1, 9);
+		expect(r.statistic).toBeCloseTo(4.9, 14);
+		expect(r.pValue).toBeCloseTo(erfc(Math.sqrt(2.45)), 15);
+		expect(r.pValue).toBeCloseTo(0.026856695507523, 10);
+		expect(mcnemar(10, 20).test).toBe('mcnemar-chi2');
+		expect(mcnemar(10, 20).statistic).toBeCloseTo(81 / 30, 14);
+		expect(mcnemar(10, 14).test).toBe('mcnemar-exact');
+		expect(mcnemar(10, 20, { exactBelow: 1000 }).test).toBe('mcnemar-exact');
+		expect(() => mcnemar(-1, 2)).toThrow(RangeError);
+	});
+});
+
+describe('Wilcoxon signed-rank', () => {
+	// Brute force: every sign assignment of ranks 1..n is equally likely under H0.
+	function bruteForceP(n: number, t: number): number {
+		let below = 0;
+		for (let mask = 0; mask < 1 << n; mask++) {
+			let s = 0;
+			for (let r = 1; r <= n; r++) if (mask & (1 << (r - 1))) s += r;
+			if (s <= t) below++;
+		}
+		return Math.min(1, (2 * below) / (1 << n));
+	}
+
+	it("matches scipy's documented example (Fisher's corn data): T = 24, p = 0.041259765625", () => {
+		const d = [6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75];
+		const r = wilcoxonSignedRank(d);
+		expect(r.test).toBe('wilcoxon-exact');
+		expect(r.statistic).toBe(24);
+		expect(r.wMinus).toBe(24);
+		expect(r.wPlus).toBe(96);
+		expect(r.pValue).toBeCloseTo(0.041259765625, 14);
+		expect(r.pValue).toBeCloseTo(bruteForceP(15, 24), 14);
+	});
+
+	it('exact p-values equal brute-force enumeration on random untied samples', () => {
+		let seed = 7;
+		const rnd = (): number => {
+			seed = (seed * 16807) % 2147483647;
+			return seed / 2147483647;
+		};
+		for (let trial = 0; trial < 20; trial++) {
+			const n = 3 + Math.floor(rnd() * 10);
+			const d = Array.from({ length: n }, (_, i) => (rnd() < 0.5 ? -1 : 1) * (i + 1 + rnd() * 0.5));
+			const r = wilcoxonSignedRank(d);
+			expect(r.test).toBe('wilcoxon-exact');
+			expect(r.pValue).toBeCloseTo(bruteForceP(n, r.statistic), 14);
+		}
+	});
+
+	it("drops zero differences (zero_method='wilcox')", () => {
+		const withZeros = wilcoxonSignedRank([0, 0, 1.5, -2.5, 3.5, 4.5, 5.5]);
+		const without = wilcoxonSignedRank([1.5, -2.5, 3.5, 4.5, 5.5]);
+		expect(withZeros.n).toBe(5);
+		expect(withZeros.pValue).toBe(without.pValue);
+		expect(wilcoxonSignedRank([0, 0]).pValue).toBe(1);
+	});
+
+	it('uses the tie-corrected normal approximation when |d| ties', () => {
+		const d = [1, 1, -1, 2, 2, 2, 3, -3, 4, 5];
+		const r = wilcoxonSignedRank(d);
+		expect(r.test).toBe('wilcoxon-normal');
+		// |d| ranks: 1,1,1 -> 2 each; 2,2,2 -> 5; 3,3 -> 7.5; 4 -> 9; 5 -> 10.
+		expect(r.wMinus).toBeCloseTo(2 + 7.5, 14);
+		expect(r.wPlus).toBeCloseTo(55 - 9.5, 14);
+		const n = 10;
+		const variance = (n * (n + 1) * (2 * n + 1)) / 24 - (24 + 24 + 6) / 48;
+		const z = (9.5 - 27.5) / Math.sqrt(variance);
+		expect(r.pValue).toBeCloseTo(2 * normalCdf(z), 14);
+	});
+
+	it('uses the normal approximation above n = 50', () => {
+		const d = Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? -1 : 1) * (i + 1));
+		const r = wilcoxonSignedRank(d);
+		expect(r.test).toBe('wilcoxon-normal');
+		const n = 60;
+		const z = (r.statistic - (n * (n + 1)) / 4) / Math.sqrt((n * (n + 1) * (2 * n + 1)) / 24);
+		expect(r.pValue).toBeCloseTo(2 * normalCdf(z), 14);
+	});
+
+	it('average ranks ties', () => {
+		expect(rankAverage([10, 20, 10, 30])).toEqual({ ranks: [1.5, 3, 1.5, 4], tieSizes: [2] });
+	});
+});
+
+describe('two-proportion z-test', () => {
+	it('45/100 vs 55/100: z = -sqrt(2), p = erfc(1)', () => {
+		const r = twoProportionZTest(45, 100, 55, 100);
+		expect(r.statistic).toBeCloseTo(-Math.SQRT2, 13);
+		expect(r.pValue).toBeCloseTo(0.15729920705028513, 13);
+	});
+
+	it('degenerate and invalid inputs', () => {
+		expect(twoProportionZTest(10, 10, 20, 20).pValue).toBe(1);
+		expect(() => twoProportionZTest(11, 10, 1, 2)).toThrow(RangeError);
+	});
+});
+
+describe('bootstrap', () => {
+	it('is reproducible for a seed and detects a clear shift', () => {
+		const d = Array.from({ length: 40 }, (_, i) => -0.2 + ((i % 5) - 2) * 0.01);
+		const a = pairedBootstrap(d, { seed: 1, resamples: 500 });
+		const b = pairedBootstrap(d, { seed: 1, resamples: 500 });
+		expect(a).toEqual(b);
+		// Every resampled mean is negative, so the p-value is the floor 2/(B+1).
+		expect(a.pValue).toBeCloseTo(2 / 501, 14);
+		expect(a.statistic).toBeCloseTo(-0.2, 12);
+		expect(a.ci.high).toBeLessThan(0);
+	});
+
+	it('finds no evidence when differences are symmetric around 0', () => {
+		const d = Array.from({ length: 50 }, (_, i) => (i % 2 ? 1 : -1) * ((i % 7) + 1));
+		expect(pairedBootstrap(d, { seed: 3 }).pValue).toBeGreaterThan(0.2);
+	});
+
+	it('unpaired bootstrap reports the difference of means and an interval around it', () => {
+		const cur = Array.from({ length: 30 }, (_, i) => 3 + (i % 3));
+		const base = Array.from({ length: 21 }, (_, i) => 4 + (i % 3));
+		const r = unpairedBootstrap(cur, base, { seed: 9, resamples: 1000 });
+		expect(r.statistic).toBeCloseTo(-1, 12);
+		expect(r.ci.low).toBeLessThan(-1);
+		expect(r.n).toBe(51);
+		expect(r.ci.high).toBeGreaterThan(-1);
+		expect(r.pValue).toBeLessThan(0.01);
+		expect(() => unpairedBootstrap([], [1])).toThrow(RangeError);
+	});
+});
+
+describe('Holm-Bonferroni', () => {
+	it('adjusts step-down with monotonicity, in input order', () => {
+		const adj = holmAdjust([0.01, 0.04, 0.03, 0.005]);
+		[0.03, 0.06, 0.06, 0.02].forEach((v, i) => expect(adj[i]).toBeCloseTo(v, 15));
+		expect(holmAdjust([0.5, 0.9])).toEqual([1, 1]);
+		expect(holmAdjust([])).toEqual([]);
+	});
+});
