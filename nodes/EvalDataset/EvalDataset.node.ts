@@ -1,0 +1,237 @@
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+import { prepareDataset, type DatasetSource } from '../../src/dataset/prepare';
+import { iconFor } from '../shared/common';
+
+/**
+ * Eval Dataset: turns incoming rows, an uploaded file or pasted text into canonical eval
+ * records. Every row leaves: valid ones on Rows, the rest on Invalid with row, field and message.
+ */
+export class EvalDataset implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Eval Dataset',
+		name: 'evalDataset',
+		icon: iconFor('dataset'),
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter.source }}',
+		description:
+			'Load an evaluation dataset (Azure, Databricks, Spring AI, Ragas, DeepEval; JSON, JSONL or CSV) into canonical rows',
+		defaults: { name: 'Eval Dataset' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [
+			{ type: NodeConnectionTypes.Main, displayName: 'Rows' },
+			{ type: NodeConnectionTypes.Main, displayName: 'Invalid' },
+		],
+		properties: [
+			{
+				displayName: 'Source',
+				name: 'source',
+				type: 'options',
+				default: 'items',
+				options: [
+					{
+						name: 'Incoming Items',
+						value: 'items',
+						description: 'Each incoming item is one row (Google Sheets, Data Table, HTTP Request, Code...)',
+					},
+					{
+						name: 'Binary File',
+						value: 'binary',
+						description: 'A JSON, JSONL or CSV file in a binary property (Read Files, form upload, HTTP download)',
+					},
+					{ name: 'Pasted Text', value: 'text', description: 'JSON, JSONL or CSV pasted into this node' },
+				],
+			},
+			{
+				displayName: 'Input Binary Field',
+				name: 'binaryProperty',
+				type: 'string',
+				default: 'data',
+				required: true,
+				displayOptions: { show: { source: ['binary'] } },
+				description: 'Name of the binary property that holds the dataset file',
+			},
+			{
+				displayName: 'Dataset',
+				name: 'text',
+				type: 'string',
+				typeOptions: { rows: 10 },
+				default: '',
+				placeholder: '{"query": "...", "response": "...", "ground_truth": "..."}',
+				displayOptions: { show: { source: ['text'] } },
+				description: 'Rows as a JSON array, JSON Lines or CSV with a header row',
+			},
+			{
+				displayName: 'File Format',
+				name: 'format',
+				type: 'options',
+				default: 'auto',
+				displayOptions: { hide: { source: ['items'] } },
+				options: [
+					{ name: 'Detect', value: 'auto' },
+					{ name: 'JSON', value: 'json' },
+					{ name: 'JSON Lines', value: 'jsonl' },
+					{ name: 'CSV', value: 'csv' },
+				],
+			},
+			{
+				displayName: 'Schema',
+				name: 'schema',
+				type: 'options',
+				default: 'auto',
+				options: [
+					{ name: 'Detect', value: 'auto', description: 'Detected once for the whole dataset' },
+					{ name: 'Azure AI Evaluation', value: 'azure' },
+					{ name: 'Databricks Agent Evaluation', value: 'databricks' },
+					{ name: 'DeepEval', value: 'deepeval' },
+					{ name: 'Ragas', value: 'ragas' },
+					{ name: 'Spring AI', value: 'spring-ai' },
+				],
+			},
+			{
+				displayName: 'Column Mapping',
+				name: 'mapping',
+				type: 'fixedCollection',
+				typeOptions: { multipleValues: true },
+				default: {},
+				placeholder: 'Add mapping',
+				description: 'Map your own column names onto canonical fields before the schema is applied',
+				options: [
+					{
+						displayName: 'Mapping',
+						name: 'pairs',
+						values: [
+							{
+								displayName: 'Your Column',
+								name: 'from',
+								type: 'string',
+								default: '',
+								placeholder: 'question',
+							},
+							{
+								displayName: 'Canonical Field',
+								name: 'to',
+								type: 'string',
+								default: '',
+								placeholder: 'request',
+								description:
+									'For example request, response, expected_response, retrieved_context, expected_facts, guidelines, request_ID',
+							},
+						],
+					},
+				],
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add option',
+				default: {},
+				options: [
+					{
+						displayName: 'Limit',
+						name: 'limit',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 0,
+						description: 'Emit at most this many valid rows (0 = all), after sampling and de-duplication',
+					},
+					{
+						displayName: 'Sample Size',
+						name: 'sampleSize',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 0,
+						description: 'Draw a random sample of this many valid rows (0 = no sampling)',
+					},
+					{
+						displayName: 'Sample Seed',
+						name: 'sampleSeed',
+						type: 'number',
+						default: 42,
+						description: 'The same seed and dataset give the same sample, night after night',
+					},
+					{
+						displayName: 'De-Duplicate By',
+						name: 'dedupe',
+						type: 'options',
+						default: 'none',
+						options: [
+							{ name: 'Nothing', value: 'none' },
+							{ name: 'Request ID', value: 'request_id' },
+							{ name: 'Content', value: 'content', description: 'Same request, response and expectations' },
+						],
+						description: 'Later duplicates go to the Invalid output, naming the row they repeat',
+					},
+				],
+			},
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const source = this.getNodeParameter('source', 0) as 'items' | 'binary' | 'text';
+		const schema = this.getNodeParameter('schema', 0, 'auto') as string;
+		const format = (source === 'items' ? 'auto' : this.getNodeParameter('format', 0, 'auto')) as string;
+		const mappingParam = this.getNodeParameter('mapping', 0, {}) as {
+			pairs?: { from: string; to: string }[];
+		};
+		const mapping: Record<string, string> = {};
+		for (const p of mappingParam.pairs ?? []) if (p.from && p.to) mapping[p.from] = p.to;
+		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+
+		const sources: DatasetSource[] = [];
+		if (source === 'items') {
+			sources.push({ rows: items.map((i) => i.json), itemIndex: null });
+		} else if (source === 'text') {
+			const text = this.getNodeParameter('text', 0, '') as string;
+			sources.push({ content: text, itemIndex: 0 });
+		} else {
+			const prop = this.getNodeParameter('binaryProperty', 0) as string;
+			for (let i = 0; i < items.length; i++) {
+				if (!items[i].binary?.[prop]) {
+					throw new NodeOperationError(this.getNode(), `No binary property "${prop}" on item ${i + 1}`, {
+						itemIndex: i,
+						description:
+							'Connect a node that outputs the dataset file (Read/Write Files from Disk, a form upload, HTTP Request with "File" response) and set Input Binary Field to its property name.',
+					});
+				}
+				const buffer = await this.helpers.getBinaryDataBuffer(i, prop);
+				sources.push({ content: new Uint8Array(buffer), itemIndex: i, fileName: items[i].binary?.[prop]?.fileName });
+			}
+		}
+
+		const result = prepareDataset(sources, {
+			format: format as 'auto',
+			schema: schema as 'auto',
+			mapping,
+			limit: (options.limit as number) || 0,
+			sampleSize: (options.sampleSize as number) || 0,
+			sampleSeed: (options.sampleSeed as number) ?? 42,
+			dedupe: (options.dedupe as 'none' | 'request_id' | 'content') ?? 'none',
+		});
+		if (result.fatal) {
+			throw new NodeOperationError(this.getNode(), result.fatal.message, {
+				itemIndex: result.fatal.itemIndex ?? 0,
+				description: result.fatal.remedy,
+			});
+		}
+		const rows: INodeExecutionData[] = result.rows.map((r) => ({
+			json: r.json as IDataObject,
+			pairedItem: { item: r.itemIndex },
+		}));
+		const invalid: INodeExecutionData[] = result.invalid.map((r) => ({
+			json: r.json as IDataObject,
+			pairedItem: { item: r.itemIndex },
+		}));
+		return [rows, invalid];
+	}
+}

@@ -1,0 +1,111 @@
+/**
+ * Pieces every node of the package shares: naming, icons, the Score-writing item loop and
+ * the Pass / Fail / Not Scored routing with pairedItem set on every emitted item.
+ */
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	NodeParameterValueType,
+} from 'n8n-workflow';
+import type { Score } from '../../src/core/types';
+
+/** Package name as n8n prefixes our node types. */
+export const PACKAGE_NAME = 'n8n-nodes-rag-eval';
+
+/** Icon reference for a node kind; the build copies `nodes/icons/<kind>.svg` beside each node. */
+export function iconFor(kind: string): { light: `file:${string}`; dark: `file:${string}` } {
+	return { light: `file:${kind}.svg`, dark: `file:${kind}.dark.svg` };
+}
+
+/** Where rows that were not scored go when splitting into Pass and Fail. */
+export type NotScoredRoute = 'separate' | 'pass' | 'fail';
+
+/** The output list a scoring node shows, as an expression over its parameters. */
+export const SCORING_OUTPUTS =
+	'={{ $parameter.splitOutputs ? [{ type: "main", displayName: "Pass" }, { type: "main", displayName: "Fail" }].concat($parameter.notScoredRoute === "pass" || $parameter.notScoredRoute === "fail" ? [] : [{ type: "main", displayName: "Not Scored" }]) : [{ type: "main", displayName: "Scored" }] }}';
+
+/** Parameters for the Pass / Fail split, shared by every metric and judge node. */
+export const splitProperties: INodeProperties[] = [
+	{
+		displayName: 'Split Into Pass / Fail Outputs',
+		name: 'splitOutputs',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to send passing and failing rows to separate outputs so the workflow can branch on them',
+	},
+	{
+		displayName: 'Rows Not Scored Go To',
+		name: 'notScoredRoute',
+		type: 'options',
+		default: 'separate',
+		displayOptions: { show: { splitOutputs: [true] } },
+		options: [
+			{
+				name: 'Their Own Output',
+				value: 'separate',
+				description: 'Not-applicable and errored rows leave on a third output, Not Scored',
+			},
+			{
+				name: 'Pass',
+				value: 'pass',
+				description: 'Treat rows that could not be scored as passing (errors still carry their error)',
+			},
+			{
+				name: 'Fail',
+				value: 'fail',
+				description: 'Treat rows that could not be scored as failing',
+			},
+		],
+		description: 'Rows without the needed inputs, or whose scoring failed, are never counted as fails silently',
+	},
+];
+
+/** Copy an item and record a Score under `json.eval[key]`, keeping binary data and lineage. */
+export function withScore(item: INodeExecutionData, index: number, key: string, score: Score): INodeExecutionData {
+	const prev = (item.json.eval as IDataObject | undefined) ?? {};
+	const out: INodeExecutionData = {
+		json: { ...item.json, eval: { ...prev, [key]: score as unknown as IDataObject } },
+		pairedItem: { item: index },
+	};
+	if (item.binary) out.binary = item.binary;
+	return out;
+}
+
+/** Route scored items to one output, or to Pass / Fail (/ Not Scored) as configured. */
+export function routeScored(
+	ctx: IExecuteFunctions,
+	scored: { item: INodeExecutionData; score: Score }[],
+): INodeExecutionData[][] {
+	const split = ctx.getNodeParameter('splitOutputs', 0, false) as boolean;
+	if (!split) return [scored.map((s) => s.item)];
+	const route = ctx.getNodeParameter('notScoredRoute', 0, 'separate') as NotScoredRoute;
+	const pass: INodeExecutionData[] = [];
+	const fail: INodeExecutionData[] = [];
+	const notScored: INodeExecutionData[] = [];
+	for (const { item, score } of scored) {
+		if (score.pass === true) pass.push(item);
+		else if (score.pass === false) fail.push(item);
+		else if (route === 'pass') pass.push(item);
+		else if (route === 'fail') fail.push(item);
+		else notScored.push(item);
+	}
+	return route === 'separate' ? [pass, fail, notScored] : [pass, fail];
+}
+
+/** Read a parameter for one item, turning expression failures into a readable row error. */
+export function readParam(
+	ctx: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+	fallback?: NodeParameterValueType,
+): { ok: true; value: unknown } | { ok: false; error: string } {
+	try {
+		return { ok: true, value: ctx.getNodeParameter(name, itemIndex, fallback) };
+	} catch (e) {
+		const message = e instanceof Error ? e.message : String(e);
+		return { ok: false, error: `parameter ${name}: ${message}` };
+	}
+}

@@ -1,0 +1,314 @@
+/**
+ * Builds an n8n node type from a JudgeDecl: the judge model comes from the RAG Eval LLM API
+ * credential or a connected Chat Model sub-node; one Governor per execution caps concurrency,
+ * retries and fails fast; every row leaves with a Score (ok, not_applicable or error).
+ */
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type ICredentialsDecrypted,
+	type ICredentialTestFunctions,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeCredentialTestResult,
+	type INodeExecutionData,
+	type INodeProperties,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+import type { Score } from '../../src/core/types';
+import { Governor } from '../../src/judges/governor';
+import {
+	createChatModelSource,
+	createOpenAIModelSource,
+	testConnection,
+	type LlmConfig,
+	type ModelSource,
+} from '../../src/judges/model';
+import { judgeSignature, runJudge } from '../../src/judges/run';
+import type { JudgeDecl } from '../../src/judges/types';
+import { iconFor, readParam, routeScored, SCORING_OUTPUTS, splitProperties, withScore } from './common';
+import { inputProperty, paramProperty } from './metricNode';
+
+/** Credential type name of the judge model. */
+export const LLM_CREDENTIAL = 'ragEvalLlmApi';
+
+/** Node name of a judge: `judge` + PascalCase of its id (`groundedness` -> `judgeGroundedness`). */
+export function judgeNodeName(id: string): string {
+	return 'judge' + id.split(/[_-]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+}
+
+/** Map the credential's fields onto the library's model configuration. */
+export function llmConfigFromCredential(c: IDataObject, modelOverride?: string): LlmConfig {
+	const provider = (c.provider as LlmConfig['provider']) ?? 'openai';
+	const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+	return {
+		provider,
+		apiKey: str(c.apiKey),
+		baseUrl: provider === 'compatible' ? str(c.baseUrl) : provider === 'openai' ? str(c.openaiBaseUrl) : undefined,
+		organization: provider === 'openai' ? str(c.organization) : undefined,
+		azureEndpoint: str(c.azureEndpoint),
+		azureDeployment: str(c.azureDeployment),
+		apiVersion: str(c.apiVersion),
+		model: str(modelOverride) ?? str(c.model) ?? str(c.azureDeployment) ?? 'gpt-4o-mini',
+	};
+}
+
+/** Credential test shared by every judge node: lists models or makes a one-token call. */
+export async function ragEvalLlmApiTest(
+	this: ICredentialTestFunctions,
+	credential: ICredentialsDecrypted,
+): Promise<INodeCredentialTestResult> {
+	const result = await testConnection(llmConfigFromCredential((credential.data ?? {}) as IDataObject));
+	return { status: result.ok ? 'OK' : 'Error', message: result.message };
+}
+
+function promptProperties(decl: JudgeDecl): INodeProperties[] {
+	return [
+		{
+			displayName: 'System Prompt',
+			name: 'systemPrompt',
+			type: 'string',
+			typeOptions: { rows: 8 },
+			default: decl.prompt.system,
+			description:
+				'Instructions for the judge. Placeholders in double curly braces are filled per row; judged text is wrapped in per-call delimiters.',
+		},
+		{
+			displayName: 'User Prompt',
+			name: 'userPrompt',
+			type: 'string',
+			typeOptions: { rows: 8 },
+			default: decl.prompt.user,
+			description: `Available placeholders: ${decl.inputs.map((i) => `{{${i.name}}}`).join(', ')}, {{data_tag}}`,
+		},
+	];
+}
+
+/** The n8n description of a judge node. */
+export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
+	return {
+		displayName: `${decl.displayName} Judge`,
+		name: judgeNodeName(decl.id),
+		icon: iconFor('judge'),
+		group: ['transform'],
+		version: 1,
+		subtitle: `={{ "${decl.displayName} >= " + $parameter.threshold }}`,
+		description: decl.description,
+		defaults: { name: decl.displayName },
+		inputs: [
+			NodeConnectionTypes.Main,
+			{
+				type: NodeConnectionTypes.AiLanguageModel,
+				displayName: 'Chat Model',
+				required: false,
+				maxConnections: 1,
+			},
+		],
+		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
+		credentials: [{ name: LLM_CREDENTIAL, required: false, testedBy: 'ragEvalLlmApiTest' }],
+		properties: [
+			{
+				displayName:
+					'Uses the RAG Eval LLM API credential, or the Chat Model connected below when there is one. Rows are judged concurrently with retries; failures are reported per row, never scored as 0.',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			...decl.inputs.map(inputProperty),
+			{
+				displayName: 'Model',
+				name: 'model',
+				type: 'string',
+				default: '',
+				placeholder: 'gpt-4o-mini',
+				description: "Model to judge with. Empty uses the credential's default model.",
+			},
+			{
+				displayName: 'Threshold',
+				name: 'threshold',
+				type: 'number',
+				default: decl.threshold.default,
+				typeOptions: { numberPrecision: 2 },
+				description: `A row passes when the score is ${decl.threshold.direction === 'higher' ? 'at least' : 'at most'} this value (scale ${decl.scale.min}-${decl.scale.max})`,
+			},
+			...splitProperties,
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add option',
+				default: {},
+				options: [
+					...decl.params.map(paramProperty),
+					...promptProperties(decl),
+					{
+						displayName: 'Temperature',
+						name: 'temperature',
+						type: 'number',
+						default: 0,
+						typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
+					},
+					{
+						displayName: 'Seed',
+						name: 'seed',
+						type: 'number',
+						default: 0,
+						description: 'Sampling seed where the server supports one (0 = none)',
+					},
+					{
+						displayName: 'Concurrency',
+						name: 'concurrency',
+						type: 'number',
+						default: 8,
+						typeOptions: { minValue: 1, maxValue: 256 },
+						description: 'Judge calls in flight at once for this node',
+					},
+					{
+						displayName: 'Timeout (Seconds)',
+						name: 'timeoutSeconds',
+						type: 'number',
+						default: 60,
+						typeOptions: { minValue: 1 },
+						description: 'Per call; a timed-out call is retried, then reported as an error',
+					},
+					{
+						displayName: 'Max Retries',
+						name: 'maxRetries',
+						type: 'number',
+						default: 4,
+						typeOptions: { minValue: 0, maxValue: 10 },
+						description: 'Retries for rate limits, server errors, resets and timeouts',
+					},
+					{
+						displayName: 'Result Key',
+						name: 'resultKey',
+						type: 'string',
+						default: '',
+						description: `Key under \`eval\` for this score. Defaults to ${decl.id}.`,
+					},
+				],
+			},
+		],
+	};
+}
+
+async function connectedChatModel(ctx: IExecuteFunctions): Promise<unknown> {
+	const inputs = ctx.getNodeInputs?.() ?? [];
+	if (!inputs.some((i) => i.type === NodeConnectionTypes.AiLanguageModel)) return undefined;
+	const parents = ctx.getParentNodes?.(ctx.getNode().name, {
+		connectionType: NodeConnectionTypes.AiLanguageModel,
+		depth: 1,
+	});
+	if (parents && parents.length === 0) return undefined;
+	const data = await ctx.getInputConnectionData(NodeConnectionTypes.AiLanguageModel, 0);
+	return Array.isArray(data) ? data[0] : data;
+}
+
+async function resolveSource(ctx: IExecuteFunctions): Promise<ModelSource | undefined> {
+	const model = await connectedChatModel(ctx);
+	if (model) return createChatModelSource(model);
+	let cred: IDataObject | undefined;
+	try {
+		cred = (await ctx.getCredentials(LLM_CREDENTIAL)) as IDataObject;
+	} catch {
+		return undefined;
+	}
+	if (!cred) return undefined;
+	return createOpenAIModelSource(llmConfigFromCredential(cred, ctx.getNodeParameter('model', 0, '') as string));
+}
+
+/** Execute a judge node over all items. */
+export async function executeJudge(
+	this: IExecuteFunctions,
+	decl: JudgeDecl,
+): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const source = await resolveSource(this);
+	const governor = new Governor({
+		concurrency: (options.concurrency as number) || 8,
+		timeoutMs: ((options.timeoutSeconds as number) || 60) * 1000,
+		maxRetries: (options.maxRetries as number | undefined) ?? 4,
+	});
+	const signal = this.getExecutionCancelSignal?.();
+	const modelOverride = (this.getNodeParameter('model', 0, '') as string) || undefined;
+	const temperature = (options.temperature as number | undefined) ?? 0;
+	const seed = (options.seed as number) || undefined;
+	const promptOverride = {
+		system: (options.systemPrompt as string) || undefined,
+		user: (options.userPrompt as string) || undefined,
+	};
+	const params: Record<string, unknown> = {};
+	for (const p of decl.params) if (options[p.name] !== undefined) params[p.name] = options[p.name];
+
+	const tasks = items.map(async (item, i): Promise<Score> => {
+		const threshold = this.getNodeParameter('threshold', i, decl.threshold.default) as number;
+		const raw: Record<string, unknown> = { ...params };
+		for (const input of decl.inputs) {
+			const r = readParam(this, input.name, i);
+			if (!r.ok) {
+				return {
+					metric: decl.id,
+					value: null,
+					scale: decl.scale,
+					threshold,
+					direction: decl.threshold.direction,
+					pass: null,
+					status: 'error',
+					error: `row ${i + 1}: ${r.error}`,
+					signature: judgeSignature(decl, { model: modelOverride ?? 'unknown', temperature }),
+				};
+			}
+			raw[input.name] = r.value;
+		}
+		if (!source) {
+			return {
+				metric: decl.id,
+				value: null,
+				scale: decl.scale,
+				threshold,
+				direction: decl.threshold.direction,
+				pass: null,
+				status: 'not_applicable',
+				reason: 'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model',
+				signature: judgeSignature(decl, { model: 'none', temperature }),
+			};
+		}
+		const score = await runJudge(decl, raw, {
+			source,
+			governor,
+			model: modelOverride,
+			temperature,
+			seed,
+			threshold,
+			promptOverride,
+			signal,
+		});
+		if (score.status === 'error' && score.error) score.error = `row ${i + 1}: ${score.error}`;
+		return score;
+	});
+	const scores = await Promise.all(tasks);
+
+	const fatal = source ? governor.fatalError(source.key) : undefined;
+	if (fatal && !this.continueOnFail()) {
+		throw new NodeOperationError(this.getNode(), fatal.message, {
+			description:
+				'The judge model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter. Enable "Continue On Fail" to let rows leave with this error instead.',
+		});
+	}
+	const resultKey = (options.resultKey as string) || decl.id;
+	const scored = items.map((item, i) => ({ item: withScore(item, i, resultKey, scores[i]), score: scores[i] }));
+	return routeScored(this, scored);
+}
+
+/** A node class for a judge: n8n's loader needs one class per file, so each file extends this. */
+export function judgeNodeClass(decl: JudgeDecl): new () => INodeType {
+	return class implements INodeType {
+		description = judgeDescription(decl);
+		methods = { credentialTest: { ragEvalLlmApiTest } };
+		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			return executeJudge.call(this, decl);
+		}
+	};
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// Build: compile TypeScript to dist/, then place beside every node and credential its SVG icons
+// and codex file (the .node.json n8n reads for the node panel), and copy runtime data files.
+'use strict';
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const dist = path.join(root, 'dist');
+const pkg = require(path.join(root, 'package.json'));
+
+fs.rmSync(dist, { recursive: true, force: true });
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+	cwd: root,
+	stdio: 'inherit',
+});
+
+// Runtime data under src/ (tokenizer parameters, character classes) travels with the code.
+function copyAssets(fromDir, toDir) {
+	if (!fs.existsSync(fromDir)) return;
+	for (const entry of fs.readdirSync(fromDir, { withFileTypes: true })) {
+		const from = path.join(fromDir, entry.name);
+		const to = path.join(toDir, entry.name);
+		if (entry.isDirectory()) copyAssets(from, to);
+		else if (!entry.name.endsWith('.ts')) {
+			fs.mkdirSync(toDir, { recursive: true });
+			fs.copyFileSync(from, to);
+		}
+	}
+}
+copyAssets(path.join(root, 'src'), path.join(dist, 'src'));
+
+const icons = path.join(root, 'nodes', 'icons');
+function copyIcon(ref, toDir) {
+	for (const variant of [ref.light, ref.dark]) {
+		if (!variant) continue;
+		const file = variant.replace(/^file:/, '');
+		fs.copyFileSync(path.join(icons, file), path.join(toDir, file));
+	}
+}
+
+const CODEX = {
+	categories: ['AI', 'Development'],
+	subcategories: { AI: ['RAG Evaluation'], Development: ['RAG Evaluation'] },
+};
+
+for (const rel of pkg.n8n.nodes) {
+	const file = path.join(root, rel);
+	const mod = require(file);
+	const Cls = Object.values(mod).find((v) => typeof v === 'function');
+	const node = new Cls();
+	const d = node.description;
+	const dir = path.dirname(file);
+	copyIcon(d.icon, dir);
+	const codex = {
+		node: `${pkg.name}.${d.name}`,
+		nodeVersion: '1.0',
+		codexVersion: '1.0',
+		...CODEX,
+		alias: ['evaluation', 'eval', 'rag', 'llm', 'judge', 'metric', d.displayName.toLowerCase()],
+		resources: {
+			primaryDocumentation: [
+				{ url: `https://www.npmjs.com/package/${pkg.name}#${d.name.toLowerCase()}` },
+			],
+		},
+	};
+	fs.writeFileSync(file.replace(/\.js$/, '.json'), JSON.stringify(codex, null, '\t') + '\n');
+}
+for (const rel of pkg.n8n.credentials) {
+	const file = path.join(root, rel);
+	const mod = require(file);
+	const Cls = Object.values(mod).find((v) => typeof v === 'function');
+	const cred = new Cls();
+	if (cred.icon) copyIcon(cred.icon, path.dirname(file));
+}
+console.log(`built ${pkg.n8n.nodes.length} nodes and ${pkg.n8n.credentials.length} credentials into dist/`);

@@ -1,0 +1,82 @@
+/**
+ * The library form of every deterministic metric: one declaration in, one Score out.
+ * Missing inputs give `not_applicable`, bad inputs and NaN give `error`, never a fake 0.
+ */
+import { readInputs } from './inputs';
+import type { MetricDecl, Score } from './types';
+
+/** Options of one metric evaluation. */
+export interface MetricRunOptions {
+	threshold?: number;
+	params?: Record<string, unknown>;
+}
+
+/** Parameter values with declared defaults filled in. */
+export function withDefaults(
+	decl: Pick<MetricDecl, 'params'>,
+	params: Record<string, unknown> = {},
+): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const p of decl.params) out[p.name] = params[p.name] ?? p.default;
+	for (const [k, v] of Object.entries(params)) if (v !== undefined && !(k in out)) out[k] = v;
+	return out;
+}
+
+/** Score key under `item.json.eval`. */
+export function scoreKeyOf(decl: MetricDecl, params: Record<string, unknown>): string {
+	return decl.scoreKey ? decl.scoreKey(withDefaults(decl, params)) : decl.id;
+}
+
+/** Signature of a metric with its parameters, sacreBLEU-style. */
+export function metricSignature(decl: MetricDecl, params: Record<string, unknown>): string {
+	const p = decl.params.map((d) => `${d.name}:${String(params[d.name])}`).join('|');
+	return [`metric:${decl.id}@${decl.version}`, decl.signatureParts, p].filter(Boolean).join('|');
+}
+
+/** Evaluate a deterministic metric on one row of raw input values keyed by input name. */
+export function evaluateMetric(
+	decl: MetricDecl,
+	raw: Record<string, unknown>,
+	options: MetricRunOptions = {},
+): Score {
+	const params = withDefaults(decl, options.params);
+	const threshold = options.threshold ?? decl.threshold.default;
+	const base = {
+		metric: scoreKeyOf(decl, params),
+		scale: decl.scale,
+		threshold,
+		direction: decl.threshold.direction,
+		signature: metricSignature(decl, params),
+	};
+	const read = readInputs(decl.inputs, raw);
+	if (!read.ok) {
+		if ('missing' in read) {
+			return {
+				...base,
+				value: null,
+				pass: null,
+				status: 'not_applicable',
+				reason: `missing ${read.missing.join(', ')}`,
+			};
+		}
+		return { ...base, value: null, pass: null, status: 'error', error: read.error.message };
+	}
+	try {
+		const result = decl.compute(read.values, params);
+		if (!Number.isFinite(result.value)) {
+			return { ...base, value: null, pass: null, status: 'error', error: `${decl.id} produced ${result.value}` };
+		}
+		const pass = decl.passes
+			? decl.passes(result, params, threshold)
+			: decl.threshold.direction === 'higher'
+				? result.value >= threshold
+				: result.value <= threshold;
+		const score: Score = { ...base, value: result.value, pass, status: 'ok' };
+		if (result.details) score.details = result.details;
+		if (result.stats) score.stats = result.stats;
+		return score;
+	} catch (e) {
+		const message = e instanceof Error ? e.message : String(e);
+		return { ...base, value: null, pass: null, status: 'error', error: message };
+	}
+}

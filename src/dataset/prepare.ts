@@ -1,0 +1,154 @@
+/**
+ * Dataset preparation for the Eval Dataset node, as a library: loads one or more sources,
+ * then de-duplicates, samples (seeded) and limits valid rows. Every input row ends up either
+ * in `rows` or in `invalid`, with the index of the input item it came from.
+ */
+import { createHash } from 'node:crypto';
+import { loadDataset } from '../record';
+
+/** One dataset source: already-parsed rows (one per input item) or file content of one item. */
+export type DatasetSource =
+	| { rows: unknown[]; itemIndex: null }
+	| { content: string | Uint8Array; itemIndex: number; fileName?: string };
+
+/** Preparation options (format/schema/mapping as in `loadDataset`). */
+export interface PrepareOptions {
+	format?: 'auto' | 'json' | 'jsonl' | 'csv';
+	schema?: 'auto' | 'azure' | 'databricks' | 'spring-ai' | 'ragas' | 'deepeval';
+	mapping?: Record<string, string>;
+	limit?: number;
+	sampleSize?: number;
+	sampleSeed?: number;
+	dedupe?: 'none' | 'request_id' | 'content';
+}
+
+/** A prepared row: item JSON plus the input item it is paired with. */
+export interface PreparedRow {
+	json: Record<string, unknown>;
+	itemIndex: number;
+}
+
+/** Result of preparation; `fatal` is set only when a source cannot be read at all. */
+export interface Prepared {
+	rows: PreparedRow[];
+	invalid: PreparedRow[];
+	excluded: number;
+	fatal?: { message: string; itemIndex?: number; remedy: string };
+}
+
+/** Deterministic 32-bit PRNG (mulberry32), so the same seed draws the same sample. */
+export function seededRandom(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+function contentKey(rec: Record<string, unknown>): string {
+	const pick = {
+		request: rec.request,
+		history: rec.history,
+		response: rec.response,
+		expected_response: rec.expected_response,
+		expected_facts: rec.expected_facts,
+		retrieved_context: rec.retrieved_context,
+		guidelines: rec.guidelines,
+	};
+	return createHash('sha256').update(JSON.stringify(pick)).digest('hex');
+}
+
+/** Load, validate, de-duplicate, sample and limit; nothing is silently dropped. */
+export function prepareDataset(sources: DatasetSource[], options: PrepareOptions = {}): Prepared {
+	const rows: PreparedRow[] = [];
+	const invalid: PreparedRow[] = [];
+	for (const src of sources) {
+		let loaded: ReturnType<typeof loadDataset>;
+		try {
+			loaded =
+				'rows' in src
+					? loadDataset(src.rows, { schema: options.schema, mapping: options.mapping })
+					: loadDataset(src.content, {
+							format: options.format,
+							schema: options.schema,
+							mapping: options.mapping,
+						});
+		} catch (e) {
+			const message = e instanceof Error ? e.message : String(e);
+			return {
+				rows: [],
+				invalid: [],
+				excluded: 0,
+				fatal: {
+					message: 'fileName' in src && src.fileName ? `${src.fileName}: ${message}` : message,
+					itemIndex: src.itemIndex ?? 0,
+					remedy: 'Check that the file is UTF-8 JSON, JSON Lines or CSV with a header row, and that it is not empty.',
+				},
+			};
+		}
+		const itemOf = (row: number): number => (src.itemIndex === null ? Math.max(0, row - 1) : src.itemIndex);
+		for (const rec of loaded.records) {
+			const r = rec as unknown as Record<string, unknown> & { source: { row: number } };
+			rows.push({
+				json: { ...r, row: r.source.row, dataset_fingerprint: loaded.fingerprint },
+				itemIndex: itemOf(r.source.row),
+			});
+		}
+		for (const bad of loaded.invalid) {
+			invalid.push({
+				json: {
+					row: bad.row,
+					path: bad.path,
+					message: bad.message,
+					error: `row ${bad.row}: ${bad.path ? bad.path + ': ' : ''}${bad.message}`,
+					raw: (bad as { raw?: unknown }).raw ?? null,
+					dataset_fingerprint: loaded.fingerprint,
+				},
+				itemIndex: itemOf(bad.row),
+			});
+		}
+	}
+
+	let kept = rows;
+	if (options.dedupe && options.dedupe !== 'none') {
+		const seen = new Map<string, number>();
+		kept = [];
+		for (const r of rows) {
+			const key =
+				options.dedupe === 'request_id' ? String(r.json.request_id) : contentKey(r.json);
+			const first = seen.get(key);
+			if (first !== undefined) {
+				invalid.push({
+					json: {
+						row: r.json.row,
+						path: options.dedupe === 'request_id' ? 'request_id' : '',
+						message: `duplicate of row ${first} (de-duplicated by ${options.dedupe})`,
+						error: `row ${String(r.json.row)}: duplicate of row ${first}`,
+						raw: r.json,
+						dataset_fingerprint: r.json.dataset_fingerprint,
+					},
+					itemIndex: r.itemIndex,
+				});
+			} else {
+				seen.set(key, r.json.row as number);
+				kept.push(r);
+			}
+		}
+	}
+	const before = kept.length;
+	if (options.sampleSize && options.sampleSize > 0 && options.sampleSize < kept.length) {
+		const rand = seededRandom(options.sampleSeed ?? 42);
+		const idx = kept.map((_, i) => i);
+		for (let i = 0; i < options.sampleSize; i++) {
+			const j = i + Math.floor(rand() * (idx.length - i));
+			[idx[i], idx[j]] = [idx[j], idx[i]];
+		}
+		const chosen = idx.slice(0, options.sampleSize).sort((a, b) => a - b);
+		kept = chosen.map((i) => kept[i]);
+	}
+	if (options.limit && options.limit > 0 && kept.length > options.limit) kept = kept.slice(0, options.limit);
+	return { rows: kept, invalid, excluded: before - kept.length };
+}
