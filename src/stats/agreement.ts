@@ -11,7 +11,7 @@
  *   the "ASE" SAS PROC FREQ reports; the interval is kappa +- z * ASE, clipped to [-1, 1].
  */
 
-import { normalQuantile } from './tests';
+import { normalQuantile } from './intervals';
 
 /** Counts of a binary judge against binary human labels; positive = the label named positive. */
 export interface BinaryConfusion {

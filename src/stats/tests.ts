@@ -17,6 +17,8 @@
  * finite input.
  */
 
+import { createRng } from './random';
+
 const SQRT2 = Math.SQRT2;
 const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
 
@@ -70,34 +72,9 @@ function erfcContinuedFraction(x: number): number {
 	return Math.exp(-x * x) / (Math.sqrt(Math.PI) * f);
 }
 
-/** Standard normal CDF P(Z <= z). */
-export function normalCdf(z: number): number {
-	return 0.5 * erfc(-z / SQRT2);
-}
-
 /** Two-sided normal p-value 2 * P(Z >= |z|), computed in the tail to keep tiny p-values exact. */
 export function normalTwoSided(z: number): number {
 	return Math.min(1, erfc(Math.abs(z) / SQRT2));
-}
-
-/** Standard normal quantile (inverse CDF), by bisection-refined Newton on `normalCdf`. */
-export function normalQuantile(p: number): number {
-	if (!(p > 0 && p < 1)) {
-		if (p === 0) return -Infinity;
-		if (p === 1) return Infinity;
-		throw new RangeError(`normalQuantile: p must be in [0, 1], got ${p}`);
-	}
-	// Start from a rough logistic-based guess, then Newton steps on the accurate CDF.
-	let z = Math.sqrt(Math.PI / 8) * Math.log(p / (1 - p));
-	for (let i = 0; i < 60; i++) {
-		const err = normalCdf(z) - p;
-		const density = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI);
-		if (density === 0) break;
-		const step = err / density;
-		z -= Math.max(-2, Math.min(2, step));
-		if (Math.abs(step) < 1e-14 * Math.max(1, Math.abs(z))) break;
-	}
-	return z;
 }
 
 const LANCZOS = [
@@ -323,20 +300,8 @@ export function twoProportionZTest(x1: number, n1: number, x2: number, n2: numbe
 	return { test: 'two-proportion-z', statistic: z, pValue: normalTwoSided(z), n: n1 + n2 };
 }
 
-/** A small seeded generator (mulberry32) so bootstrap p-values are reproducible run to run. */
-export function seededRandom(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 /** Options shared by the bootstrap tests. */
-export interface BootstrapOptions {
+export interface BootstrapTestOptions {
 	/** Resamples; default 2000. */
 	resamples?: number;
 	/** Seed for the generator; default 42. */
@@ -346,7 +311,7 @@ export interface BootstrapOptions {
 }
 
 /** Bootstrap result: p-value plus a percentile interval for the mean difference. */
-export interface BootstrapResult extends TestResult {
+export interface BootstrapTestResult extends TestResult {
 	ci: { low: number; high: number; level: number };
 }
 
@@ -357,12 +322,12 @@ export interface BootstrapResult extends TestResult {
  */
 export function pairedBootstrap(
 	differences: readonly number[],
-	options: BootstrapOptions = {},
-): BootstrapResult {
+	options: BootstrapTestOptions = {},
+): BootstrapTestResult {
 	const n = differences.length;
 	const observed = mean(differences);
 	if (n === 0) throw new RangeError('pairedBootstrap: no pairs');
-	const rand = seededRandom(options.seed ?? 42);
+	const rand = createRng(options.seed ?? 42);
 	const reps = options.resamples ?? 2000;
 	const stats = new Float64Array(reps);
 	for (let r = 0; r < reps; r++) {
@@ -377,12 +342,12 @@ export function pairedBootstrap(
 export function unpairedBootstrap(
 	current: readonly number[],
 	baseline: readonly number[],
-	options: BootstrapOptions = {},
-): BootstrapResult {
+	options: BootstrapTestOptions = {},
+): BootstrapTestResult {
 	const n1 = current.length;
 	const n2 = baseline.length;
 	if (n1 === 0 || n2 === 0) throw new RangeError('unpairedBootstrap: both groups need values');
-	const rand = seededRandom(options.seed ?? 42);
+	const rand = createRng(options.seed ?? 42);
 	const reps = options.resamples ?? 2000;
 	const stats = new Float64Array(reps);
 	for (let r = 0; r < reps; r++) {
@@ -408,7 +373,7 @@ function bootstrapSummary(
 	stats: Float64Array,
 	n: number,
 	level: number,
-): BootstrapResult {
+): BootstrapTestResult {
 	const reps = stats.length;
 	let atOrBelow = 0;
 	let atOrAbove = 0;
