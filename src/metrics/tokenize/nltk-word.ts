@@ -1,0 +1,81 @@
+/**
+ * nltk 3.9.2 `NLTKWordTokenizer` (nltk/tokenize/destructive.py), the word tokenizer behind
+ * `nltk.word_tokenize`: Penn-Treebank-style regex passes (starting quotes, punctuation, brackets,
+ * double dashes, ending quotes and clitics, MacIntyre contractions), then `str.split()`.
+ * Includes 3.9's `\s+ -> " "` ending-quote rule, so clitics before a tab or newline split.
+ * Faithful for ASCII input, which is all nltk_tokenize gives it.
+ */
+import { PY_S, pySplit } from './py';
+import { sentTokenize } from './punkt';
+
+type Rule = [RegExp, string];
+
+// Python's non-MULTILINE `$`: end of text, or just before a final "\n".
+const END = '(?=\\n?$)';
+
+const STARTING_QUOTES: Rule[] = [
+	[/([«“‘„]|[`]+)/g, ' $1 '],
+	[/^"/, '``'],
+	[/(``)/g, ' $1 '],
+	[/([ ([{<])("|'{2})/g, '$1 `` '],
+	[/(')(?!re|ve|ll|m|t|s|d|n)(\w)\b/gi, '$1 $2'],
+];
+
+const PUNCTUATION: Rule[] = [
+	[new RegExp(`([^.])(\\.)([\\])}>"'»”’ ]*)${PY_S}*${END}`), '$1 $2 $3 '],
+	[/([:,])([^\d])/g, ' $1 $2'],
+	[new RegExp(`([:,])${END}`), ' $1 '],
+	[/\.{2,}/g, ' $& '],
+	[/[;@#$%&]/g, ' $& '],
+	[new RegExp(`([^.])(\\.)([\\])}>"']*)${PY_S}*${END}`), '$1 $2$3 '],
+	[/[?!]/g, ' $& '],
+	[/([^'])' /g, "$1 ' "],
+	[/[*]/g, ' $& '],
+];
+
+const PARENS_BRACKETS: Rule = [/[\][(){}<>]/g, ' $& '];
+const DOUBLE_DASHES: Rule = [/--/g, ' -- '];
+
+const ENDING_QUOTES: Rule[] = [
+	[/([»”’])/g, ' $1 '],
+	[/''/g, " '' "],
+	[/"/g, " '' "],
+	[new RegExp(`${PY_S}+`, 'g'), ' '],
+	[/([^' ])('[sS]|'[mM]|'[dD]|') /g, '$1 $2 '],
+	[/([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) /g, '$1 $2 '],
+];
+
+const CONTRACTIONS: RegExp[] = [
+	/\b(can)(not)\b/gi,
+	/\b(d)('ye)\b/gi,
+	/\b(gim)(me)\b/gi,
+	/\b(gon)(na)\b/gi,
+	/\b(got)(ta)\b/gi,
+	/\b(lem)(me)\b/gi,
+	/\b(more)('n)\b/gi,
+	new RegExp(`\\b(wan)(na)(?=${PY_S})`, 'gi'),
+	/ ('t)(is)\b/gi,
+	/ ('t)(was)\b/gi,
+];
+
+/** `NLTKWordTokenizer().tokenize(sentence)` (no parenthesis conversion). */
+export function nltkWordTokenizeSentence(sentence: string): string[] {
+	let text = sentence;
+	for (const [re, sub] of STARTING_QUOTES) text = text.replace(re, sub);
+	for (const [re, sub] of PUNCTUATION) text = text.replace(re, sub);
+	text = text.replace(PARENS_BRACKETS[0], PARENS_BRACKETS[1]);
+	text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
+	text = ` ${text} `;
+	for (const [re, sub] of ENDING_QUOTES) text = text.replace(re, sub);
+	for (const re of CONTRACTIONS) text = text.replace(re, ' $1 $2 ');
+	return pySplit(text);
+}
+
+/** `nltk.word_tokenize(text)`: Punkt english sentences, then the NLTK word tokenizer on each. */
+export function wordTokenize(text: string): string[] {
+	const out: string[] = [];
+	for (const sentence of sentTokenize(text)) {
+		for (const tok of nltkWordTokenizeSentence(sentence)) out.push(tok);
+	}
+	return out;
+}
