@@ -283,6 +283,7 @@ export async function executeJudge(
 			seed,
 			threshold,
 			promptOverride,
+			params,
 			signal,
 		});
 		if (score.status === 'error' && score.error) score.error = `row ${i + 1}: ${score.error}`;

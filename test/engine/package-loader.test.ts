@@ -1,0 +1,67 @@
+/**
+ * Loads the *built* package the way n8n does (n8n-core's PackageDirectoryLoader) and checks
+ * that every node and credential listed in package.json is found, valid, with icons and codex.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { PackageDirectoryLoader } from 'n8n-core';
+
+const ROOT = path.resolve(__dirname, '../..');
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+	name: string;
+	n8n: { nodes: string[]; credentials: string[] };
+};
+
+function ensureBuilt(): void {
+	const stale = pkg.n8n.nodes.some((rel) => {
+		const built = path.join(ROOT, rel);
+		const source = path.join(ROOT, rel.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
+		return !existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs;
+	});
+	if (stale) execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js')], { cwd: ROOT, stdio: 'pipe' });
+}
+
+describe('built package, loaded by n8n', () => {
+	let loader: PackageDirectoryLoader;
+
+	beforeAll(async () => {
+		ensureBuilt();
+		loader = new PackageDirectoryLoader(ROOT);
+		await loader.loadAll();
+	}, 240_000);
+
+	it('finds every node package.json lists, and nothing else', () => {
+		const expected = pkg.n8n.nodes.map((rel) => path.basename(rel, '.node.js'));
+		const found = Object.values(loader.known.nodes).map((n) => path.basename(n.sourcePath, '.node.js'));
+		expect(found.sort()).toEqual(expected.sort());
+		expect(expected.length).toBeGreaterThan(0);
+	});
+
+	it('finds every credential package.json lists', () => {
+		const found = Object.keys(loader.known.credentials).sort();
+		expect(found.length).toBe(pkg.n8n.credentials.length);
+		expect(found).toContain('ragEvalLlmApi');
+	});
+
+	it('gives every node a light and dark icon inside the package, and codex in one category', () => {
+		for (const t of loader.types.nodes) {
+			const url = t.iconUrl as { light: string; dark: string } | undefined;
+			expect(url).toBeDefined();
+			for (const v of [url!.light, url!.dark]) {
+				const rel = v.replace(`icons/${pkg.name}/`, '');
+				expect(existsSync(path.join(ROOT, rel))).toBe(true);
+				expect(readFileSync(path.join(ROOT, rel), 'utf8')).toMatch(/^<svg /);
+			}
+			expect(t.codex?.categories).toEqual(['AI', 'Development']);
+			expect(t.codex?.subcategories).toEqual({ AI: ['RAG Evaluation'], Development: ['RAG Evaluation'] });
+		}
+	});
+
+	it('exposes the library from package.json main', () => {
+		const main = path.join(ROOT, (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { main: string }).main);
+		const lib = require(main) as Record<string, unknown>;
+		expect(typeof lib.loadDataset).toBe('function');
+		expect(typeof lib.evaluateMetric).toBe('function');
+	});
+});
