@@ -1,0 +1,404 @@
+/**
+ * Regression gate: compares this run's summary (and, when given, its per-row scores) with a
+ * baseline run, metric by metric, and decides which metrics regressed.
+ *
+ * The rule, per metric: a **regression** is a change in the bad direction larger than the
+ * metric's tolerance (absolute, on the metric's own scale) AND significant at `alpha` after Holm
+ * correction across all tested metrics. **Improved** is the mirror image. When no test is
+ * possible (summary means without rows) the verdict falls back to the tolerance alone and the
+ * row says so (`test: 'tolerance-only'`). Metrics absent on one side are reported, not dropped.
+ *
+ * Test choice: rows paired by `request_id` -> McNemar (pass/fail) or Wilcoxon signed-rank /
+ * paired bootstrap (scores); unpaired rows -> two-proportion z-test or unpaired bootstrap;
+ * summary only -> two-proportion z-test from rate x measured for proportions.
+ */
+
+import type { Direction, Score } from '../core/types';
+import {
+	holmAdjust,
+	mcnemar,
+	pairedBootstrap,
+	twoProportionZTest,
+	unpairedBootstrap,
+	wilcoxonSignedRank,
+	type TestResult,
+} from '../stats/tests';
+
+/** What the gate needs of one run-level metric; the aggregate's summary satisfies it. */
+export interface GateMetricLike {
+	value?: number | null;
+	measured: number;
+}
+
+/** What the gate needs of a run summary (structural, so any summary with `metrics` works). */
+export interface GateSummaryLike {
+	metrics: Record<string, GateMetricLike | undefined>;
+}
+
+/** A scored row: the item's json with its `request_id` and `eval` scores. */
+export interface GateRow {
+	request_id?: string | number | null;
+	eval?: Record<string, Score | undefined> | null;
+}
+
+/** Whether a metric is a rate of passing rows or a mean of values. */
+export type GateMetricKind = 'proportion' | 'mean';
+
+/** Options of {@link compareRuns}. */
+export interface GateOptions {
+	/** Absolute tolerance per metric on its own scale; overrides `defaultTolerance`. */
+	tolerances?: Record<string, number>;
+	/** Tolerance for metrics not in `tolerances`; default 0 (any significant drop regresses). */
+	defaultTolerance?: number;
+	/** Family-wise significance level after Holm correction; default 0.05. */
+	alpha?: number;
+	/** This run's scored rows; enables paired or row-level tests. */
+	currentRows?: readonly GateRow[];
+	/** The baseline's scored rows. */
+	baselineRows?: readonly GateRow[];
+	/** Better direction per metric; otherwise inferred (see {@link inferDirection}). */
+	directions?: Record<string, Direction>;
+	/** Summary metric name -> `eval` key in rows, when the name does not contain the key. */
+	rowMetric?: Record<string, string>;
+	/** Proportion or mean per metric; otherwise inferred from the name and the scores. */
+	kinds?: Record<string, GateMetricKind>;
+	/** Paired test for scores; default `wilcoxon`. */
+	pairedScoreTest?: 'wilcoxon' | 'bootstrap';
+	/** Bootstrap resamples and seed; defaults 2000 and 42. */
+	bootstrap?: { resamples?: number; seed?: number };
+	/** McNemar is exact below this many discordant pairs; default 25. */
+	mcnemarExactBelow?: number;
+	/** Pair rows only when pairs cover at least this share of each side's rows; default 0.5. */
+	minPairCoverage?: number;
+}
+
+/** Verdict of one metric. */
+export type GateVerdict =
+	| 'ok'
+	| 'regressed'
+	| 'improved'
+	| 'missing_in_baseline'
+	| 'missing_in_current'
+	| 'insufficient_data';
+
+/** One line of the gate table. */
+export interface GateRowResult {
+	metric: string;
+	baseline: number | null;
+	current: number | null;
+	/** current - baseline, on the metric's scale. */
+	delta: number | null;
+	/** Raw two-sided p-value of the test, or null when no test ran. */
+	pValue: number | null;
+	/** Holm-adjusted p-value the verdict is based on. */
+	pAdjusted: number | null;
+	/** Test that ran: `mcnemar-exact`, `wilcoxon-normal`, ..., `tolerance-only` or `none`. */
+	test: string;
+	/** Pairs (paired) or observations (unpaired) the test used. */
+	n: number | null;
+	tolerance: number;
+	direction: Direction;
+	verdict: GateVerdict;
+	/** Plain-words explanation of the verdict. */
+	note: string;
+}
+
+/** Result of {@link compareRuns}. */
+export interface GateResult {
+	/** True when at least one metric regressed. */
+	regressed: boolean;
+	table: GateRowResult[];
+	counts: Record<GateVerdict, number>;
+	alpha: number;
+	/** The decision rule in words, for reports. */
+	rule: string;
+}
+
+const GATE_RULE =
+	'Regressed = worse than baseline by more than the tolerance AND significant after Holm ' +
+	'correction across metrics; without a possible test, tolerance alone decides (tolerance-only).';
+
+const LOWER_IS_BETTER =
+	/latency|cost|tokens?\b|token_count|defect|error|harm|hate|violence|sexual|self_harm|severity/i;
+
+/**
+ * Better direction of a metric from its name: latency, cost, tokens, defect/error rates and
+ * safety severities are better lower; everything else higher.
+ */
+export function inferDirection(metric: string): Direction {
+	return LOWER_IS_BETTER.test(metric) ? 'lower' : 'higher';
+}
+
+const PROPORTION_NAME = /\/percentage$|pass_?rate|passrate|defect_?rate|\/rate$/i;
+
+/** Compare a run against a baseline; see the module comment for the decision rule. */
+export function compareRuns(
+	current: GateSummaryLike,
+	baseline: GateSummaryLike,
+	options: GateOptions = {},
+): GateResult {
+	const alpha = options.alpha ?? 0.05;
+	const names = [...new Set([...Object.keys(baseline.metrics), ...Object.keys(current.metrics)])];
+	names.sort();
+	const curIndex = indexRows(options.currentRows);
+	const baseIndex = indexRows(options.baselineRows);
+	const evalKeys = new Set<string>();
+	for (const rows of [options.currentRows, options.baselineRows]) {
+		for (const r of rows ?? []) for (const k of Object.keys(r.eval ?? {})) evalKeys.add(k);
+	}
+
+	const pending: { row: GateRowResult; test: TestResult | null }[] = [];
+	for (const metric of names) {
+		const b = baseline.metrics[metric];
+		const c = current.metrics[metric];
+		const key = resolveEvalKey(metric, options.rowMetric, evalKeys);
+		const kind = options.kinds?.[metric] ?? inferKind(metric, key, options);
+		const direction =
+			options.directions?.[metric] ??
+			(kind === 'mean' && key ? scoreDirection(key, options) : undefined) ??
+			inferDirection(metric);
+		const tolerance = options.tolerances?.[metric] ?? options.defaultTolerance ?? 0;
+		const row: GateRowResult = {
+			metric,
+			baseline: finite(b?.value),
+			current: finite(c?.value),
+			delta: null,
+			pValue: null,
+			pAdjusted: null,
+			test: 'none',
+			n: null,
+			tolerance,
+			direction,
+			verdict: 'ok',
+			note: '',
+		};
+		if (!b) {
+			row.verdict = 'missing_in_baseline';
+			row.note = 'Metric is not in the baseline run: nothing to compare against.';
+		} else if (!c) {
+			row.verdict = 'missing_in_current';
+			row.note = 'Metric was in the baseline but is missing from this run.';
+		} else if (
+			row.baseline === null ||
+			row.current === null ||
+			!(b.measured > 0) ||
+			!(c.measured > 0)
+		) {
+			row.verdict = 'insufficient_data';
+			row.note = 'No measured rows on one side, so there is no value to compare.';
+		}
+		if (row.verdict !== 'ok' || !b || !c) {
+			pending.push({ row, test: null });
+			continue;
+		}
+		row.delta = (row.current as number) - (row.baseline as number);
+		const test = chooseTest(kind, key, b, c, row, curIndex, baseIndex, options);
+		if (test) {
+			row.test = test.test;
+			row.pValue = test.pValue;
+			row.n = test.n;
+		} else {
+			row.test = 'tolerance-only';
+		}
+		pending.push({ row, test });
+	}
+
+	const tested = pending.filter((p) => p.test !== null);
+	const adjusted = holmAdjust(tested.map((p) => p.test!.pValue));
+	tested.forEach((p, i) => (p.row.pAdjusted = adjusted[i]));
+
+	for (const { row } of pending) {
+		if (row.delta === null) continue;
+		const worse = row.direction === 'higher' ? -row.delta : row.delta;
+		const beyond = Math.abs(row.delta) > row.tolerance;
+		const significant = row.pAdjusted !== null && row.pAdjusted < alpha;
+		const tolOnly = row.test === 'tolerance-only';
+		if (beyond && (significant || tolOnly)) {
+			row.verdict = worse > 0 ? 'regressed' : 'improved';
+		}
+		row.note = explain(row, beyond, significant, tolOnly, alpha, worse);
+	}
+
+	const table = pending.map((p) => p.row);
+	const counts: Record<GateVerdict, number> = {
+		ok: 0,
+		regressed: 0,
+		improved: 0,
+		missing_in_baseline: 0,
+		missing_in_current: 0,
+		insufficient_data: 0,
+	};
+	for (const r of table) counts[r.verdict]++;
+	return { regressed: counts.regressed > 0, table, counts, alpha, rule: GATE_RULE };
+}
+
+function explain(
+	row: GateRowResult,
+	beyond: boolean,
+	significant: boolean,
+	tolOnly: boolean,
+	alpha: number,
+	worse: number,
+): string {
+	const way = worse > 0 ? 'worse' : 'better';
+	if (row.delta === 0) return 'No change.';
+	if (tolOnly) {
+		return beyond
+			? `${way} by more than the tolerance ${row.tolerance}; no statistical test possible (tolerance-only).`
+			: `Change within the tolerance ${row.tolerance}; no statistical test possible (tolerance-only).`;
+	}
+	if (!beyond) return `Change within the tolerance ${row.tolerance}.`;
+	if (!significant) {
+		return `${way} by more than the tolerance but not significant (Holm-adjusted p >= ${alpha}).`;
+	}
+	return `${way} by more than the tolerance ${row.tolerance} and significant (Holm-adjusted p < ${alpha}).`;
+}
+
+function finite(v: number | null | undefined): number | null {
+	return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function indexRows(rows: readonly GateRow[] | undefined): Map<string, GateRow> | null {
+	if (!rows) return null;
+	const m = new Map<string, GateRow>();
+	for (const r of rows) {
+		if (r.request_id === undefined || r.request_id === null) continue;
+		// A duplicated id cannot pair unambiguously: the first occurrence wins, as in a join on key.
+		const id = String(r.request_id);
+		if (!m.has(id)) m.set(id, r);
+	}
+	return m;
+}
+
+// `response/llm_judged/groundedness/rating/percentage` carries its judge id as a path segment.
+function resolveEvalKey(
+	metric: string,
+	explicit: Record<string, string> | undefined,
+	keys: Set<string>,
+): string | null {
+	if (explicit?.[metric]) return explicit[metric];
+	if (keys.has(metric)) return metric;
+	const segments = metric.split('/').filter((s) => keys.has(s));
+	return segments.length ? segments[segments.length - 1] : null;
+}
+
+function inferKind(metric: string, key: string | null, options: GateOptions): GateMetricKind {
+	if (PROPORTION_NAME.test(metric)) return 'proportion';
+	if (key) {
+		for (const rows of [options.currentRows, options.baselineRows]) {
+			for (const r of rows ?? []) {
+				const s = r.eval?.[key];
+				if (s && s.status === 'ok') return typeof s.value === 'boolean' ? 'proportion' : 'mean';
+			}
+		}
+	}
+	return 'mean';
+}
+
+function scoreDirection(key: string, options: GateOptions): Direction | undefined {
+	for (const rows of [options.currentRows, options.baselineRows]) {
+		for (const r of rows ?? []) {
+			const d = r.eval?.[key]?.direction;
+			if (d) return d;
+		}
+	}
+	return undefined;
+}
+
+// Value a row contributes: pass/fail for proportions, the numeric value for means.
+function rowValue(row: GateRow | undefined, key: string, kind: GateMetricKind): number | null {
+	const s = row?.eval?.[key];
+	if (!s || s.status !== 'ok') return null;
+	if (kind === 'proportion') {
+		if (typeof s.pass === 'boolean') return s.pass ? 1 : 0;
+		return typeof s.value === 'boolean' ? (s.value ? 1 : 0) : null;
+	}
+	if (typeof s.value === 'number' && Number.isFinite(s.value)) return s.value;
+	if (typeof s.value === 'boolean') return s.value ? 1 : 0;
+	return null;
+}
+
+function chooseTest(
+	kind: GateMetricKind,
+	key: string | null,
+	b: GateMetricLike,
+	c: GateMetricLike,
+	row: GateRowResult,
+	curIndex: Map<string, GateRow> | null,
+	baseIndex: Map<string, GateRow> | null,
+	options: GateOptions,
+): TestResult | null {
+	if (key && curIndex && baseIndex) {
+		const curVals = valuesOf(curIndex, key, kind);
+		const baseVals = valuesOf(baseIndex, key, kind);
+		if (curVals.size > 0 && baseVals.size > 0) {
+			const pairs: [number, number][] = [];
+			for (const [id, v] of curVals) {
+				const bv = baseVals.get(id);
+				if (bv !== undefined) pairs.push([bv, v]);
+			}
+			const coverage = options.minPairCoverage ?? 0.5;
+			if (pairs.length > 0 && pairs.length >= coverage * Math.max(curVals.size, baseVals.size)) {
+				return pairedTest(kind, pairs, options);
+			}
+			return unpairedTest(kind, [...curVals.values()], [...baseVals.values()], options);
+		}
+	}
+	// Summary only: a rate times its measured count recovers the pass count.
+	if (kind === 'proportion' && isRate(row.current) && isRate(row.baseline)) {
+		const x1 = Math.round((row.current as number) * c.measured);
+		const x2 = Math.round((row.baseline as number) * b.measured);
+		return twoProportionZTest(x1, c.measured, x2, b.measured);
+	}
+	return null;
+}
+
+function isRate(v: number | null): boolean {
+	return v !== null && v >= 0 && v <= 1;
+}
+
+function valuesOf(
+	index: Map<string, GateRow>,
+	key: string,
+	kind: GateMetricKind,
+): Map<string, number> {
+	const out = new Map<string, number>();
+	for (const [id, r] of index) {
+		const v = rowValue(r, key, kind);
+		if (v !== null) out.set(id, v);
+	}
+	return out;
+}
+
+function pairedTest(
+	kind: GateMetricKind,
+	pairs: [number, number][],
+	options: GateOptions,
+): TestResult {
+	if (kind === 'proportion') {
+		let passToFail = 0;
+		let failToPass = 0;
+		for (const [before, after] of pairs) {
+			if (before === 1 && after === 0) passToFail++;
+			else if (before === 0 && after === 1) failToPass++;
+		}
+		return mcnemar(passToFail, failToPass, { exactBelow: options.mcnemarExactBelow });
+	}
+	const diffs = pairs.map(([before, after]) => after - before);
+	if (options.pairedScoreTest === 'bootstrap') return pairedBootstrap(diffs, options.bootstrap);
+	return wilcoxonSignedRank(diffs);
+}
+
+function unpairedTest(
+	kind: GateMetricKind,
+	current: number[],
+	baseline: number[],
+	options: GateOptions,
+): TestResult {
+	if (kind === 'proportion') {
+		const x1 = current.reduce((a, v) => a + v, 0);
+		const x2 = baseline.reduce((a, v) => a + v, 0);
+		return twoProportionZTest(x1, current.length, x2, baseline.length);
+	}
+	return unpairedBootstrap(current, baseline, options.bootstrap);
+}
