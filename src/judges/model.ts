@@ -1,0 +1,500 @@
+/**
+ * The model seam: one chat call, whatever answers it. `createOpenAIModelSource` covers OpenAI,
+ * Azure OpenAI and OpenAI-compatible servers through the `openai` SDK; `createChatModelSource`
+ * duck-types a connected n8n/LangChain chat model without importing LangChain.
+ */
+import OpenAI, {
+	APIConnectionError,
+	APIConnectionTimeoutError,
+	APIError,
+	APIUserAbortError,
+	AzureOpenAI,
+} from 'openai';
+import type { Usage } from '../core/types';
+import { ModelCallError, redact, retryAfterFromHeaders } from './errors';
+
+/** One chat message sent to the judge model. */
+export interface ChatMessage {
+	role: 'system' | 'user' | 'assistant';
+	content: string;
+}
+
+/** How the reply's structure is requested: strict JSON schema, JSON mode, or plain text. */
+export type ResponseMode = 'json_schema' | 'json_object' | 'text';
+
+/** One chat call. The governor supplies `signal` (cancel + per-call timeout). */
+export interface ChatRequest {
+	messages: ChatMessage[];
+	mode: ResponseMode;
+	/** Required when `mode` is `json_schema`. */
+	jsonSchema?: { name: string; schema: Record<string, unknown> };
+	/** Overrides the source's default model. */
+	model?: string;
+	temperature: number;
+	seed?: number;
+	maxTokens?: number;
+	signal?: AbortSignal;
+}
+
+/** What came back from one chat call. */
+export interface ChatResult {
+	content: string;
+	/** Model that actually answered, as reported by the server. */
+	model: string;
+	usage: Usage | null;
+	finishReason: string | null;
+	/** Set when the model declined (OpenAI `message.refusal`). */
+	refusal?: string | null;
+	headers?: Record<string, string>;
+}
+
+/** Anything that can answer one chat call; errors are thrown as `ModelCallError`. */
+export interface ModelSource {
+	/** Governor key: credential + endpoint + model, never containing the API key. */
+	readonly key: string;
+	readonly defaultModel: string;
+	/** Whether the source accepts `json_schema`/`json_object` modes at all. */
+	readonly supportsResponseFormat: boolean;
+	chat(request: ChatRequest): Promise<ChatResult>;
+}
+
+/** Settings of the "RAG Eval LLM API" credential plus the model chosen on the node. */
+export interface LlmConfig {
+	provider: 'openai' | 'azure' | 'compatible';
+	/** Optional for local OpenAI-compatible servers (Ollama, vLLM, LM Studio, llama.cpp). */
+	apiKey?: string;
+	baseUrl?: string;
+	azureEndpoint?: string;
+	azureDeployment?: string;
+	apiVersion?: string;
+	model: string;
+	organization?: string;
+	/** Hard ceiling for one HTTP call inside the SDK; the governor's timeout usually fires first. */
+	timeoutMs?: number;
+}
+
+const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+
+function makeClient(config: LlmConfig): OpenAI {
+	// The governor owns retries, so the SDK must surface every 429/5xx to it.
+	const common = { maxRetries: 0, timeout: config.timeoutMs ?? 600_000 };
+	if (config.provider === 'azure') {
+		return new AzureOpenAI({
+			...common,
+			apiKey: config.apiKey ?? '',
+			endpoint: config.azureEndpoint ?? config.baseUrl,
+			deployment: config.azureDeployment,
+			apiVersion: config.apiVersion ?? DEFAULT_AZURE_API_VERSION,
+		});
+	}
+	return new OpenAI({
+		...common,
+		// Local servers accept any key, but the SDK refuses to start without one.
+		apiKey: config.apiKey && config.apiKey !== '' ? config.apiKey : 'not-needed',
+		baseURL: config.baseUrl && config.baseUrl !== '' ? config.baseUrl : undefined,
+		organization: config.organization && config.organization !== '' ? config.organization : null,
+	});
+}
+
+function endpointOf(config: LlmConfig): string {
+	if (config.provider === 'azure') {
+		return `azure:${config.azureEndpoint ?? config.baseUrl ?? ''}/${config.azureDeployment ?? ''}`;
+	}
+	return `${config.provider}:${config.baseUrl ?? 'https://api.openai.com/v1'}`;
+}
+
+function headersToRecord(headers: Headers | undefined): Record<string, string> {
+	const out: Record<string, string> = {};
+	headers?.forEach((value, name) => {
+		out[name.toLowerCase()] = value;
+	});
+	return out;
+}
+
+function mapUsage(
+	u:
+		| { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }
+		| undefined
+		| null,
+): Usage | null {
+	if (!u) return null;
+	const promptTokens = u.prompt_tokens ?? 0;
+	const completionTokens = u.completion_tokens ?? 0;
+	return {
+		promptTokens,
+		completionTokens,
+		totalTokens: u.total_tokens ?? promptTokens + completionTokens,
+	};
+}
+
+const RESPONSE_FORMAT_HINT = /response_format|json_schema|json_object|structured output|schema/i;
+
+/** Classifies an HTTP status + body into a retry decision with a readable message. */
+export function classifyStatus(
+	status: number,
+	detail: string,
+	opts: { code?: string | null; type?: string | null; retryAfterMs?: number } = {},
+): ModelCallError {
+	const text = detail.trim() === '' ? `status ${status}` : detail.trim();
+	const quota =
+		opts.code === 'insufficient_quota' ||
+		opts.type === 'insufficient_quota' ||
+		/insufficient_quota/i.test(text);
+	if (quota) {
+		return new ModelCallError(
+			'fatal',
+			`the judge model's quota is exhausted (insufficient_quota): ${text}. Add credit or use another credential.`,
+			{ status },
+		);
+	}
+	if (status === 429)
+		return new ModelCallError('rate_limit', `rate limited (429): ${text}`, {
+			status,
+			retryAfterMs: opts.retryAfterMs,
+		});
+	if (status === 401)
+		return new ModelCallError(
+			'fatal',
+			`authentication failed (401): ${text}. Check the API key of the judge credential.`,
+			{ status },
+		);
+	if (status === 403)
+		return new ModelCallError(
+			'fatal',
+			`permission denied (403): ${text}. The credential may not have access to this model.`,
+			{ status },
+		);
+	if (status === 404)
+		return new ModelCallError(
+			'fatal',
+			`not found (404): ${text}. Check the base URL, deployment and model name.`,
+			{ status },
+		);
+	if (status === 400 || status === 422) {
+		if (RESPONSE_FORMAT_HINT.test(text))
+			return new ModelCallError(
+				'response_format_unsupported',
+				`the endpoint rejected the response format (${status}): ${text}`,
+				{ status },
+			);
+		return new ModelCallError(
+			'bad_request',
+			`the judge model rejected the request (${status}): ${text}`,
+			{ status },
+		);
+	}
+	if (status === 408 || status === 409 || status >= 500)
+		return new ModelCallError('server', `server error (${status}): ${text}`, {
+			status,
+			retryAfterMs: opts.retryAfterMs,
+		});
+	return new ModelCallError('bad_request', `unexpected status ${status}: ${text}`, { status });
+}
+
+/** Maps anything the SDK throws to a `ModelCallError` whose message holds no secret. */
+export function toModelError(
+	err: unknown,
+	secrets: ReadonlyArray<string | undefined> = [],
+): ModelCallError {
+	if (err instanceof ModelCallError) return err;
+	if (err instanceof APIUserAbortError)
+		return new ModelCallError('aborted', 'the call was cancelled');
+	if (err instanceof APIConnectionTimeoutError)
+		return new ModelCallError('timeout', 'the judge model did not answer in time');
+	if (err instanceof APIConnectionError) {
+		const cause = (err as { cause?: unknown }).cause;
+		const causeMsg = cause instanceof Error ? `: ${cause.message}` : '';
+		return new ModelCallError(
+			'connection',
+			redact(`connection to the judge model failed${causeMsg}`, secrets),
+		);
+	}
+	if (err instanceof APIError && typeof err.status === 'number') {
+		const headers = err.headers as Headers | undefined;
+		const retryAfterMs = retryAfterFromHeaders((n) => headers?.get(n));
+		const body = err.error as { message?: unknown } | undefined;
+		const detail = typeof body?.message === 'string' ? body.message : err.message;
+		return classifyStatus(err.status, redact(detail, secrets), {
+			code: err.code,
+			type: err.type,
+			retryAfterMs,
+		});
+	}
+	return genericError(err, secrets);
+}
+
+function genericError(err: unknown, secrets: ReadonlyArray<string | undefined>): ModelCallError {
+	const e = err as {
+		name?: unknown;
+		message?: unknown;
+		status?: unknown;
+		code?: unknown;
+		response?: { status?: unknown };
+	};
+	const message = redact(typeof e?.message === 'string' ? e.message : String(err), secrets);
+	if (e?.name === 'AbortError') return new ModelCallError('aborted', 'the call was cancelled');
+	const status =
+		typeof e?.status === 'number'
+			? e.status
+			: typeof e?.response?.status === 'number'
+				? e.response.status
+				: undefined;
+	if (status !== undefined)
+		return classifyStatus(status, message, {
+			code: typeof e.code === 'string' ? e.code : undefined,
+		});
+	if (
+		e?.code === 'ECONNRESET' ||
+		/ECONNRESET|socket hang up|fetch failed|ECONNREFUSED/i.test(message)
+	)
+		return new ModelCallError('connection', `connection to the judge model failed: ${message}`);
+	if (/timed? ?out|ETIMEDOUT/i.test(message))
+		return new ModelCallError('timeout', `the judge model did not answer in time: ${message}`);
+	if (/rate.?limit|\b429\b/i.test(message))
+		return new ModelCallError('rate_limit', `rate limited: ${message}`);
+	if (/insufficient_quota/i.test(message)) return classifyStatus(429, message);
+	return new ModelCallError('bad_request', `the judge model call failed: ${message}`);
+}
+
+/** A `ModelSource` backed by the `openai` SDK (OpenAI, Azure OpenAI, compatible servers). */
+export function createOpenAIModelSource(config: LlmConfig): ModelSource {
+	const client = makeClient(config);
+	const secrets = [config.apiKey];
+	return {
+		key: `${endpointOf(config)}|${config.provider === 'azure' ? (config.azureDeployment ?? config.model) : config.model}`,
+		defaultModel: config.model,
+		supportsResponseFormat: true,
+		async chat(req: ChatRequest): Promise<ChatResult> {
+			const params: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+				model: req.model ?? config.model,
+				messages: req.messages,
+				temperature: req.temperature,
+			};
+			if (req.seed !== undefined) params.seed = req.seed;
+			if (req.maxTokens !== undefined) params.max_tokens = req.maxTokens;
+			if (req.mode === 'json_schema' && req.jsonSchema) {
+				params.response_format = {
+					type: 'json_schema',
+					json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: true },
+				};
+			} else if (req.mode === 'json_object') {
+				params.response_format = { type: 'json_object' };
+			}
+			try {
+				const { data, response } = await client.chat.completions
+					.create(params, { signal: req.signal })
+					.withResponse();
+				const choice = data.choices?.[0];
+				return {
+					content: choice?.message?.content ?? '',
+					refusal: choice?.message?.refusal ?? null,
+					model: data.model ?? params.model,
+					usage: mapUsage(data.usage),
+					finishReason: choice?.finish_reason ?? null,
+					headers: headersToRecord(response.headers),
+				};
+			} catch (err) {
+				throw toModelError(err, secrets);
+			}
+		},
+	};
+}
+
+/** Minimal shape of a LangChain-style chat model (n8n's Chat Model sub-nodes). */
+interface DuckChatModel {
+	invoke(input: unknown, options?: unknown): Promise<unknown>;
+	withStructuredOutput?: (
+		schema: unknown,
+		config?: unknown,
+	) => { invoke(input: unknown, options?: unknown): Promise<unknown> };
+	model?: unknown;
+	modelName?: unknown;
+	model_name?: unknown;
+}
+
+function isDuckChatModel(m: unknown): m is DuckChatModel {
+	return (
+		typeof m === 'object' && m !== null && typeof (m as { invoke?: unknown }).invoke === 'function'
+	);
+}
+
+function asRecord(v: unknown): Record<string, unknown> {
+	return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
+}
+
+function num(v: unknown): number | undefined {
+	return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/** Text of a LangChain message content: a string or an array of parts with `text`. */
+function contentText(content: unknown): string {
+	if (typeof content === 'string') return content;
+	if (Array.isArray(content)) {
+		return content
+			.map((p) =>
+				typeof p === 'string'
+					? p
+					: typeof asRecord(p).text === 'string'
+						? (asRecord(p).text as string)
+						: '',
+			)
+			.join('');
+	}
+	return '';
+}
+
+function usageOfMessage(msg: Record<string, unknown>): Usage | null {
+	const um = asRecord(msg.usage_metadata);
+	const inT = num(um.input_tokens);
+	const outT = num(um.output_tokens);
+	if (inT !== undefined || outT !== undefined) {
+		const p = inT ?? 0;
+		const c = outT ?? 0;
+		return { promptTokens: p, completionTokens: c, totalTokens: num(um.total_tokens) ?? p + c };
+	}
+	const rm = asRecord(msg.response_metadata);
+	const tu = asRecord(rm.tokenUsage ?? rm.token_usage ?? rm.usage);
+	const p = num(tu.promptTokens) ?? num(tu.prompt_tokens) ?? num(tu.input_tokens);
+	const c = num(tu.completionTokens) ?? num(tu.completion_tokens) ?? num(tu.output_tokens);
+	if (p === undefined && c === undefined) return null;
+	return {
+		promptTokens: p ?? 0,
+		completionTokens: c ?? 0,
+		totalTokens: num(tu.totalTokens) ?? num(tu.total_tokens) ?? (p ?? 0) + (c ?? 0),
+	};
+}
+
+function modelOfMessage(msg: Record<string, unknown>): string | undefined {
+	const rm = asRecord(msg.response_metadata);
+	for (const v of [rm.model_name, rm.model, rm.modelName])
+		if (typeof v === 'string' && v !== '') return v;
+	return undefined;
+}
+
+function finishOfMessage(msg: Record<string, unknown>): string | null {
+	const rm = asRecord(msg.response_metadata);
+	for (const v of [rm.finish_reason, rm.stop_reason, rm.finishReason])
+		if (typeof v === 'string') return v;
+	return null;
+}
+
+const ROLE_MAP: Record<ChatMessage['role'], string> = {
+	system: 'system',
+	user: 'human',
+	assistant: 'ai',
+};
+
+/**
+ * Wraps a connected chat model (anything with `invoke(messages)`). Structured output goes
+ * through the model's own `withStructuredOutput` when present; otherwise JSON is requested in
+ * the prompt and parsed by the runner's fallback ladder.
+ */
+export function createChatModelSource(model: unknown): ModelSource {
+	if (!isDuckChatModel(model)) {
+		throw new Error(
+			'The connected chat model has no invoke() method; connect an n8n Chat Model sub-node.',
+		);
+	}
+	const name =
+		[model.model, model.modelName, model.model_name].find(
+			(v): v is string => typeof v === 'string' && v !== '',
+		) ?? 'chat-model';
+	const ctor = (model as { constructor?: { name?: unknown } }).constructor?.name;
+	return {
+		key: `chat-model:${typeof ctor === 'string' ? ctor : 'unknown'}|${name}`,
+		defaultModel: name,
+		supportsResponseFormat: typeof model.withStructuredOutput === 'function',
+		async chat(req: ChatRequest): Promise<ChatResult> {
+			// LangChain's tuple form is the message shape every chat model version accepts.
+			const messages = req.messages.map((m) => [ROLE_MAP[m.role], m.content]);
+			const options = req.signal ? { signal: req.signal } : undefined;
+			try {
+				if (
+					req.mode !== 'text' &&
+					req.jsonSchema &&
+					typeof model.withStructuredOutput === 'function'
+				) {
+					const structured = model.withStructuredOutput(req.jsonSchema.schema, {
+						name: req.jsonSchema.name,
+						includeRaw: true,
+					});
+					const out = asRecord(await structured.invoke(messages, options));
+					const raw = asRecord(out.raw);
+					const parsed =
+						out.parsed !== undefined && out.parsed !== null
+							? out.parsed
+							: 'raw' in out
+								? null
+								: out;
+					const content = parsed !== null ? JSON.stringify(parsed) : contentText(raw.content);
+					return {
+						content,
+						model: modelOfMessage(raw) ?? name,
+						usage: usageOfMessage(raw),
+						finishReason: finishOfMessage(raw),
+					};
+				}
+				const msg = asRecord(await model.invoke(messages, options));
+				return {
+					content: contentText(msg.content),
+					model: modelOfMessage(msg) ?? name,
+					usage: usageOfMessage(msg),
+					finishReason: finishOfMessage(msg),
+				};
+			} catch (err) {
+				const e = toModelError(err);
+				// A model that cannot do structured output for this schema may still answer in text.
+				if (req.mode !== 'text' && e.kind === 'bad_request') {
+					throw new ModelCallError('response_format_unsupported', e.message, { status: e.status });
+				}
+				throw e;
+			}
+		},
+	};
+}
+
+/** Result of the credential test. */
+export interface ConnectionTestResult {
+	ok: boolean;
+	message: string;
+}
+
+/**
+ * Checks a credential against its server: the models list, or a one-token completion where the
+ * list is not served (Azure deployments, some local servers). Messages never contain the key.
+ */
+export async function testConnection(config: LlmConfig): Promise<ConnectionTestResult> {
+	const client = makeClient({ ...config, timeoutMs: config.timeoutMs ?? 15_000 });
+	const secrets = [config.apiKey];
+	if (config.provider !== 'azure') {
+		try {
+			const page = await client.models.list();
+			const ids = page.data.map((m) => m.id);
+			const hasModel = config.model === '' || ids.length === 0 || ids.includes(config.model);
+			if (!hasModel) {
+				return {
+					ok: false,
+					message: `Connected, but model "${config.model}" is not among the ${ids.length} models the server lists (e.g. ${ids.slice(0, 5).join(', ')}).`,
+				};
+			}
+			return { ok: true, message: `Connected: the server lists ${ids.length} model(s).` };
+		} catch (err) {
+			const e = toModelError(err, secrets);
+			if (e.kind === 'fatal' && e.status !== 404)
+				return { ok: false, message: redact(e.message, secrets) };
+			if (e.kind === 'connection' || e.kind === 'timeout')
+				return { ok: false, message: redact(e.message, secrets) };
+			// 404/405/5xx on /models: some servers do not serve the list; try a tiny completion.
+		}
+	}
+	try {
+		await client.chat.completions.create({
+			model: config.model,
+			messages: [{ role: 'user', content: 'ping' }],
+			max_tokens: 1,
+		});
+		return { ok: true, message: `Connected: model "${config.model}" answered.` };
+	} catch (err) {
+		return { ok: false, message: redact(toModelError(err, secrets).message, secrets) };
+	}
+}

@@ -1,0 +1,319 @@
+/**
+ * Running a judge on one row or a dataset: required-field checks (no model call for rows that
+ * cannot be judged), prompt rendering with nonce delimiters, the structured-output fallback
+ * ladder (json_schema -> json_object -> tagged text -> one re-ask), parsing, and the Score.
+ */
+import type { Score, Usage } from '../core/types';
+import { ModelCallError } from './errors';
+import type { Governor } from './governor';
+import type { ChatMessage, ChatResult, ModelSource, ResponseMode } from './model';
+import { parseReply, truncate } from './parse';
+import { dataRule, isMissing, promptHash, renderPrompt } from './prompt';
+import type { JudgeDecl, JudgePrompt } from './types';
+
+/** Everything a judge call needs besides the row. */
+export interface JudgeContext {
+	source: ModelSource;
+	governor: Governor;
+	/** Overrides the source's default model. */
+	model?: string;
+	/** Default 0, for reproducible verdicts. */
+	temperature?: number;
+	seed?: number;
+	maxTokens?: number;
+	/** Overrides the declaration's default threshold. */
+	threshold?: number;
+	promptOverride?: { system?: string; user?: string };
+	/** Values for the judge's params (also read from `inputs` under the param name). */
+	params?: Record<string, unknown>;
+	signal?: AbortSignal;
+}
+
+const MODE_ORDER: ResponseMode[] = ['json_schema', 'json_object', 'text'];
+// One source object serves a whole dataset, so the first row's discovery is reused by the rest.
+const modeCache = new WeakMap<ModelSource, ResponseMode>();
+
+/** The prompt actually used: the declaration's default with any non-empty override applied. */
+export function effectivePrompt(
+	decl: JudgeDecl,
+	override?: { system?: string; user?: string },
+): JudgePrompt {
+	return {
+		system:
+			override?.system && override.system.trim() !== '' ? override.system : decl.prompt.system,
+		user: override?.user && override.user.trim() !== '' ? override.user : decl.prompt.user,
+	};
+}
+
+/** `judge:<id>@<version>|model:<m>|temp:<t>|prompt:<sha256-12>`; never holds credentials. */
+export function judgeSignature(
+	decl: JudgeDecl,
+	opts: {
+		model: string;
+		temperature?: number;
+		promptOverride?: { system?: string; user?: string };
+	},
+): string {
+	const hash = promptHash(effectivePrompt(decl, opts.promptOverride));
+	return `judge:${decl.id}@${decl.version}|model:${opts.model}|temp:${opts.temperature ?? 0}|prompt:${hash}`;
+}
+
+function outputKeys(decl: JudgeDecl): string[] {
+	const props = decl.output.jsonSchema.properties;
+	return typeof props === 'object' && props !== null ? Object.keys(props) : [];
+}
+
+function describeProp(schema: unknown): string {
+	const s = (schema ?? {}) as Record<string, unknown>;
+	if (Array.isArray(s.enum)) return `one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+	const desc = typeof s.description === 'string' ? ` (${s.description})` : '';
+	if (s.type === 'array') return `a list${desc}`;
+	return `${String(s.type ?? 'value')}${desc}`;
+}
+
+/** Output instructions derived from the schema, appended to every (even edited) system prompt. */
+function formatInstruction(decl: JudgeDecl, mode: ResponseMode): string {
+	const props = (decl.output.jsonSchema.properties ?? {}) as Record<string, unknown>;
+	const fields = Object.keys(props)
+		.map((k) => `- ${k}: ${describeProp(props[k])}`)
+		.join('\n');
+	if (mode === 'text') {
+		const tags = Object.keys(props)
+			.map((k) => `<${k}>...</${k}>`)
+			.join('');
+		return `Reply with exactly these tags, in this order, and nothing else: ${tags}\nFields (lists as JSON arrays):\n${fields}`;
+	}
+	return `Reply with a single JSON object with these keys, in this order (write the reasoning before the verdict):\n${fields}`;
+}
+
+function addUsage(a: Usage | undefined, b: Usage | null): Usage | undefined {
+	if (!b) return a;
+	if (!a) return { ...b };
+	return {
+		promptTokens: a.promptTokens + b.promptTokens,
+		completionTokens: a.completionTokens + b.completionTokens,
+		totalTokens: a.totalTokens + b.totalTokens,
+	};
+}
+
+function readInput(decl: JudgeDecl, inputs: Record<string, unknown>): Record<string, unknown> {
+	const values: Record<string, unknown> = {};
+	for (const input of decl.inputs) {
+		values[input.name] =
+			inputs[input.name] !== undefined ? inputs[input.name] : inputs[input.field];
+	}
+	return values;
+}
+
+function passOf(
+	value: number | boolean,
+	threshold: number,
+	direction: 'higher' | 'lower',
+): boolean {
+	if (typeof value === 'boolean') return direction === 'higher' ? value : !value;
+	return direction === 'higher' ? value >= threshold : value <= threshold;
+}
+
+/** Problems with a model reply that are errors, not scores. */
+function replyProblem(r: ChatResult): string | null {
+	if (r.finishReason === 'content_filter') {
+		return 'the provider content filter blocked the judge reply (finish_reason content_filter)';
+	}
+	if (r.refusal && r.refusal.trim() !== '')
+		return `the judge model refused: ${truncate(r.refusal, 300)}`;
+	if (r.finishReason === 'length') {
+		return 'the judge reply was cut off at the token limit (finish_reason length); raise max tokens';
+	}
+	if (r.content.trim() === '') return 'the judge model returned an empty reply';
+	return null;
+}
+
+/** Judges one row. Never throws: failures are `error` Scores, missing fields `not_applicable`. */
+export async function runJudge(
+	decl: JudgeDecl,
+	inputs: Record<string, unknown>,
+	ctx: JudgeContext,
+): Promise<Score> {
+	const started = Date.now();
+	const temperature = ctx.temperature ?? 0;
+	const threshold = ctx.threshold ?? decl.threshold.default;
+	const direction = decl.threshold.direction;
+	const requestedModel = ctx.model ?? ctx.source.defaultModel;
+	const base = { metric: decl.id, scale: decl.scale, threshold, direction };
+	const sign = (model: string): string =>
+		judgeSignature(decl, { model, temperature, promptOverride: ctx.promptOverride });
+
+	const values = readInput(decl, inputs);
+	const missing = decl.inputs.filter((i) => i.required && isMissing(values[i.name]));
+	if (missing.length > 0) {
+		const names = missing.map((i) => `'${i.field}' (${i.displayName})`).join(', ');
+		return {
+			...base,
+			value: null,
+			pass: null,
+			status: 'not_applicable',
+			reason: `missing required field${missing.length > 1 ? 's' : ''}: ${names}`,
+			signature: sign(requestedModel),
+		};
+	}
+	const na = decl.notApplicable?.(values) ?? null;
+	if (na !== null) {
+		return {
+			...base,
+			value: null,
+			pass: null,
+			status: 'not_applicable',
+			reason: na,
+			signature: sign(requestedModel),
+		};
+	}
+	const fixed = decl.fixedResult?.(values) ?? null;
+	if (fixed !== null) {
+		return {
+			...base,
+			value: fixed.value,
+			pass: passOf(fixed.value, threshold, direction),
+			status: 'ok',
+			reason: fixed.reason,
+			attempts: 0,
+			latencyMs: Date.now() - started,
+			details: { fixedResult: true },
+			signature: sign(requestedModel),
+		};
+	}
+
+	const params: Record<string, unknown> = {};
+	for (const p of decl.params) {
+		params[p.name] = ctx.params?.[p.name] ?? inputs[p.name] ?? p.default;
+	}
+	const prompt = effectivePrompt(decl, ctx.promptOverride);
+	const rendered = renderPrompt(prompt, decl.inputs, values, params);
+	const keys = outputKeys(decl);
+
+	let usage: Usage | undefined;
+	let attempts = 0;
+	let model = requestedModel;
+	let mode: ResponseMode =
+		modeCache.get(ctx.source) ?? (ctx.source.supportsResponseFormat ? 'json_schema' : 'text');
+	let reask: ChatMessage[] = [];
+	let reasked = false;
+	const fail = (error: string, details: Record<string, unknown> = {}): Score => ({
+		...base,
+		value: null,
+		pass: null,
+		status: 'error',
+		error: `${decl.displayName}: ${error}`,
+		usage,
+		model,
+		latencyMs: Date.now() - started,
+		attempts,
+		details: { responseMode: mode, ...details },
+		signature: sign(model),
+	});
+
+	for (;;) {
+		const messages: ChatMessage[] = [
+			{
+				role: 'system',
+				content: `${rendered.system}\n\n${dataRule(rendered.tag)}\n\n${formatInstruction(decl, mode)}`,
+			},
+			{ role: 'user', content: rendered.user },
+			...reask,
+		];
+		let result: ChatResult;
+		try {
+			const callMode = mode;
+			const governed = await ctx.governor.run(
+				ctx.source.key,
+				(signal) =>
+					ctx.source.chat({
+						messages,
+						mode: callMode,
+						jsonSchema:
+							callMode === 'json_schema'
+								? { name: decl.output.name, schema: decl.output.jsonSchema }
+								: undefined,
+						model: ctx.model,
+						temperature,
+						seed: ctx.seed,
+						maxTokens: ctx.maxTokens,
+						signal,
+					}),
+				{ signal: ctx.signal },
+			);
+			attempts += governed.attempts;
+			result = governed.value;
+		} catch (e) {
+			const err =
+				e instanceof ModelCallError
+					? e
+					: new ModelCallError('bad_request', String((e as Error)?.message ?? e));
+			attempts += err.attempts ?? 0;
+			if (err.kind === 'response_format_unsupported' && mode !== 'text') {
+				mode = MODE_ORDER[MODE_ORDER.indexOf(mode) + 1];
+				modeCache.set(ctx.source, mode);
+				continue;
+			}
+			return fail(err.message, { errorKind: err.kind, fatal: err.fatal });
+		}
+		usage = addUsage(usage, result.usage);
+		model = result.model || model;
+		const problem = replyProblem(result);
+		if (problem !== null) {
+			return fail(problem, {
+				finishReason: result.finishReason,
+				rawReply: truncate(result.content),
+			});
+		}
+		const parsed = parseReply(result.content, decl.output.schema, keys);
+		if (parsed.ok) {
+			const value = decl.toValue(parsed.value);
+			return {
+				...base,
+				value,
+				pass: passOf(value, threshold, direction),
+				status: 'ok',
+				reason: decl.toReason(parsed.value),
+				usage,
+				model,
+				latencyMs: Date.now() - started,
+				attempts,
+				details: { responseMode: mode, ...(decl.toDetails?.(parsed.value) ?? {}) },
+				signature: sign(model),
+			};
+		}
+		if (reasked) {
+			return fail(`could not parse the judge reply after one re-ask: ${parsed.error}`, {
+				rawReply: truncate(result.content),
+			});
+		}
+		reasked = true;
+		reask = [
+			{ role: 'assistant', content: truncate(result.content, 4000) },
+			{
+				role: 'user',
+				content: `Your reply could not be used: ${parsed.error}. Answer again with only the required format.`,
+			},
+		];
+	}
+}
+
+/** Judges many rows with bounded concurrency; one Score per row, in order, never throws. */
+export async function runJudges(
+	decl: JudgeDecl,
+	rows: ReadonlyArray<Record<string, unknown>>,
+	ctx: JudgeContext & { concurrency?: number },
+): Promise<Score[]> {
+	const out: Score[] = new Array<Score>(rows.length);
+	// The governor enforces the real cap; the pool only avoids creating every promise at once.
+	const width = Math.max(1, ctx.concurrency ?? ctx.governor.concurrency * 2);
+	let next = 0;
+	const worker = async (): Promise<void> => {
+		while (next < rows.length) {
+			const i = next++;
+			out[i] = await runJudge(decl, rows[i], ctx);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(width, rows.length) }, worker));
+	return out;
+}

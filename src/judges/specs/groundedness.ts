@@ -1,0 +1,79 @@
+/**
+ * Groundedness (Azure AI Studio, prompt-only variant; seed 000, "Fundamentação baseada somente em
+ * solicitação"): is the response entailed by the context? 1-5, 5 = follows from the context,
+ * 1 = contradicted by it or undecidable from it, intermediate integers for partial support.
+ * Factually correct statements the context cannot confirm still count as ungrounded. The query
+ * is optional, as in the seed's table. Also `groundedness_verdict`, a yes/no variant in the
+ * Databricks style (seed 001) for reuse by the Databricks judges.
+ */
+import {
+	BINARY,
+	LIKERT,
+	contextInput,
+	likertOutput,
+	requestInput,
+	responseInput,
+	yesNoOutput,
+} from './common';
+import type { LikertVerdict, YesNoVerdict } from './common';
+import type { JudgeDecl } from '../types';
+
+/** Azure-style 1-5 groundedness. */
+export const groundedness: JudgeDecl<LikertVerdict> = {
+	id: 'groundedness',
+	version: '1',
+	displayName: 'Groundedness',
+	description: 'Rates 1-5 how far the response is supported by the retrieved context',
+	reference:
+		'Azure AI Studio groundedness, prompt-only (seed 000): CONTEXT and ANSWER, 1-5 entailment scale',
+	inputs: [requestInput(false), contextInput(true), responseInput],
+	params: [],
+	scale: LIKERT,
+	threshold: { default: 3, direction: 'higher' },
+	prompt: {
+		system: [
+			'You check whether an answer is supported by a given context (natural language inference).',
+			'Read the context carefully first, so you know exactly what it states and what it implies.',
+			'Then rate the answer on this scale:',
+			'5 - everything the answer says follows from the context.',
+			'4 - nearly all of the answer follows from the context; a minor detail cannot be confirmed.',
+			'3 - part of the answer follows from the context and part cannot be confirmed from it.',
+			'2 - most of the answer cannot be confirmed from the context.',
+			'1 - the answer contradicts the context, or whether it is true cannot be decided from the context at all.',
+			'Judge only against the context: a statement that is true in the world but absent from the context is not supported.',
+			'The question, when given, only tells you what the answer is about.',
+			'The answer comes from a computer system and may contain stray symbols or markup; do not count those against it.',
+		].join('\n'),
+		user: 'Question:\n{{request}}\n\nContext:\n{{context}}\n\nAnswer to check:\n{{response}}',
+	},
+	output: likertOutput('groundedness'),
+	toValue: (p) => p.score,
+	toReason: (p) => p.reason,
+};
+
+/** Yes/no groundedness (Databricks-style verdict). */
+export const groundednessVerdict: JudgeDecl<YesNoVerdict> = {
+	id: 'groundedness_verdict',
+	version: '1',
+	displayName: 'Groundedness (Yes/No)',
+	description: 'Says yes when every claim of the response is supported by the retrieved context',
+	reference:
+		'Databricks Agent Evaluation groundedness (seed 001): yes/no verdict with rationale; same entailment test as Azure groundedness (seed 000)',
+	inputs: [requestInput(false), contextInput(true), responseInput],
+	params: [],
+	scale: BINARY,
+	threshold: { default: 1, direction: 'higher' },
+	prompt: {
+		system: [
+			'You check whether an answer is supported by a given context (natural language inference).',
+			'Answer "yes" when every factual statement of the answer follows from the context.',
+			'Answer "no" when any statement contradicts the context or cannot be confirmed from it, even if it is true in the world.',
+			'The question, when given, only tells you what the answer is about.',
+			'Stray symbols or markup in the answer do not matter.',
+		].join('\n'),
+		user: 'Question:\n{{request}}\n\nContext:\n{{context}}\n\nAnswer to check:\n{{response}}',
+	},
+	output: yesNoOutput('groundedness_verdict'),
+	toValue: (p) => p.verdict === 'yes',
+	toReason: (p) => p.reason,
+};
