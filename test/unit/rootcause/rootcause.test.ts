@@ -368,7 +368,7 @@ describe('ground truth inference', () => {
 
 	it('has a fix for every cause in both orders, in our words', () => {
 		for (const id of [...ORDER_WITH_GROUND_TRUTH, ...ORDER_WITHOUT_GROUND_TRUTH]) {
-			expect(suggestedFixes[id]).toMatch(/\w{20,}|\s/);
+			expect(suggestedFixes[id].length).toBeGreaterThan(40);
 			expect(suggestedFixFor(id)).toBe(suggestedFixes[id]);
 		}
 	});
