@@ -1,0 +1,356 @@
+/**
+ * A local OpenAI-compatible server for judge tests: `node:http` on 127.0.0.1 with a random port,
+ * serving chat completions (OpenAI and Azure deployment paths) and the models list with the real
+ * response shapes, scripted replies per test, recorded requests and fault modes. A call with no
+ * scripted reply and no default handler answers 500 and is recorded as unexpected, so
+ * `assertNoUnexpected()` fails the test.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as the server saw it. */
+export interface RecordedRequest {
+	method: string;
+	path: string;
+	query: Record<string, string>;
+	headers: Record<string, string>;
+	rawBody: string;
+	/** Parsed JSON body, or undefined when the body was not JSON. */
+	body: unknown;
+	/** Azure deployment name for `/openai/deployments/{d}/...` paths. */
+	deployment?: string;
+	/** Chat completions only: `model`, messages and response_format from the body. */
+	model?: string;
+	messages?: { role: string; content: string }[];
+	responseFormat?: {
+		type: string;
+		json_schema?: { name: string; schema: unknown; strict?: boolean };
+	};
+	unexpected: boolean;
+}
+
+/** What the server answers to one call. */
+export interface ScriptedReply {
+	/** Assistant message content (a string; `null` is sent when undefined and `json` is unset). */
+	content?: string | null;
+	/** Shorthand for `content: JSON.stringify(json)`. */
+	json?: unknown;
+	/** HTTP status, default 200. Non-2xx statuses send `error` as the OpenAI error body. */
+	status?: number;
+	headers?: Record<string, string>;
+	error?: { message: string; type?: string; code?: string | null };
+	/** Wait before answering. */
+	delayMs?: number;
+	/** Never answer (until the client gives up or the server closes). */
+	hang?: boolean;
+	/** Destroy the socket without answering (connection reset). */
+	drop?: boolean;
+	/** Send this body verbatim (with `status`, content-type JSON). */
+	rawBody?: string;
+	finishReason?: string;
+	refusal?: string;
+	usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+	/** Model reported in the reply; default the request's model (or Azure deployment). */
+	model?: string;
+}
+
+/** A reply, or a function computing it from the request. */
+export type ReplyHandler = (req: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
+
+/** Handle on a running test server. */
+export interface OpenAIServer {
+	/** `http://127.0.0.1:<port>` (Azure endpoint). */
+	url: string;
+	/** `http://127.0.0.1:<port>/v1` (OpenAI base URL). */
+	baseUrl: string;
+	/** Every request received, in arrival order. */
+	requests: RecordedRequest[];
+	/** Only the chat-completion requests. */
+	chatRequests(): RecordedRequest[];
+	/** Queues replies for the next chat calls, consumed in order. */
+	script(...replies: Array<ScriptedReply | ReplyHandler>): void;
+	/** Answers chat calls once the script is empty; `null` removes it. */
+	setDefault(handler: ReplyHandler | null): void;
+	/** Model ids listed by `/models`, or a reply (e.g. 404) for the models endpoint. */
+	setModels(models: string[] | ScriptedReply): void;
+	/** Scripted replies not consumed yet. */
+	remaining(): number;
+	/** Throws if any call arrived with nothing scripted to answer it. */
+	assertNoUnexpected(): void;
+	close(): Promise<void>;
+}
+
+/** Approximate token count, deterministic so tests can assert usage. */
+export function approxTokens(text: string): number {
+	return Math.max(1, Math.ceil(text.length / 4));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+		req.on('error', reject);
+	});
+}
+
+function sendJson(
+	res: ServerResponse,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+): void {
+	const text = typeof body === 'string' ? body : JSON.stringify(body);
+	res.writeHead(status, { 'content-type': 'application/json', ...headers });
+	res.end(text);
+}
+
+function errorType(status: number): string {
+	if (status === 429) return 'rate_limit_exceeded';
+	if (status === 401) return 'invalid_request_error';
+	if (status >= 500) return 'server_error';
+	return 'invalid_request_error';
+}
+
+let completionCounter = 0;
+
+/** Builds the body of a successful chat completion in the OpenAI shape. */
+export function completionBody(
+	reply: ScriptedReply,
+	req: RecordedRequest,
+): Record<string, unknown> {
+	const content =
+		reply.json !== undefined
+			? JSON.stringify(reply.json)
+			: reply.content === undefined
+				? null
+				: reply.content;
+	const promptText = (req.messages ?? []).map((m) => m.content).join('\n');
+	const usage = reply.usage ?? {
+		prompt_tokens: approxTokens(promptText),
+		completion_tokens: content ? approxTokens(content) : 0,
+		total_tokens: approxTokens(promptText) + (content ? approxTokens(content) : 0),
+	};
+	return {
+		id: `chatcmpl-test-${++completionCounter}`,
+		object: 'chat.completion',
+		created: Math.floor(Date.now() / 1000),
+		model: reply.model ?? req.model ?? req.deployment ?? 'unknown-model',
+		system_fingerprint: 'fp_test',
+		choices: [
+			{
+				index: 0,
+				message: { role: 'assistant', content, refusal: reply.refusal ?? null },
+				logprobs: null,
+				finish_reason: reply.finishReason ?? 'stop',
+			},
+		],
+		usage,
+	};
+}
+
+/** Starts a server on 127.0.0.1 with a random port. */
+export async function startOpenAIServer(): Promise<OpenAIServer> {
+	const requests: RecordedRequest[] = [];
+	const queue: Array<ScriptedReply | ReplyHandler> = [];
+	let fallback: ReplyHandler | null = null;
+	let models: string[] | ScriptedReply = ['judge-model', 'gpt-4o-mini'];
+
+	async function answer(
+		res: ServerResponse,
+		reply: ScriptedReply,
+		rec: RecordedRequest,
+		okBody: () => unknown,
+	): Promise<void> {
+		if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+		if (reply.hang) return; // the socket stays open until the client aborts or close()
+		if (reply.drop) {
+			res.socket?.destroy();
+			return;
+		}
+		const status = reply.status ?? 200;
+		if (reply.rawBody !== undefined) return sendJson(res, status, reply.rawBody, reply.headers);
+		if (status >= 300) {
+			const error = {
+				message: reply.error?.message ?? `status ${status}`,
+				type: reply.error?.type ?? errorType(status),
+				param: null,
+				code: reply.error?.code ?? null,
+			};
+			return sendJson(res, status, { error }, reply.headers);
+		}
+		void rec;
+		sendJson(res, status, okBody(), reply.headers);
+	}
+
+	const server = createServer((req, res) => {
+		void (async () => {
+			const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+			const rawBody = await readBody(req);
+			let body: unknown;
+			try {
+				body = rawBody === '' ? undefined : JSON.parse(rawBody);
+			} catch {
+				body = undefined;
+			}
+			const headers: Record<string, string> = {};
+			for (const [k, v] of Object.entries(req.headers))
+				headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
+			const rec: RecordedRequest = {
+				method: req.method ?? 'GET',
+				path: url.pathname,
+				query: Object.fromEntries(url.searchParams.entries()),
+				headers,
+				rawBody,
+				body,
+				unexpected: false,
+			};
+			const azure = /^\/openai\/deployments\/([^/]+)\/(.+)$/.exec(url.pathname);
+			if (azure) rec.deployment = decodeURIComponent(azure[1]);
+			const endpoint = azure
+				? `/${azure[2]}`
+				: url.pathname.replace(/^\/v1/, '').replace(/^\/openai/, '');
+			requests.push(rec);
+
+			if (req.method === 'POST' && endpoint === '/chat/completions') {
+				const b = (body ?? {}) as Record<string, unknown>;
+				rec.model = typeof b.model === 'string' ? b.model : undefined;
+				rec.messages = Array.isArray(b.messages)
+					? (b.messages as { role: string; content: string }[])
+					: undefined;
+				rec.responseFormat = b.response_format as RecordedRequest['responseFormat'];
+				const next = queue.shift() ?? fallback;
+				if (!next) {
+					rec.unexpected = true;
+					return sendJson(res, 500, {
+						error: {
+							message: 'unexpected call: nothing scripted',
+							type: 'server_error',
+							param: null,
+							code: null,
+						},
+					});
+				}
+				const reply = typeof next === 'function' ? await next(rec) : next;
+				return answer(res, reply, rec, () => completionBody(reply, rec));
+			}
+			if (req.method === 'GET' && endpoint === '/models') {
+				if (!Array.isArray(models))
+					return answer(res, models, rec, () => ({ object: 'list', data: [] }));
+				const list = models;
+				return sendJson(res, 200, {
+					object: 'list',
+					data: list.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'test' })),
+				});
+			}
+			rec.unexpected = true;
+			sendJson(res, 404, {
+				error: {
+					message: `unknown endpoint ${req.method} ${url.pathname}`,
+					type: 'invalid_request_error',
+					param: null,
+					code: null,
+				},
+			});
+		})().catch((err: unknown) => {
+			if (!res.headersSent)
+				sendJson(res, 500, { error: { message: String(err), type: 'server_error' } });
+		});
+	});
+	server.keepAliveTimeout = 1000;
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	const url = `http://127.0.0.1:${port}`;
+	return {
+		url,
+		baseUrl: `${url}/v1`,
+		requests,
+		chatRequests: () => requests.filter((r) => r.path.endsWith('/chat/completions')),
+		script: (...replies) => {
+			queue.push(...replies);
+		},
+		setDefault: (h) => {
+			fallback = h;
+		},
+		setModels: (m) => {
+			models = m;
+		},
+		remaining: () => queue.length,
+		assertNoUnexpected: () => {
+			const bad = requests.filter((r) => r.unexpected);
+			if (bad.length > 0) {
+				throw new Error(
+					`${bad.length} unexpected call(s) to the test OpenAI server: ${bad.map((r) => `${r.method} ${r.path}`).join(', ')}`,
+				);
+			}
+		},
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+/** Builders for the issue's fault modes. */
+export const faults = {
+	/** 429 with `Retry-After` (seconds). */
+	rateLimited: (retryAfterSeconds = 0.01): ScriptedReply => ({
+		status: 429,
+		headers: { 'retry-after': String(retryAfterSeconds) },
+		error: {
+			message: 'Rate limit reached for requests',
+			type: 'requests',
+			code: 'rate_limit_exceeded',
+		},
+	}),
+	serverError: (): ScriptedReply => ({
+		status: 500,
+		error: {
+			message: 'The server had an error while processing your request.',
+			type: 'server_error',
+		},
+	}),
+	unavailable: (): ScriptedReply => ({
+		status: 503,
+		error: {
+			message: 'The engine is currently overloaded, please try again later.',
+			type: 'server_error',
+		},
+	}),
+	hang: (): ScriptedReply => ({ hang: true }),
+	drop: (): ScriptedReply => ({ drop: true }),
+	truncatedJson: (): ScriptedReply => ({
+		content: '{"reason": "The answer restates the context and',
+		finishReason: 'stop',
+	}),
+	schemaViolation: (): ScriptedReply => ({ json: { reason: 'looks fine', score: 'excellent' } }),
+	outOfRange: (): ScriptedReply => ({ json: { reason: 'very good', score: 7 } }),
+	refusal: (): ScriptedReply => ({
+		content: null,
+		refusal: "I'm sorry, I can't help with that request.",
+	}),
+	empty: (): ScriptedReply => ({ content: '' }),
+	length: (): ScriptedReply => ({
+		content: '{"reason": "The answer is partly supported because',
+		finishReason: 'length',
+	}),
+	contentFilter: (): ScriptedReply => ({ content: null, finishReason: 'content_filter' }),
+	insufficientQuota: (): ScriptedReply => ({
+		status: 429,
+		error: {
+			message: 'You exceeded your current quota, please check your plan and billing details.',
+			type: 'insufficient_quota',
+			code: 'insufficient_quota',
+		},
+	}),
+	/** 400 as returned by endpoints that do not support `response_format` json_schema. */
+	responseFormatUnsupported: (kind = 'json_schema'): ScriptedReply => ({
+		status: 400,
+		error: {
+			message: `Invalid parameter: 'response_format' of type '${kind}' is not supported with this model.`,
+			type: 'invalid_request_error',
+			code: null,
+		},
+	}),
+};
