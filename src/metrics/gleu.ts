@@ -1,0 +1,58 @@
+/**
+ * Google-BLEU as Azure AI Evaluation's `GleuScoreEvaluator` computes it: nltk 3.9.2
+ * `sentence_gleu([nltk_tokenize(ground_truth)], nltk_tokenize(response))` (Wu et al. 2016),
+ * min_len 1, max_len 4. Exact behaviour: all 1-4-grams pooled (`everygrams`, a shorter text just
+ * has fewer orders), score = overlap / max(hyp n-grams, ref n-grams), 0.0 when both are empty.
+ */
+import type { MetricDecl } from '../core/types';
+import { responseGroundTruthInputs } from './f1';
+import { nltkTokenize } from './tokenize';
+import { Interner, ngramCounts, overlapCount, requireText } from './tokenize/util';
+
+function everygrams(ids: number[]): Map<string, number> {
+	// Keys of different orders never collide: their comma counts differ.
+	const all = new Map<string, number>();
+	for (let n = 1; n <= 4; n++) for (const [k, c] of ngramCounts(ids, n)) all.set(k, c);
+	return all;
+}
+
+function total(counts: Map<string, number>): number {
+	let t = 0;
+	for (const c of counts.values()) t += c;
+	return t;
+}
+
+/** GLEU of already tokenized texts (one reference). */
+export function gleuFromTokens(hyp: readonly string[], ref: readonly string[]): number {
+	const interner = new Interner();
+	const h = everygrams(interner.intern(hyp));
+	const r = everygrams(interner.intern(ref));
+	const nAll = Math.max(total(h), total(r));
+	if (nAll === 0) return 0;
+	return overlapCount(h, r) / nAll;
+}
+
+/** Azure's `gleu_score` for one pair, in [0, 1]. */
+export function gleuScore(response: string, groundTruth: string): number {
+	const hyp = nltkTokenize(requireText(response, 'response'));
+	const ref = nltkTokenize(requireText(groundTruth, 'groundTruth'));
+	return gleuFromTokens(hyp, ref);
+}
+
+/** Declaration of `gleu` (Azure GleuScoreEvaluator parity). */
+export const gleuMetric: MetricDecl = {
+	id: 'gleu',
+	version: '1.0.0',
+	displayName: 'GLEU',
+	description: 'Google-BLEU (min of n-gram precision and recall) as Azure computes it',
+	reference:
+		'Wu et al. 2016; Azure AI Evaluation GleuScoreEvaluator = nltk 3.9.2 sentence_gleu, 1-4-grams, nltk_tokenize',
+	inputs: responseGroundTruthInputs,
+	params: [],
+	scale: { kind: 'unit', min: 0, max: 1 },
+	threshold: { default: 0.5, direction: 'higher' },
+	signatureParts: 'nrefs:1|tok:nltk-azure|ngrams:1-4|version:nltk-3.9.2',
+	compute(inputs) {
+		return { value: gleuScore(inputs.response as string, inputs.groundTruth as string) };
+	},
+};
