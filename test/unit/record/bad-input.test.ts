@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatasetError, loadDataset } from '../../../src/record';
+
+const FIX = join(__dirname, '../../fixtures/datasets');
+const fixture = (name: string): Buffer => readFileSync(join(FIX, name));
+
+function thrown(fn: () => unknown): DatasetError {
+	try {
+		fn();
+	} catch (e) {
+		expect(e).toBeInstanceOf(DatasetError);
+		return e as DatasetError;
+	}
+	throw new Error('expected a DatasetError');
+}
+
+describe('bad rows: each row ends up in records or invalid, named by row and field', () => {
+	const res = loadDataset(fixture('databricks-bad.jsonl'));
+	const byRow = new Map(res.invalid.map((i) => [i.row, i]));
+
+	it('accounts for every non-blank line exactly once, numbered by file line', () => {
+		const rows = [...res.records.map((r) => r.source.row), ...res.invalid.map((i) => i.row)].sort();
+		expect(rows).toEqual([1, 2, 3, 5, 6, 7]);
+		expect(res.records.map((r) => r.source.row)).toEqual([1]);
+	});
+
+	it('a malformed JSONL line is one invalid row carrying the raw line; the rest continue', () => {
+		const bad = byRow.get(2);
+		expect(bad?.path).toBe('');
+		expect(bad?.message).toMatch(/^not valid JSON/);
+		expect(bad?.raw).toBe('{"request": "broken", "response": ');
+	});
+
+	it('a wrong type inside a context list names the element and both types', () => {
+		expect(byRow.get(3)?.error).toBe(
+			'row 3: retrieved_context[2].doc_uri: expected string, got number',
+		);
+		expect(byRow.get(3)?.path).toBe('retrieved_context[2].doc_uri');
+		expect(byRow.get(3)?.raw).toMatchObject({ request: 'Who?' });
+	});
+
+	it('both expected_facts and expected_response is an error for that row', () => {
+		expect(byRow.get(5)?.path).toBe('expected_facts');
+		expect(byRow.get(5)?.message).toMatch(/expected_response/);
+	});
+
+	it('a row with neither response nor trace is an error', () => {
+		expect(byRow.get(6)?.error).toBe(
+			'row 6: response: required (give a response or an MLflow trace)',
+		);
+	});
+
+	it('reports every problem of a row, not only the first', () => {
+		expect(byRow.get(7)?.issues).toEqual([
+			{ path: 'request', message: 'expected string or object, got number' },
+			{ path: 'response', message: 'expected string or object, got array' },
+		]);
+	});
+});
+
+describe('more wrong types', () => {
+	it('names list elements and map entries', () => {
+		const out = loadDataset([
+			{ request: 'q', response: 'a', expected_facts: ['ok', 3] },
+			{ request: 'q', response: 'a', guidelines: { tone: ['polite'], lang: 'English' } },
+			{ request: 'q', response: 'a', expected_retrieved_context: [{ content: 'no uri' }] },
+			{ request: 'q', response: 'a', retrieved_context: [{ doc_uri: 'd' }] },
+			{ request: { messages: [{ role: 'user', content: 5 }] }, response: 'a' },
+			'not an object',
+			{ request: 'q', response: 'a', trace: '{broken' },
+		]);
+		expect(out.records).toHaveLength(0);
+		expect(out.invalid.map((i) => i.error)).toEqual([
+			'row 1: expected_facts[1]: expected string, got number',
+			'row 2: guidelines.lang: expected array of strings, got string',
+			'row 3: expected_retrieved_context[0].doc_uri: required',
+			'row 4: retrieved_context[0].content: required (a retrieved chunk needs its text)',
+			'row 5: request.messages[0].content: expected string or content parts, got number',
+			'row 6: expected an object, got string',
+			expect.stringMatching(/^row 7: trace: not valid MLflow trace JSON/),
+		]);
+		expect(out.invalid[5].raw).toBe('not an object');
+	});
+
+	it('a CSV JSON cell that does not parse is named, with the raw row kept', () => {
+		const out = loadDataset('request,response,retrieved_context\nq,a,"[{""doc_uri"": ""x"""\n');
+		expect(out.invalid).toHaveLength(1);
+		expect(out.invalid[0].path).toBe('retrieved_context');
+		expect(out.invalid[0].message).toMatch(/^cell is not valid JSON/);
+		expect(out.invalid[0].raw).toEqual({
+			request: 'q',
+			response: 'a',
+			retrieved_context: '[{"doc_uri": "x"',
+		});
+	});
+
+	it('a CSV row with the wrong number of cells is invalid, not truncated', () => {
+		const out = loadDataset('request,response\nq1,a1\nq2,a2,extra\nq3,a3\n');
+		expect(out.records.map((r) => r.source.row)).toEqual([1, 3]);
+		expect(out.invalid[0]).toMatchObject({ row: 2, raw: ['q2', 'a2', 'extra'] });
+		expect(out.invalid[0].message).toBe('expected 2 cells as in the header, got 3');
+	});
+});
+
+describe('unreadable files are one clear error', () => {
+	it('an empty file', () => {
+		const e = thrown(() => loadDataset(fixture('empty.jsonl')));
+		expect(e.code).toBe('empty');
+		expect(thrown(() => loadDataset('  \n\n')).code).toBe('empty');
+	});
+
+	it('non-UTF-8 bytes, located by byte and line', () => {
+		const e = thrown(() => loadDataset(fixture('azure-cp1252.csv')));
+		expect(e.code).toBe('encoding');
+		expect(e.message).toBe(
+			'the file is not valid UTF-8 at byte 29 (line 2); save it as UTF-8 and load it again',
+		);
+	});
+
+	it('UTF-16 files', () => {
+		const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('query\n', 'utf16le')]);
+		expect(thrown(() => loadDataset(bytes)).message).toMatch(/UTF-16/);
+	});
+
+	it('a broken JSON document (not JSON Lines)', () => {
+		const e = thrown(() => loadDataset('[\n {"request": "q",\n'));
+		expect(e.code).toBe('syntax');
+		expect(e.message).toMatch(/^the file is not valid JSON/);
+	});
+
+	it('a CSV header with a duplicated column, which would overwrite data', () => {
+		expect(thrown(() => loadDataset('request,response,request\nq,a,b\n')).message).toBe(
+			'the CSV header names column "request" twice',
+		);
+	});
+
+	it('an unterminated CSV quote', () => {
+		expect(thrown(() => loadDataset('request,response\n"q,a\n')).code).toBe('syntax');
+	});
+});
