@@ -18,6 +18,17 @@ export interface GovernorOptions {
 	maxRetryAfterMs?: number;
 	/** Injected for deterministic tests. */
 	random?: () => number;
+	/** Observes each scheduled retry (logging, tests); messages are already secret-free. */
+	onRetry?: (info: RetryInfo) => void;
+}
+
+/** One scheduled retry. */
+export interface RetryInfo {
+	key: string;
+	/** Attempts made so far. */
+	attempts: number;
+	delayMs: number;
+	error: ModelCallError;
 }
 
 /** A governed call's value and how many attempts it took. */
@@ -54,6 +65,7 @@ export class Governor {
 	private readonly backoffMaxMs: number;
 	private readonly maxRetryAfterMs: number;
 	private readonly random: () => number;
+	private readonly onRetry?: (info: RetryInfo) => void;
 	private readonly lanes = new Map<string, Lane>();
 
 	constructor(opts: GovernorOptions = {}) {
@@ -64,6 +76,7 @@ export class Governor {
 		this.backoffMaxMs = opts.backoffMaxMs ?? 30_000;
 		this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
 		this.random = opts.random ?? Math.random;
+		this.onRetry = opts.onRetry;
 	}
 
 	/** The fatal error recorded for a key, if any call with it failed unrecoverably. */
@@ -126,8 +139,10 @@ export class Governor {
 				}
 				throw withAttempts(error, attempts);
 			}
+			const delayMs = this.delayFor(error, attempts);
+			this.onRetry?.({ key, attempts, delayMs, error });
 			// Sleeping without a slot lets other rows use the capacity while this one waits.
-			await sleep(this.delayFor(error, attempts), outer).catch(() => {
+			await sleep(delayMs, outer).catch(() => {
 				throw withAttempts(abortedError(), attempts);
 			});
 		}

@@ -1,0 +1,170 @@
+/** The governor: concurrency cap, retry delays from headers and backoff, fatal errors, cancel. */
+import { ModelCallError, parseDuration, retryAfterFromHeaders } from '../../../src/judges/errors';
+import { Governor, type RetryInfo } from '../../../src/judges/governor';
+
+const headers = (h: Record<string, string>) => (name: string) => h[name];
+
+describe('retryAfterFromHeaders', () => {
+	it('reads retry-after-ms, retry-after seconds and dates, and rate-limit reset durations', () => {
+		expect(retryAfterFromHeaders(headers({ 'retry-after-ms': '150', 'retry-after': '9' }))).toBe(
+			150,
+		);
+		expect(retryAfterFromHeaders(headers({ 'retry-after': '0.2' }))).toBe(200);
+		const now = Date.parse('2026-01-01T00:00:00Z');
+		expect(
+			retryAfterFromHeaders(headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:03 GMT' }), now),
+		).toBe(3000);
+		expect(
+			retryAfterFromHeaders(
+				headers({ 'x-ratelimit-reset-requests': '1s', 'x-ratelimit-reset-tokens': '6m0s' }),
+			),
+		).toBe(360000);
+		expect(retryAfterFromHeaders(headers({}))).toBeUndefined();
+	});
+	it('parses Go-style durations', () => {
+		expect(parseDuration('20ms')).toBe(20);
+		expect(parseDuration('1m30.5s')).toBe(90500);
+		expect(parseDuration('2')).toBe(2000);
+		expect(parseDuration('soon')).toBeUndefined();
+	});
+});
+
+describe('Governor', () => {
+	it('never runs more than `concurrency` calls per key, and keys are independent', async () => {
+		const gov = new Governor({ concurrency: 3 });
+		let active = 0;
+		let peak = 0;
+		const task = async (): Promise<number> => {
+			active++;
+			peak = Math.max(peak, active);
+			await new Promise((r) => setTimeout(r, 5));
+			active--;
+			return 1;
+		};
+		const results = await Promise.all([...Array.from({ length: 12 }, () => gov.run('a', task))]);
+		expect(results.every((r) => r.value === 1 && r.attempts === 1)).toBe(true);
+		expect(peak).toBe(3);
+		expect(gov.active('a')).toBe(0);
+		// a second key in the same governor has its own cap
+		peak = 0;
+		await Promise.all([
+			...Array.from({ length: 4 }, () => gov.run('a', task)),
+			...Array.from({ length: 4 }, () => gov.run('b', task)),
+		]);
+		expect(peak).toBe(6);
+	});
+
+	it('honours the server-requested wait and otherwise backs off exponentially with full jitter', async () => {
+		const retries: RetryInfo[] = [];
+		const gov = new Governor({
+			backoffBaseMs: 4,
+			backoffMaxMs: 10,
+			random: () => 0.5,
+			onRetry: (i) => retries.push(i),
+		});
+		const errs = [
+			new ModelCallError('rate_limit', '429', { retryAfterMs: 30 }),
+			new ModelCallError('server', '500'),
+			new ModelCallError('server', '500'),
+			new ModelCallError('connection', 'reset'),
+		];
+		let n = 0;
+		const r = await gov.run('k', async () => {
+			if (n < errs.length) throw errs[n++];
+			return 'ok';
+		});
+		expect(r).toEqual({ value: 'ok', attempts: 5 });
+		// 30 from Retry-After; then 0.5 x min(10, 4 x 2^(attempt-1)) = 4, 5 (capped at 10)
+		expect(retries.map((x) => x.delayMs)).toEqual([30, 4, 5, 5]);
+	});
+
+	it('caps a very long Retry-After', async () => {
+		const retries: RetryInfo[] = [];
+		const gov = new Governor({ maxRetryAfterMs: 5, onRetry: (i) => retries.push(i) });
+		let n = 0;
+		await gov.run('k', async () => {
+			if (n++ === 0) throw new ModelCallError('rate_limit', '429', { retryAfterMs: 3_600_000 });
+			return 1;
+		});
+		expect(retries[0].delayMs).toBe(5);
+	});
+
+	it('does not retry bad requests', async () => {
+		const gov = new Governor({ backoffBaseMs: 1 });
+		let calls = 0;
+		await expect(
+			gov.run('k', async () => {
+				calls++;
+				throw new ModelCallError('bad_request', 'too long');
+			}),
+		).rejects.toMatchObject({ kind: 'bad_request', attempts: 1 });
+		expect(calls).toBe(1);
+	});
+
+	it('after a fatal error, queued and later calls for the key fail with the same message without running', async () => {
+		const gov = new Governor({ concurrency: 1 });
+		let calls = 0;
+		const fatal = async (): Promise<never> => {
+			calls++;
+			await new Promise((r) => setTimeout(r, 5));
+			throw new ModelCallError('fatal', 'authentication failed (401)');
+		};
+		const results = await Promise.allSettled([
+			gov.run('k', fatal),
+			gov.run('k', fatal),
+			gov.run('k', fatal),
+		]);
+		const later = await gov.run('k', fatal).catch((e: ModelCallError) => e);
+		expect(calls).toBe(1);
+		for (const r of results)
+			expect(r).toMatchObject({
+				status: 'rejected',
+				reason: { message: 'authentication failed (401)' },
+			});
+		expect(later).toMatchObject({ kind: 'fatal', message: 'authentication failed (401)' });
+		// another key, and another governor (another execution), are unaffected
+		await expect(gov.run('other', async () => 2)).resolves.toMatchObject({ value: 2 });
+		await expect(new Governor().run('k', async () => 3)).resolves.toMatchObject({ value: 3 });
+	});
+
+	it('times out a call that never settles and retries it', async () => {
+		const gov = new Governor({ timeoutMs: 20, maxRetries: 1, backoffBaseMs: 1 });
+		const signals: AbortSignal[] = [];
+		const err = await gov
+			.run('k', (signal) => {
+				signals.push(signal);
+				return new Promise<never>(() => undefined);
+			})
+			.catch((e: ModelCallError) => e);
+		expect(err).toMatchObject({ kind: 'timeout', attempts: 2 });
+		expect(signals.every((s) => s.aborted)).toBe(true);
+	});
+
+	it('the cancel signal aborts the running call, queued calls and backoff sleeps', async () => {
+		const gov = new Governor({ concurrency: 1, backoffBaseMs: 10_000, random: () => 1 });
+		const ac = new AbortController();
+		let started = 0;
+		const hang = (signal: AbortSignal): Promise<never> => {
+			started++;
+			return new Promise((_, reject) =>
+				signal.addEventListener('abort', () => reject(new Error('aborted'))),
+			);
+		};
+		const running = gov.run('k', hang, { signal: ac.signal });
+		const queued = gov.run('k', hang, { signal: ac.signal });
+		const sleeping = gov.run(
+			'other',
+			async () => {
+				throw new ModelCallError('server', '500');
+			},
+			{ signal: ac.signal },
+		);
+		await new Promise((r) => setTimeout(r, 10));
+		ac.abort();
+		const out = await Promise.allSettled([running, queued, sleeping]);
+		for (const r of out)
+			expect(r).toMatchObject({ status: 'rejected', reason: { kind: 'aborted' } });
+		expect(started).toBe(1);
+		expect(gov.active('k')).toBe(0);
+	});
+});
