@@ -1,0 +1,63 @@
+/** Registry rules over every judge declaration, and that validation catches broken ones. */
+import { placeholdersOf } from '../../../src/judges/prompt';
+import { judgeRegistry, validateJudge, validateRegistry } from '../../../src/judges/registry';
+import { groundedness } from '../../../src/judges/specs/groundedness';
+import type { JudgeDecl } from '../../../src/judges/types';
+
+describe('judgeRegistry', () => {
+	it('holds the Azure quality judges with unique ids', () => {
+		const ids = judgeRegistry.map((d) => d.id);
+		expect(ids).toEqual([
+			'groundedness',
+			'groundedness_verdict',
+			'relevance',
+			'relevance_conversation',
+			'relevance_conversation_gt',
+			'coherence',
+			'fluency',
+			'similarity',
+			'retrieval',
+		]);
+		expect(new Set(ids).size).toBe(ids.length);
+	});
+
+	it.each(judgeRegistry.map((d) => [d.id, d] as const))(
+		'%s is a valid declaration',
+		(_id, decl) => {
+			expect(validateJudge(decl)).toEqual([]);
+			expect(decl.description.length).toBeGreaterThan(10);
+			expect(decl.reference).toMatch(/seed 00\d/);
+			expect(decl.threshold).toEqual(
+				decl.scale.kind === 'binary'
+					? { default: 1, direction: 'higher' }
+					: { default: 3, direction: 'higher' },
+			);
+			const schema = decl.output.jsonSchema as {
+				required: string[];
+				properties: Record<string, unknown>;
+				additionalProperties: boolean;
+			};
+			// OpenAI strict mode: every property required, no extras
+			expect(schema.required).toEqual(Object.keys(schema.properties));
+			expect(schema.additionalProperties).toBe(false);
+			const keys = Object.keys(schema.properties);
+			expect(keys.indexOf('reason')).toBeLessThan(keys.length - 1);
+			for (const input of decl.inputs)
+				expect(placeholdersOf(decl.prompt.user)).toContain(input.name);
+		},
+	);
+
+	it('catches undeclared placeholders, unused inputs and duplicate ids', () => {
+		const broken = {
+			...groundedness,
+			prompt: { system: 'x {{mystery}}', user: '{{response}} {{context}}' },
+		} as JudgeDecl;
+		expect(validateJudge(broken)).toEqual([
+			'groundedness: placeholder {{mystery}} is not a declared input or param',
+			"groundedness: input 'request' is not used by the prompt",
+		]);
+		expect(() => validateRegistry([groundedness as JudgeDecl, groundedness as JudgeDecl])).toThrow(
+			/duplicate judge id 'groundedness'/,
+		);
+	});
+});
