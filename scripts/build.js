@@ -47,8 +47,7 @@ const CODEX = {
 
 for (const rel of pkg.n8n.nodes) {
 	const file = path.join(root, rel);
-	const mod = require(file);
-	const Cls = Object.values(mod).find((v) => typeof v === 'function');
+	const Cls = require(file)[path.basename(file, '.node.js')];
 	const node = new Cls();
 	const d = node.description;
 	const dir = path.dirname(file);
@@ -69,8 +68,7 @@ for (const rel of pkg.n8n.nodes) {
 }
 for (const rel of pkg.n8n.credentials) {
 	const file = path.join(root, rel);
-	const mod = require(file);
-	const Cls = Object.values(mod).find((v) => typeof v === 'function');
+	const Cls = require(file)[path.basename(file, '.credentials.js')];
 	const cred = new Cls();
 	if (cred.icon) copyIcon(cred.icon, path.dirname(file));
 }

@@ -15,7 +15,7 @@ import type { Score } from '../../src/core/types';
 export const PACKAGE_NAME = 'n8n-nodes-rag-eval';
 
 /** Icon reference for a node kind; the build copies `nodes/icons/<kind>.svg` beside each node. */
-export function iconFor(kind: string): { light: `file:${string}`; dark: `file:${string}` } {
+export function iconFor(kind: string): { light: `file:${string}.svg`; dark: `file:${string}.svg` } {
 	return { light: `file:${kind}.svg`, dark: `file:${kind}.dark.svg` };
 }
 

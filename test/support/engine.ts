@@ -53,13 +53,11 @@ function ourNodeTypes(): Map<string, INodeType | IVersionedNodeType> {
 	const map = new Map<string, INodeType | IVersionedNodeType>();
 	for (const built of pkg.n8n.nodes) {
 		const source = path.join(ROOT, built.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
-		const mod = require(source) as Record<string, NodeClass>;
-		for (const Cls of Object.values(mod)) {
-			if (typeof Cls !== 'function') continue;
-			const instance = new Cls();
-			if (!instance.description) continue;
-			map.set(`${pkg.name}.${instance.description.name}`, instance);
-		}
+		// As n8n's loader does: the class named like the file.
+		const Cls = (require(source) as Record<string, NodeClass>)[path.basename(source, '.node.ts')];
+		if (typeof Cls !== 'function') throw new Error(`${source} does not export its node class`);
+		const instance = new Cls();
+		map.set(`${pkg.name}.${instance.description.name}`, instance);
 	}
 	return map;
 }
