@@ -1,0 +1,241 @@
+#!/usr/bin/env node
+/**
+ * A standalone OpenAI-compatible judge server for examples, E2E runs and benchmarks (plain JS,
+ * no build step). Every chat completion gets a valid judge reply filled from the request's JSON
+ * schema (or the keys listed in the prompt). The score comes from a `[[score=N]]` marker in the
+ * judged text when present, else from a hash of the prompt with the per-call nonce removed, so
+ * outcomes are stable across runs.
+ *
+ *   node test/support/openai-server-cli.js [--port 8787] [--latency 100] [--rate429 0.1] [--retry-after 0.2]
+ *
+ * Prints `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` once listening.
+ */
+'use strict';
+const http = require('node:http');
+const crypto = require('node:crypto');
+
+/** Score for a request: the marker if any, else a stable hash of the nonce-free prompt. */
+function scoreFor(messages) {
+	const text = (messages || [])
+		.map((m) => (typeof m.content === 'string' ? m.content : ''))
+		.join('\n');
+	const marker = /\[\[score=(\d)\]\]/.exec(text);
+	if (marker) return Math.min(5, Math.max(1, Number(marker[1])));
+	const stable = text.replace(/data-[0-9a-f]{8,}/g, 'data');
+	const h = crypto.createHash('sha256').update(stable).digest();
+	return (h[0] % 5) + 1;
+}
+
+/** Fills a JSON schema with values consistent with `score`. */
+function fill(schema, score, key) {
+	if (!schema || typeof schema !== 'object') return null;
+	if (Array.isArray(schema.enum)) {
+		if (schema.enum.includes('yes') && schema.enum.includes('no')) {
+			// contradiction flags read inversely: low scores contradict
+			if (key && /contradict/.test(key)) return score <= 2 ? 'yes' : 'no';
+			return score >= 3 ? 'yes' : 'no';
+		}
+		return schema.enum[0];
+	}
+	switch (schema.type) {
+		case 'object': {
+			const out = {};
+			for (const [k, v] of Object.entries(schema.properties || {})) out[k] = fill(v, score, k);
+			return out;
+		}
+		case 'array':
+			return [fill(schema.items, score, key)];
+		case 'integer':
+		case 'number':
+			return score;
+		case 'boolean':
+			return score >= 3;
+		default:
+			if (key === 'id' || key === 'documents') return 'doc1';
+			return `Deterministic test judge: rated ${score} for ${key || 'this field'}.`;
+	}
+}
+
+const KNOWN = {
+	reason: { type: 'string' },
+	reference_answer: { type: 'string' },
+	score: { type: 'integer' },
+	verdict: { type: 'string', enum: ['yes', 'no'] },
+	contradicts_ground_truth: { type: 'string', enum: ['yes', 'no'] },
+	intents: {
+		type: 'array',
+		items: {
+			type: 'object',
+			properties: {
+				intent: { type: 'string' },
+				supported: { type: 'string', enum: ['yes', 'no'] },
+				documents: { type: 'array', items: { type: 'string' } },
+			},
+		},
+	},
+	documents: {
+		type: 'array',
+		items: {
+			type: 'object',
+			properties: { id: { type: 'string' }, relevance: { type: 'integer' } },
+		},
+	},
+};
+
+/** Without a schema, rebuild one from the "- key:" lines or <key> tags of the system prompt. */
+function schemaFromPrompt(messages) {
+	const sys = (messages || []).find((m) => m.role === 'system');
+	const text = sys && typeof sys.content === 'string' ? sys.content : '';
+	const keys = [];
+	for (const m of text.matchAll(/^- ([a-z_]+): /gm)) if (!keys.includes(m[1])) keys.push(m[1]);
+	if (keys.length === 0) keys.push('reason', 'score');
+	const properties = {};
+	for (const k of keys) properties[k] = KNOWN[k] || { type: 'string' };
+	return { type: 'object', properties };
+}
+
+/**
+ * Starts the server. Options: port (0 = random), latencyMs per chat call, rate429 (fraction of
+ * chat calls answered 429, spread evenly), retryAfter (seconds, string).
+ */
+function startJudgeServer(opts = {}) {
+	const latencyMs = opts.latencyMs || 0;
+	const rate429 = opts.rate429 || 0;
+	const retryAfter = String(opts.retryAfter ?? '0.2');
+	const stats = { chat: 0, rateLimited: 0, models: 0 };
+	let acc = 0;
+	const server = http.createServer((req, res) => {
+		const chunks = [];
+		req.on('data', (c) => chunks.push(c));
+		req.on('end', () => {
+			const url = new URL(req.url || '/', 'http://127.0.0.1');
+			const azure = /^\/openai\/deployments\/([^/]+)(\/.+)$/.exec(url.pathname);
+			const endpoint = azure
+				? azure[2]
+				: url.pathname.replace(/^\/v1/, '').replace(/^\/openai/, '');
+			const send = (status, body, headers) => {
+				res.writeHead(status, Object.assign({ 'content-type': 'application/json' }, headers || {}));
+				res.end(JSON.stringify(body));
+			};
+			if (req.method === 'GET' && endpoint === '/models') {
+				stats.models++;
+				return send(200, {
+					object: 'list',
+					data: [{ id: 'judge-model', object: 'model', created: 1700000000, owned_by: 'local' }],
+				});
+			}
+			if (req.method !== 'POST' || endpoint !== '/chat/completions') {
+				return send(404, {
+					error: {
+						message: `unknown endpoint ${req.method} ${url.pathname}`,
+						type: 'invalid_request_error',
+						param: null,
+						code: null,
+					},
+				});
+			}
+			let body = {};
+			try {
+				body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+			} catch {
+				return send(400, {
+					error: {
+						message: 'invalid JSON body',
+						type: 'invalid_request_error',
+						param: null,
+						code: null,
+					},
+				});
+			}
+			stats.chat++;
+			// Evenly spread faults: an accumulator crossing 1 answers 429, exactly rate429 of calls.
+			acc += rate429;
+			if (acc >= 1) {
+				acc -= 1;
+				stats.rateLimited++;
+				return send(
+					429,
+					{
+						error: {
+							message: 'Rate limit reached for requests',
+							type: 'requests',
+							param: null,
+							code: 'rate_limit_exceeded',
+						},
+					},
+					{ 'retry-after': retryAfter },
+				);
+			}
+			const messages = Array.isArray(body.messages) ? body.messages : [];
+			const score = scoreFor(messages);
+			const rf = body.response_format;
+			const schema =
+				rf && rf.type === 'json_schema' && rf.json_schema
+					? rf.json_schema.schema
+					: schemaFromPrompt(messages);
+			const content = JSON.stringify(fill(schema, score));
+			const promptTokens = Math.ceil(
+				messages.map((m) => String(m.content || '')).join('\n').length / 4,
+			);
+			const completionTokens = Math.ceil(content.length / 4);
+			setTimeout(() => {
+				send(200, {
+					id: `chatcmpl-local-${stats.chat}`,
+					object: 'chat.completion',
+					created: Math.floor(Date.now() / 1000),
+					model: body.model || (azure && azure[1]) || 'judge-model',
+					choices: [
+						{
+							index: 0,
+							message: { role: 'assistant', content, refusal: null },
+							logprobs: null,
+							finish_reason: 'stop',
+						},
+					],
+					usage: {
+						prompt_tokens: promptTokens,
+						completion_tokens: completionTokens,
+						total_tokens: promptTokens + completionTokens,
+					},
+				});
+			}, latencyMs);
+		});
+	});
+	return new Promise((resolve) => {
+		server.listen(opts.port || 0, '127.0.0.1', () => {
+			const port = server.address().port;
+			const url = `http://127.0.0.1:${port}`;
+			resolve({
+				url,
+				baseUrl: `${url}/v1`,
+				stats,
+				close: () =>
+					new Promise((r) => {
+						server.closeAllConnections();
+						server.close(() => r());
+					}),
+			});
+		});
+	});
+}
+
+module.exports = { startJudgeServer, scoreFor, fill };
+
+if (require.main === module) {
+	const args = process.argv.slice(2);
+	const arg = (name, dflt) => {
+		const i = args.indexOf(`--${name}`);
+		return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt;
+	};
+	startJudgeServer({
+		port: Number(arg('port', '0')),
+		latencyMs: Number(arg('latency', '0')),
+		rate429: Number(arg('rate429', '0')),
+		retryAfter: arg('retry-after', '0.2'),
+	}).then((s) => {
+		process.stdout.write(`OPENAI_BASE_URL=${s.baseUrl}\n`);
+		const stop = () => s.close().then(() => process.exit(0));
+		process.on('SIGINT', stop);
+		process.on('SIGTERM', stop);
+	});
+}
