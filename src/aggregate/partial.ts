@@ -1,0 +1,541 @@
+/**
+ * The mergeable state of a run aggregate. Everything a summary needs is kept in a form whose
+ * merge is exact and order-free: integer counts, histograms of the values measured (multisets,
+ * so means, percentiles and seeded bootstraps are functions of the data alone), Shewchuk partials
+ * for summed sufficient statistics, and the k smallest example ids. The partial is plain JSON.
+ */
+import type { Scale, Score } from '../core/types';
+import {
+	ORDER_WITH_GROUND_TRUTH,
+	ORDER_WITHOUT_GROUND_TRUTH,
+	determineRootCause,
+} from '../rootcause';
+import { histogramFromValues, mergeHistograms, type Histogram } from '../stats/histogram';
+import { exactAdd, exactMerge, type ExactPartials } from '../stats/sum';
+
+/** Marks a JSON object as an aggregate partial (so a node can tell partials from rows). */
+export const PARTIAL_KIND = 'rag-eval/aggregate-partial';
+
+/** Row-level agent figures read from top-level fields (seed 001 names). */
+export const AGENT_FIELDS = [
+	'total_token_count',
+	'input_token_count',
+	'output_token_count',
+	'latency_seconds',
+] as const;
+
+/** One of {@link AGENT_FIELDS}. */
+export type AgentField = (typeof AGENT_FIELDS)[number];
+
+// Seed 001's per-row table calls the token counts total_input/output_token_count.
+const AGENT_ALIASES: Record<AgentField, string[]> = {
+	total_token_count: ['total_token_count'],
+	input_token_count: ['input_token_count', 'total_input_token_count'],
+	output_token_count: ['output_token_count', 'total_output_token_count'],
+	latency_seconds: ['latency_seconds'],
+};
+
+/** Group name for rows whose group-by field is missing or empty. */
+export const NO_GROUP = '(none)';
+
+/** Options fixed when partials are built; partials merge only when these agree. */
+export interface AggregateOptions {
+	/** Dotted path of a field to group by (e.g. `metadata.app_version`); arrays put a row in each. */
+	groupBy?: string;
+	/** Root-cause orders replacing seed 001's defaults. */
+	rootCauseOrder?: { withGroundTruth?: string[]; withoutGroundTruth?: string[] };
+	/** Example request ids kept per root cause (the smallest ids, default 3). */
+	exampleLimit?: number;
+}
+
+/** Options of a partial as stored in it. */
+export interface PartialConfig {
+	groupBy: string | null;
+	orderWithGroundTruth: string[];
+	orderWithoutGroundTruth: string[];
+	exampleLimit: number;
+}
+
+/** A summed statistic: one exact-sum partials list per element (`scalar` when a plain number). */
+export interface StatSum {
+	scalar: boolean;
+	parts: ExactPartials[];
+}
+
+/** Mergeable state of one metric (one `item.json.eval` key). */
+export interface MetricPartial {
+	/** Canonical scale: the smallest JSON among those seen, so it does not depend on order. */
+	scale?: Scale;
+	/** Safety category (`details.category`), smallest seen. */
+	category?: string;
+	measured: number;
+	notApplicable: number;
+	/** Errors, plus malformed scores (ok without a finite value, unknown status). */
+	errored: number;
+	passed: number;
+	failed: number;
+	/** Some row carried per-chunk verdicts (a retrieval precision judge). */
+	chunked: boolean;
+	/** Values measured; booleans as 1/0. */
+	values: Histogram;
+	stats?: Record<string, StatSum>;
+	/** Rows that contributed `stats`. */
+	statsRows: number;
+}
+
+/** Mergeable state of one agent field. */
+export interface FieldPartial {
+	measured: number;
+	notApplicable: number;
+	errored: number;
+	values: Histogram;
+}
+
+/** Count and example ids (smallest first) of one root cause. */
+export interface CausePartial {
+	count: number;
+	examples: string[];
+}
+
+/** Judge token usage for one model or one metric. */
+export interface UsagePartial {
+	calls: number;
+	promptTokens: number;
+	completionTokens: number;
+	totalTokens: number;
+}
+
+/** Mergeable state of the whole run or of one group. */
+export interface GroupPartial {
+	rows: number;
+	metrics: Record<string, MetricPartial>;
+	agent: Record<AgentField, FieldPartial>;
+	passed: number;
+	failed: number;
+	incomplete: CausePartial;
+	causes: Record<string, CausePartial>;
+	costByModel: Record<string, UsagePartial>;
+	costByMetric: Record<string, UsagePartial>;
+}
+
+/** The mergeable aggregate: plain JSON, safe to pass between executions and workers. */
+export interface AggregatePartial {
+	kind: typeof PARTIAL_KIND;
+	version: 1;
+	config: PartialConfig;
+	all: GroupPartial;
+	groups: Record<string, GroupPartial>;
+}
+
+/** Whether a JSON value is an aggregate partial (kind and version match). */
+export function isAggregatePartial(x: unknown): x is AggregatePartial {
+	return (
+		typeof x === 'object' &&
+		x !== null &&
+		(x as { kind?: unknown }).kind === PARTIAL_KIND &&
+		(x as { version?: unknown }).version === 1 &&
+		typeof (x as { all?: unknown }).all === 'object'
+	);
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(x: unknown): x is Json {
+	return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+// Builders collect raw values; histograms are built once per partial (sorting beats inserting).
+interface MetricBuilder extends Omit<MetricPartial, 'values'> {
+	raw: number[];
+}
+interface FieldBuilder extends Omit<FieldPartial, 'values'> {
+	raw: number[];
+}
+interface GroupBuilder extends Omit<GroupPartial, 'metrics' | 'agent'> {
+	metrics: Record<string, MetricBuilder>;
+	agent: Record<AgentField, FieldBuilder>;
+}
+
+function emptyCause(): CausePartial {
+	return { count: 0, examples: [] };
+}
+
+function emptyUsage(): UsagePartial {
+	return { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+}
+
+function newGroupBuilder(): GroupBuilder {
+	const agent = {} as Record<AgentField, FieldBuilder>;
+	for (const f of AGENT_FIELDS) agent[f] = { measured: 0, notApplicable: 0, errored: 0, raw: [] };
+	return {
+		rows: 0,
+		metrics: {},
+		agent,
+		passed: 0,
+		failed: 0,
+		incomplete: emptyCause(),
+		causes: {},
+		costByModel: {},
+		costByMetric: {},
+	};
+}
+
+/** Keeps `ids` as the `limit` smallest distinct ids, sorted: a function of the set of ids seen. */
+function addExample(ids: string[], id: string | undefined, limit: number): void {
+	if (id === undefined || limit <= 0 || ids.includes(id)) return;
+	if (ids.length >= limit && id >= ids[ids.length - 1]) return;
+	let i = ids.length;
+	while (i > 0 && ids[i - 1] > id) i--;
+	ids.splice(i, 0, id);
+	if (ids.length > limit) ids.length = limit;
+}
+
+function minByJson<T>(a: T | undefined, b: T | undefined): T | undefined {
+	if (a === undefined) return b;
+	if (b === undefined) return a;
+	return JSON.stringify(b) < JSON.stringify(a) ? b : a;
+}
+
+function minString(a: string | undefined, b: string | undefined): string | undefined {
+	if (a === undefined) return b;
+	if (b === undefined) return a;
+	return b < a ? b : a;
+}
+
+function isScale(x: unknown): x is Scale {
+	return (
+		isObject(x) &&
+		typeof x.kind === 'string' &&
+		typeof x.min === 'number' &&
+		typeof x.max === 'number'
+	);
+}
+
+function tokenCount(x: unknown): number | undefined {
+	return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 ? x : undefined;
+}
+
+function addUsage(into: UsagePartial, usage: Json): void {
+	const p = tokenCount(usage.promptTokens) ?? 0;
+	const c = tokenCount(usage.completionTokens) ?? 0;
+	into.calls++;
+	into.promptTokens += p;
+	into.completionTokens += c;
+	into.totalTokens += tokenCount(usage.totalTokens) ?? p + c;
+}
+
+function numericField(x: unknown): number | 'absent' | 'invalid' {
+	if (x === undefined || x === null || x === '') return 'absent';
+	const n = typeof x === 'string' && x.trim() !== '' ? Number(x) : x;
+	return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : 'invalid';
+}
+
+function readPath(json: Json, path: string): unknown {
+	let cur: unknown = json;
+	for (const part of path.split('.')) {
+		if (!isObject(cur)) return undefined;
+		cur = cur[part];
+	}
+	return cur;
+}
+
+function groupNames(value: unknown): string[] {
+	const one = (v: unknown): string =>
+		v === undefined || v === null || v === ''
+			? NO_GROUP
+			: typeof v === 'string'
+				? v
+				: JSON.stringify(v);
+	if (Array.isArray(value)) return value.length === 0 ? [NO_GROUP] : [...new Set(value.map(one))];
+	return [one(value)];
+}
+
+function hasGroundTruth(json: Json): boolean {
+	const present = (v: unknown): boolean =>
+		(typeof v === 'string' && v.trim() !== '') || (Array.isArray(v) && v.length > 0) || isObject(v);
+	return (
+		present(json.expected_response) || present(json.expected_facts) || present(json.ground_truth)
+	);
+}
+
+function addMetric(g: GroupBuilder, key: string, score: unknown): Score | undefined {
+	const m = (g.metrics[key] ??= {
+		measured: 0,
+		notApplicable: 0,
+		errored: 0,
+		passed: 0,
+		failed: 0,
+		chunked: false,
+		statsRows: 0,
+		raw: [],
+	});
+	if (!isObject(score)) {
+		m.errored++;
+		return undefined;
+	}
+	if (isScale(score.scale))
+		m.scale = minByJson(m.scale, {
+			kind: score.scale.kind,
+			min: score.scale.min,
+			max: score.scale.max,
+		});
+	const details = score.details;
+	if (isObject(details)) {
+		if (typeof details.category === 'string') m.category = minString(m.category, details.category);
+		if (Array.isArray(details.chunks)) m.chunked = true;
+	}
+	const value = score.value;
+	const numeric =
+		typeof value === 'boolean'
+			? value
+				? 1
+				: 0
+			: typeof value === 'number' && Number.isFinite(value)
+				? value
+				: undefined;
+	if (score.status === 'not_applicable') {
+		m.notApplicable++;
+		return undefined;
+	}
+	if (score.status !== 'ok' || numeric === undefined || !isScale(score.scale)) {
+		m.errored++;
+		return score.status === 'error' && isScale(score.scale)
+			? (score as unknown as Score)
+			: undefined;
+	}
+	m.measured++;
+	m.raw.push(numeric);
+	if (score.pass === true) m.passed++;
+	else if (score.pass === false) m.failed++;
+	if (isObject(score.stats)) {
+		m.statsRows++;
+		m.stats ??= {};
+		for (const [name, v] of Object.entries(score.stats)) {
+			const elements = typeof v === 'number' ? [v] : Array.isArray(v) ? v : undefined;
+			if (!elements || !elements.every((x) => typeof x === 'number' && Number.isFinite(x)))
+				continue;
+			const sum = (m.stats[name] ??= { scalar: typeof v === 'number', parts: [] });
+			sum.scalar &&= typeof v === 'number';
+			elements.forEach((x, i) => exactAdd((sum.parts[i] ??= []), x as number));
+		}
+	}
+	return score as unknown as Score;
+}
+
+function addRow(g: GroupBuilder, json: Json, config: PartialConfig): void {
+	g.rows++;
+	const evals = isObject(json.eval) ? json.eval : {};
+	const valid: Record<string, Score> = {};
+	for (const [key, score] of Object.entries(evals)) {
+		const s = addMetric(g, key, score);
+		if (s) valid[key] = s;
+		if (isObject(score) && isObject(score.usage)) {
+			const model =
+				typeof score.model === 'string' && score.model !== '' ? score.model : '(unknown)';
+			addUsage((g.costByModel[model] ??= emptyUsage()), score.usage);
+			addUsage((g.costByMetric[key] ??= emptyUsage()), score.usage);
+		}
+	}
+	for (const f of AGENT_FIELDS) {
+		const field = g.agent[f];
+		const raw = AGENT_ALIASES[f].map((k) => json[k]).find((v) => v !== undefined && v !== null);
+		const n = numericField(raw);
+		if (n === 'absent') field.notApplicable++;
+		else if (n === 'invalid') field.errored++;
+		else {
+			field.measured++;
+			field.raw.push(n);
+		}
+	}
+	const gt = hasGroundTruth(json);
+	const verdict = determineRootCause(valid, {
+		hasGroundTruth: gt,
+		order: gt ? config.orderWithGroundTruth : config.orderWithoutGroundTruth,
+	});
+	const id =
+		typeof json.request_id === 'string' || typeof json.request_id === 'number'
+			? String(json.request_id)
+			: undefined;
+	if (verdict.overall === 'pass') g.passed++;
+	else if (verdict.overall === 'incomplete') {
+		g.incomplete.count++;
+		addExample(g.incomplete.examples, id, config.exampleLimit);
+	} else if (verdict.rootCause !== null) {
+		g.failed++;
+		const cause = (g.causes[verdict.rootCause] ??= emptyCause());
+		cause.count++;
+		addExample(cause.examples, id, config.exampleLimit);
+	}
+}
+
+function buildGroup(b: GroupBuilder): GroupPartial {
+	const metrics: Record<string, MetricPartial> = {};
+	for (const [key, m] of Object.entries(b.metrics)) {
+		const { raw, ...rest } = m;
+		metrics[key] = { ...rest, values: histogramFromValues(raw) };
+	}
+	const agent = {} as Record<AgentField, FieldPartial>;
+	for (const f of AGENT_FIELDS) {
+		const { raw, ...rest } = b.agent[f];
+		agent[f] = { ...rest, values: histogramFromValues(raw) };
+	}
+	return { ...b, metrics, agent };
+}
+
+/** Normalises options into the config stored in (and compared across) partials. */
+export function partialConfig(options: AggregateOptions = {}): PartialConfig {
+	return {
+		groupBy: options.groupBy && options.groupBy.trim() !== '' ? options.groupBy.trim() : null,
+		orderWithGroundTruth: [...(options.rootCauseOrder?.withGroundTruth ?? ORDER_WITH_GROUND_TRUTH)],
+		orderWithoutGroundTruth: [
+			...(options.rootCauseOrder?.withoutGroundTruth ?? ORDER_WITHOUT_GROUND_TRUTH),
+		],
+		exampleLimit: Math.max(0, Math.floor(options.exampleLimit ?? 3)),
+	};
+}
+
+/**
+ * Folds scored rows (each `item.json`, with `eval: Record<string, Score>` and optional agent fields,
+ * `request_id`, ground truth) into a mergeable partial. Rows are read, never modified.
+ */
+export function aggregatePartial(
+	items: Iterable<Record<string, unknown>>,
+	options: AggregateOptions = {},
+): AggregatePartial {
+	const config = partialConfig(options);
+	const all = newGroupBuilder();
+	const groups: Record<string, GroupBuilder> = {};
+	for (const item of items) {
+		// Accept whole n8n items too: their row is under `json`.
+		const json = !isObject(item.eval) && isObject(item.json) ? item.json : item;
+		addRow(all, json, config);
+		if (config.groupBy !== null) {
+			for (const name of groupNames(readPath(json, config.groupBy)))
+				addRow((groups[name] ??= newGroupBuilder()), json, config);
+		}
+	}
+	const built: Record<string, GroupPartial> = {};
+	for (const name of Object.keys(groups).sort()) built[name] = buildGroup(groups[name]);
+	return { kind: PARTIAL_KIND, version: 1, config, all: buildGroup(all), groups: built };
+}
+
+function mergeCause(a: CausePartial, b: CausePartial, limit: number): CausePartial {
+	const examples = [...a.examples];
+	for (const id of b.examples) addExample(examples, id, limit);
+	return { count: a.count + b.count, examples };
+}
+
+function mergeUsage(a: UsagePartial | undefined, b: UsagePartial | undefined): UsagePartial {
+	const x = a ?? emptyUsage();
+	const y = b ?? emptyUsage();
+	return {
+		calls: x.calls + y.calls,
+		promptTokens: x.promptTokens + y.promptTokens,
+		completionTokens: x.completionTokens + y.completionTokens,
+		totalTokens: x.totalTokens + y.totalTokens,
+	};
+}
+
+function mergeRecords<T>(
+	a: Record<string, T>,
+	b: Record<string, T>,
+	merge: (x: T | undefined, y: T | undefined) => T,
+): Record<string, T> {
+	const out: Record<string, T> = {};
+	for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort())
+		out[k] = merge(a[k], b[k]);
+	return out;
+}
+
+function cloneStat(s: StatSum): StatSum {
+	return { scalar: s.scalar, parts: s.parts.map((p) => [...p]) };
+}
+
+function mergeStat(a: StatSum | undefined, b: StatSum | undefined): StatSum {
+	if (!a) return cloneStat(b as StatSum);
+	if (!b) return cloneStat(a);
+	const out = cloneStat(a);
+	out.scalar = a.scalar && b.scalar;
+	b.parts.forEach((p, i) => exactMerge((out.parts[i] ??= []), p));
+	return out;
+}
+
+function mergeMetric(a: MetricPartial | undefined, b: MetricPartial | undefined): MetricPartial {
+	if (!a || !b) return structuredClone((a ?? b) as MetricPartial);
+	const out: MetricPartial = {
+		measured: a.measured + b.measured,
+		notApplicable: a.notApplicable + b.notApplicable,
+		errored: a.errored + b.errored,
+		passed: a.passed + b.passed,
+		failed: a.failed + b.failed,
+		chunked: a.chunked || b.chunked,
+		values: mergeHistograms(a.values, b.values),
+		statsRows: a.statsRows + b.statsRows,
+	};
+	const scale = minByJson(a.scale, b.scale);
+	if (scale) out.scale = scale;
+	const category = minString(a.category, b.category);
+	if (category !== undefined) out.category = category;
+	if (a.stats || b.stats) out.stats = mergeRecords(a.stats ?? {}, b.stats ?? {}, mergeStat);
+	return out;
+}
+
+function mergeField(a: FieldPartial, b: FieldPartial): FieldPartial {
+	return {
+		measured: a.measured + b.measured,
+		notApplicable: a.notApplicable + b.notApplicable,
+		errored: a.errored + b.errored,
+		values: mergeHistograms(a.values, b.values),
+	};
+}
+
+function mergeGroup(
+	a: GroupPartial | undefined,
+	b: GroupPartial | undefined,
+	limit: number,
+): GroupPartial {
+	if (!a || !b) return structuredClone((a ?? b) as GroupPartial);
+	const agent = {} as Record<AgentField, FieldPartial>;
+	for (const f of AGENT_FIELDS) agent[f] = mergeField(a.agent[f], b.agent[f]);
+	return {
+		rows: a.rows + b.rows,
+		metrics: mergeRecords(a.metrics, b.metrics, mergeMetric),
+		agent,
+		passed: a.passed + b.passed,
+		failed: a.failed + b.failed,
+		incomplete: mergeCause(a.incomplete, b.incomplete, limit),
+		causes: mergeRecords(a.causes, b.causes, (x, y) =>
+			mergeCause(x ?? emptyCause(), y ?? emptyCause(), limit),
+		),
+		costByModel: mergeRecords(a.costByModel, b.costByModel, mergeUsage),
+		costByMetric: mergeRecords(a.costByMetric, b.costByMetric, mergeUsage),
+	};
+}
+
+/**
+ * Merges partials built from disjoint sets of rows (batches, sub-workflows, queue-mode workers)
+ * into the partial of their union; finalizing it gives exactly the single-pass summary. Inputs are
+ * not modified. Throws when given none or when their options (group-by, orders) differ.
+ */
+export function mergePartials(...partials: AggregatePartial[]): AggregatePartial {
+	if (partials.length === 0) throw new RangeError('mergePartials needs at least one partial');
+	for (const p of partials) {
+		if (!isAggregatePartial(p)) throw new TypeError('mergePartials: not an aggregate partial');
+		if (JSON.stringify(p.config) !== JSON.stringify(partials[0].config))
+			throw new RangeError(
+				'mergePartials: partials were built with different options (group-by, root-cause order or example limit)',
+			);
+	}
+	const limit = partials[0].config.exampleLimit;
+	let all = partials[0].all;
+	let groups = partials[0].groups;
+	for (const p of partials.slice(1)) {
+		all = mergeGroup(all, p.all, limit);
+		groups = mergeRecords(groups, p.groups, (x, y) => mergeGroup(x, y, limit));
+	}
+	if (partials.length === 1) {
+		all = structuredClone(all);
+		groups = structuredClone(groups);
+	}
+	return { kind: PARTIAL_KIND, version: 1, config: { ...partials[0].config }, all, groups };
+}

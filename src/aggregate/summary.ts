@@ -1,0 +1,437 @@
+/**
+ * Run summary from a partial. Databricks run-metric names follow seed 001 (Mosaic AI Agent
+ * Evaluation, "how metrics are aggregated at the level of an MLflow run"): yes-share of each
+ * yes/no judge, mean chunk precision, mean document recall, mean token counts and latency.
+ * Azure-style figures (seed 000) sit beside them per metric: mean, pass rate at the threshold,
+ * defect rate at a severity threshold ("instances at the threshold level and above"), and corpus
+ * BLEU from summed statistics, never a mean of sentence BLEU.
+ */
+import type { Scale } from '../core/types';
+import { corpusFinalizers as defaultCorpusFinalizers } from '../metrics/corpus';
+import { INCOMPLETE, suggestedFixFor } from '../rootcause';
+import { bootstrapMeanInterval, DEFAULT_RESAMPLES } from '../stats/bootstrap';
+import {
+	histogramCount,
+	histogramCountWhere,
+	histogramMean,
+	mergeHistograms,
+	type Histogram,
+} from '../stats/histogram';
+import { wilsonInterval, type Interval } from '../stats/intervals';
+import { histogramQuantile } from '../stats/percentile';
+import { exactRound, exactSum } from '../stats/sum';
+import {
+	AGENT_FIELDS,
+	type AggregatePartial,
+	type GroupPartial,
+	type MetricPartial,
+	type UsagePartial,
+} from './partial';
+
+/** Summed corpus statistics handed to a finalizer. */
+export type SummedStats = Record<string, number | number[]>;
+
+/** Corpus score from summed statistics, keyed by metric id (see `src/metrics/corpus.ts`). */
+export type CorpusFinalizer = (summed: SummedStats) => number;
+
+/** USD per one million tokens for one judge model. */
+export interface ModelPrice {
+	input: number;
+	output: number;
+}
+
+/** Options that only shape the summary (they may differ between finalizations of one partial). */
+export interface FinalizeOptions {
+	/** Judge model prices, USD per 1M prompt (`input`) and completion (`output`) tokens. */
+	prices?: Record<string, ModelPrice>;
+	/** Two-sided confidence level of every interval (default 0.95). */
+	level?: number;
+	/** Bootstrap resamples for means (default 1000; 0 turns bootstrap intervals off). */
+	bootstrapResamples?: number;
+	/** Severity at or above which a safety score is a defect (default 4: Azure's "medium" on 0-7). */
+	severityThreshold?: number;
+	/** Corpus finalizers by metric id; defaults to the package's (`bleu`, `sacrebleu`). */
+	corpusFinalizers?: Record<string, CorpusFinalizer>;
+}
+
+/** Why an estimate has no value. */
+export type EstimateNote =
+	| 'no measured rows'
+	| 'no pass verdicts'
+	| 'no corpus finalizer'
+	| 'corpus statistic failed';
+
+/** A number with its interval, or a note saying why there is none (never NaN or null). */
+export interface Estimate {
+	value?: number;
+	ci?: Interval;
+	note?: EstimateNote;
+}
+
+/**
+ * Coverage of a metric over the rows: `measured` (status ok with a value), `notApplicable`,
+ * `errored` (judge errors and malformed scores) and `absent` (rows without this metric at all).
+ */
+export interface Coverage {
+	measured: number;
+	notApplicable: number;
+	errored: number;
+	absent: number;
+}
+
+/** One Databricks-named run metric: the estimate plus its coverage. */
+export type RunMetric = Estimate & Coverage;
+
+/** A rate with the counts behind it. */
+export interface RateEstimate extends Estimate {
+	/** Rows counted as successes (passes, defects). */
+	count: number;
+	/** Rows in the denominator. */
+	of: number;
+}
+
+/** Percentiles (linear interpolation, numpy's default). */
+export interface Percentiles {
+	p50: number;
+	p90: number;
+	p99: number;
+}
+
+/** Azure-style figures of one `item.json.eval` key. */
+export interface MetricSummary extends Coverage {
+	scale?: Scale;
+	/** Mean of the values (yes/no as 1/0); Wilson interval for yes/no, bootstrap otherwise. */
+	mean: Estimate;
+	/** Share of rows passing at their threshold among rows with a verdict (Wilson). */
+	passRate: RateEstimate;
+	min?: number;
+	max?: number;
+	percentiles?: Percentiles;
+	/** Severity scales: share of measured rows at or above `severityThreshold` (Wilson). */
+	defectRate?: RateEstimate & { threshold: number; category: string };
+	/** Metrics with sufficient statistics (BLEU flavours): the corpus score over `rows`. */
+	corpus?: Estimate & { rows: number };
+	/** The Databricks run-metric name this key also appears under, if any. */
+	runMetric?: string;
+}
+
+/** One line of the ranked root-cause table. */
+export interface RootCauseRow {
+	cause: string;
+	count: number;
+	/** Of all rows. */
+	share: number;
+	/** Of failing rows. */
+	shareOfFailures: number;
+	/** Smallest `request_id`s among the rows with this cause. */
+	examples: string[];
+	suggestedFix: string;
+}
+
+/** Judge tokens (and USD when priced) of one model or metric. */
+export interface CostLine extends UsagePartial {
+	usd?: number;
+}
+
+/** Judge cost of the run. */
+export interface CostSummary extends CostLine {
+	byModel: Record<string, CostLine>;
+	byMetric: Record<string, UsagePartial>;
+	/** Models that made calls but have no price (their tokens are not in `usd`). */
+	unpricedModels?: string[];
+}
+
+/** Summary of the run or of one group. */
+export interface GroupSummary {
+	rows: number;
+	/** Row verdicts (see `determineRootCause`); `passRate` is over pass + fail, incomplete aside. */
+	overall: { pass: number; fail: number; incomplete: number; passRate: RateEstimate };
+	/** Databricks-named run metrics (seed 001), plus `agent/<field>/p50|p90|p99`. */
+	metrics: Record<string, RunMetric>;
+	/** Azure-style figures per eval key. */
+	perMetric: Record<string, MetricSummary>;
+	/** Defect rate per safety category over every severity-scale metric of that category. */
+	defectRates: Record<string, RateEstimate & { threshold: number }>;
+	/** Root causes of failing rows, most frequent first (ties by name). */
+	rootCauses: RootCauseRow[];
+	/** Rows a judge could not score. */
+	incomplete: { count: number; share: number; examples: string[]; suggestedFix: string };
+	cost: CostSummary;
+}
+
+/**
+ * The run summary: {@link GroupSummary} for all rows, and with `groupBy` one summary per group
+ * value (rows whose field is an array count in each of its groups; missing values in `(none)`).
+ */
+export interface AggregateSummary extends GroupSummary {
+	groupBy?: string;
+	groups?: Record<string, GroupSummary>;
+}
+
+const NO_ROWS: EstimateNote = 'no measured rows';
+
+// Seed 001 names for known judges; `groundedness_verdict` is our key for the yes/no groundedness.
+const JUDGE_NAMES: Record<string, string> = {
+	groundedness_verdict: 'groundedness',
+	relevant_to_query: 'relevance_to_query',
+};
+
+/** Databricks run-metric name of an eval key, or undefined when Databricks has none for it. */
+export function runMetricName(
+	key: string,
+	m: Pick<MetricPartial, 'scale' | 'chunked'>,
+): string | undefined {
+	const judge = JUDGE_NAMES[key] ?? key;
+	if (judge === 'chunk_relevance') return 'retrieval/llm_judged/chunk_relevance/precision/average';
+	if (judge === 'document_recall') return 'retrieval/ground_truth/document_recall/average';
+	const kind = m.scale?.kind;
+	if (kind === 'binary') {
+		if (judge === 'context_sufficiency')
+			return 'retrieval/llm_judged/context_sufficiency/rating/percentage';
+		// Seed 001 lists safety as rating/average (still the share of yes).
+		if (judge === 'safety') return 'response/llm_judged/safety/rating/average';
+		return `response/llm_judged/${judge}/rating/percentage`;
+	}
+	if (kind === 'unit' && m.chunked) return `retrieval/llm_judged/${judge}/precision/average`;
+	return undefined;
+}
+
+interface Ctx {
+	level: number;
+	resamples: number;
+	severityThreshold: number;
+	finalizers: Record<string, CorpusFinalizer>;
+	prices?: Record<string, ModelPrice>;
+}
+
+function rate(
+	count: number,
+	of: number,
+	level: number,
+	emptyNote: EstimateNote = NO_ROWS,
+): RateEstimate {
+	if (of === 0) return { count, of, note: emptyNote };
+	return { value: count / of, ci: wilsonInterval(count, of, level), count, of };
+}
+
+function meanEstimate(h: Histogram, binary: boolean, salt: string, ctx: Ctx): Estimate {
+	const n = histogramCount(h);
+	const mean = histogramMean(h);
+	if (mean === undefined) return { note: NO_ROWS };
+	if (binary)
+		return {
+			value: mean,
+			ci: wilsonInterval(
+				histogramCountWhere(h, (x) => x === 1),
+				n,
+				ctx.level,
+			),
+		};
+	if (ctx.resamples <= 0) return { value: mean };
+	const ci = bootstrapMeanInterval(h, { resamples: ctx.resamples, level: ctx.level, salt });
+	return ci ? { value: mean, ci } : { value: mean };
+}
+
+function percentiles(h: Histogram): Percentiles | undefined {
+	if (histogramCount(h) === 0) return undefined;
+	return {
+		p50: histogramQuantile(h, 0.5) as number,
+		p90: histogramQuantile(h, 0.9) as number,
+		p99: histogramQuantile(h, 0.99) as number,
+	};
+}
+
+function corpusEstimate(
+	key: string,
+	m: MetricPartial,
+	ctx: Ctx,
+): (Estimate & { rows: number }) | undefined {
+	if (!m.stats || m.statsRows === 0) return undefined;
+	const finalize = ctx.finalizers[key];
+	if (!finalize) return { rows: m.statsRows, note: 'no corpus finalizer' };
+	const summed: SummedStats = {};
+	for (const [name, s] of Object.entries(m.stats))
+		summed[name] = s.scalar ? exactRound(s.parts[0] ?? []) : s.parts.map((p) => exactRound(p));
+	try {
+		const value = finalize(summed);
+		if (Number.isFinite(value)) return { value, rows: m.statsRows };
+	} catch {
+		// A malformed statistic (wrong shape from a foreign producer) must not sink the summary.
+	}
+	return { rows: m.statsRows, note: 'corpus statistic failed' };
+}
+
+function metricSummary(key: string, m: MetricPartial, rows: number, ctx: Ctx): MetricSummary {
+	const binary = m.scale?.kind === 'binary';
+	const out: MetricSummary = {
+		...(m.scale ? { scale: m.scale } : {}),
+		measured: m.measured,
+		notApplicable: m.notApplicable,
+		errored: m.errored,
+		absent: rows - m.measured - m.notApplicable - m.errored,
+		mean: meanEstimate(m.values, binary, key, ctx),
+		passRate: rate(
+			m.passed,
+			m.passed + m.failed,
+			ctx.level,
+			m.measured === 0 ? NO_ROWS : 'no pass verdicts',
+		),
+	};
+	if (m.values.v.length > 0) {
+		out.min = m.values.v[0];
+		out.max = m.values.v[m.values.v.length - 1];
+		if (!binary) out.percentiles = percentiles(m.values);
+	}
+	if (m.scale?.kind === 'severity') {
+		const t = ctx.severityThreshold;
+		out.defectRate = {
+			...rate(
+				histogramCountWhere(m.values, (x) => x >= t),
+				m.measured,
+				ctx.level,
+			),
+			threshold: t,
+			category: m.category ?? key,
+		};
+	}
+	const corpus = corpusEstimate(key, m, ctx);
+	if (corpus) out.corpus = corpus;
+	const name = runMetricName(key, m);
+	if (name) out.runMetric = name;
+	return out;
+}
+
+function costLine(u: UsagePartial, model: string, ctx: Ctx): CostLine {
+	const price = ctx.prices?.[model];
+	if (!price) return { ...u };
+	return { ...u, usd: (u.promptTokens * price.input + u.completionTokens * price.output) / 1e6 };
+}
+
+function costSummary(g: GroupPartial, ctx: Ctx): CostSummary {
+	const byModel: Record<string, CostLine> = {};
+	const total: UsagePartial = { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+	const usd: number[] = [];
+	const unpriced: string[] = [];
+	for (const model of Object.keys(g.costByModel).sort()) {
+		const line = costLine(g.costByModel[model], model, ctx);
+		byModel[model] = line;
+		total.calls += line.calls;
+		total.promptTokens += line.promptTokens;
+		total.completionTokens += line.completionTokens;
+		total.totalTokens += line.totalTokens;
+		if (line.usd !== undefined) usd.push(line.usd);
+		else if (line.calls > 0) unpriced.push(model);
+	}
+	const out: CostSummary = { ...total, byModel, byMetric: structuredClone(g.costByMetric) };
+	if (ctx.prices) {
+		out.usd = exactSum(usd);
+		if (unpriced.length > 0) out.unpricedModels = unpriced;
+	}
+	return out;
+}
+
+function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
+	const metrics: Record<string, RunMetric> = {};
+	const perMetric: Record<string, MetricSummary> = {};
+	const severityByCategory: Record<string, { h: Histogram }> = {};
+	for (const key of Object.keys(g.metrics).sort()) {
+		const m = g.metrics[key];
+		const s = metricSummary(key, m, g.rows, ctx);
+		perMetric[key] = s;
+		if (s.runMetric && !(s.runMetric in metrics)) {
+			const { measured, notApplicable, errored, absent } = s;
+			metrics[s.runMetric] = { ...s.mean, measured, notApplicable, errored, absent };
+		}
+		if (m.scale?.kind === 'severity') {
+			const cat = m.category ?? key;
+			const prev = severityByCategory[cat];
+			severityByCategory[cat] = { h: prev ? mergeHistograms(prev.h, m.values) : m.values };
+		}
+	}
+	for (const f of AGENT_FIELDS) {
+		const a = g.agent[f];
+		const coverage = {
+			measured: a.measured,
+			notApplicable: a.notApplicable,
+			errored: a.errored,
+			absent: g.rows - a.measured - a.notApplicable - a.errored,
+		};
+		metrics[`agent/${f}/average`] = { ...meanEstimate(a.values, false, f, ctx), ...coverage };
+		const p = percentiles(a.values);
+		for (const q of ['p50', 'p90', 'p99'] as const)
+			metrics[`agent/${f}/${q}`] = p
+				? { value: p[q], ...coverage }
+				: { note: NO_ROWS, ...coverage };
+	}
+	const defectRates: GroupSummary['defectRates'] = {};
+	for (const cat of Object.keys(severityByCategory).sort()) {
+		const h = severityByCategory[cat].h;
+		const t = ctx.severityThreshold;
+		defectRates[cat] = {
+			...rate(
+				histogramCountWhere(h, (x) => x >= t),
+				histogramCount(h),
+				ctx.level,
+			),
+			threshold: t,
+		};
+	}
+	const failing = g.failed;
+	const rootCauses: RootCauseRow[] = Object.entries(g.causes)
+		.map(([cause, c]) => ({
+			cause,
+			count: c.count,
+			share: g.rows === 0 ? 0 : c.count / g.rows,
+			shareOfFailures: failing === 0 ? 0 : c.count / failing,
+			examples: [...c.examples],
+			suggestedFix: suggestedFixFor(cause),
+		}))
+		.sort((a, b) => b.count - a.count || (a.cause < b.cause ? -1 : a.cause > b.cause ? 1 : 0));
+	return {
+		rows: g.rows,
+		overall: {
+			pass: g.passed,
+			fail: g.failed,
+			incomplete: g.incomplete.count,
+			passRate: rate(g.passed, g.passed + g.failed, ctx.level),
+		},
+		metrics,
+		perMetric,
+		defectRates,
+		rootCauses,
+		incomplete: {
+			count: g.incomplete.count,
+			share: g.rows === 0 ? 0 : g.incomplete.count / g.rows,
+			examples: [...g.incomplete.examples],
+			suggestedFix: suggestedFixFor(INCOMPLETE),
+		},
+		cost: costSummary(g, ctx),
+	};
+}
+
+/**
+ * Turns a partial into the run summary ({@link AggregateSummary}). Pure: the same partial (or any
+ * merge of partials over the same rows) and options always give the same summary, bit for bit.
+ */
+export function finalizeAggregate(
+	partial: AggregatePartial,
+	options: FinalizeOptions = {},
+): AggregateSummary {
+	const level = options.level ?? 0.95;
+	if (!(level > 0 && level < 1)) throw new RangeError(`level must be within (0, 1), got ${level}`);
+	const ctx: Ctx = {
+		level,
+		resamples: Math.max(0, Math.floor(options.bootstrapResamples ?? DEFAULT_RESAMPLES)),
+		severityThreshold: options.severityThreshold ?? 4,
+		finalizers: options.corpusFinalizers ?? defaultCorpusFinalizers,
+		...(options.prices ? { prices: options.prices } : {}),
+	};
+	const summary: AggregateSummary = groupSummary(partial.all, ctx);
+	if (partial.config.groupBy !== null) {
+		summary.groupBy = partial.config.groupBy;
+		summary.groups = {};
+		for (const name of Object.keys(partial.groups).sort())
+			summary.groups[name] = groupSummary(partial.groups[name], ctx);
+	}
+	return summary;
+}
