@@ -148,7 +148,9 @@ function load(): Record<WordNetPos, PosTable> {
 	if (unpacked) {
 		files = new Map(names.map((f) => [f, readFileSync(join(dictDir, f))]));
 	} else {
-		files = untar(gunzipSync(readFileSync(join(dir, 'WNdb-3.0.tar.gz'))), new Set(names));
+		// 1 MiB output chunks: inflating 35 MB with the 16 KiB default costs ~30% more.
+		const archive = gunzipSync(readFileSync(join(dir, 'WNdb-3.0.tar.gz')), { chunkSize: 1 << 20 });
+		files = untar(archive, new Set(names));
 	}
 	const excDir = existsSync(join(dictDir, 'noun.exc')) ? dictDir : join(dir, 'data');
 	const result = {} as Record<WordNetPos, PosTable>;
