@@ -155,6 +155,23 @@ async function ensureN8n() {
 		);
 	}
 
+	// The default expression engine runs in isolated-vm, whose npm tarball ships the Linux prebuild
+	// that the skipped install script would have picked; prove it loads on this Node.
+	const ivm = spawnSync(
+		'node',
+		['-e', "const i=new (require('isolated-vm').Isolate)();i.dispose()"],
+		{ cwd: dir, env, encoding: 'utf8' },
+	);
+	if (ivm.status !== 0) {
+		log('isolated-vm prebuild does not load; building it from source (several minutes)');
+		await run(
+			'node',
+			[gyp, 'rebuild', '--release', `--nodedir=${nodedir}`, `--jobs=${os.cpus().length}`],
+			{ cwd: path.join(dir, 'node_modules', 'isolated-vm'), env },
+			'build isolated-vm',
+		);
+	}
+
 	// Prove the install loads before we mark it done.
 	const check = spawnSync('node', [n8nBin(), '--version'], {
 		env: { ...env, N8N_USER_FOLDER: path.join(dir, 'probe-user') },
@@ -199,7 +216,149 @@ function safeReaddir(p) {
 	}
 }
 
-module.exports = { ensureN8n, n8nDir, n8nBin, node24Env, node24BinDir, cacheRoot, N8N_VERSION };
+
+/** Builds the package when dist/ is missing or older than any source file. */
+function buildIfStale() {
+	const distTime = fs.existsSync(path.join(REPO, 'dist'))
+		? newestMtime(path.join(REPO, 'dist'), (f) => f.endsWith('.js'))
+		: 0;
+	const srcTime = Math.max(
+		...['src', 'nodes', 'credentials'].map((d) =>
+			newestMtime(path.join(REPO, d), (f) => !f.endsWith('.js') && !f.endsWith('.json')),
+		),
+		fs.statSync(path.join(REPO, 'package.json')).mtimeMs,
+	);
+	if (distTime >= srcTime) {
+		log('dist/ is up to date');
+		return;
+	}
+	log('building the package (npm run build)');
+	const r = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO, env: node24Env(), stdio: 'inherit' });
+	if (r.status !== 0) throw new Error('npm run build failed');
+}
+
+function newestMtime(dir, keep) {
+	let newest = 0;
+	const walk = (d) => {
+		for (const e of safeReaddir(d)) {
+			const full = path.join(d, e);
+			const st = fs.statSync(full);
+			if (st.isDirectory()) walk(full);
+			else if (keep(full)) newest = Math.max(newest, st.mtimeMs);
+		}
+	};
+	walk(dir);
+	return newest;
+}
+
+/** Packs the repo as npm would publish it; returns the tarball path inside `destDir`. */
+function packPackage(destDir) {
+	fs.mkdirSync(destDir, { recursive: true });
+	const r = spawnSync('npm', ['pack', '--silent', '--pack-destination', destDir], {
+		cwd: REPO,
+		env: node24Env(),
+		encoding: 'utf8',
+	});
+	if (r.status !== 0) throw new Error(`npm pack failed:\n${r.stderr}`);
+	const name = r.stdout.trim().split('\n').pop();
+	return path.join(destDir, name);
+}
+
+/**
+ * Installs a packed tarball into `<userFolder>/.n8n/nodes` the way n8n 2.41's Community Nodes
+ * installer does: unpack into node_modules/<name>, drop dev/peer/optional dependencies, install
+ * the rest shallowly without scripts, and record it in the folder's package.json.
+ */
+function installPackage(userFolder, tgz) {
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	const env = node24Env();
+	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rag-eval-pkg-'));
+	execFileSync('tar', ['-xzf', tgz, '-C', tmp, '--strip-components=1']);
+	const pkg = JSON.parse(fs.readFileSync(path.join(tmp, 'package.json'), 'utf8'));
+	const target = path.join(nodesDir, 'node_modules', pkg.name);
+	fs.rmSync(target, { recursive: true, force: true });
+	fs.mkdirSync(path.dirname(target), { recursive: true });
+	fs.renameSync(tmp, target);
+	const { devDependencies, peerDependencies, optionalDependencies, ...kept } = pkg;
+	void devDependencies;
+	void peerDependencies;
+	void optionalDependencies;
+	fs.writeFileSync(path.join(target, 'package.json'), JSON.stringify(kept, null, 2));
+	const r = spawnSync(
+		'npm',
+		[
+			'install',
+			'--audit=false',
+			'--fund=false',
+			'--bin-links=false',
+			'--install-strategy=shallow',
+			'--ignore-scripts=true',
+			'--package-lock=false',
+			'--loglevel=error',
+		],
+		{ cwd: target, env, encoding: 'utf8' },
+	);
+	if (r.status !== 0) throw new Error(`installing ${pkg.name} dependencies failed:\n${r.stderr}`);
+	const rootPkg = path.join(nodesDir, 'package.json');
+	const root = fs.existsSync(rootPkg)
+		? JSON.parse(fs.readFileSync(rootPkg, 'utf8'))
+		: { name: 'installed-nodes', private: true, dependencies: {} };
+	root.dependencies = { ...(root.dependencies || {}), [pkg.name]: pkg.version };
+	fs.writeFileSync(rootPkg, JSON.stringify(root, null, 2));
+	log(`installed ${pkg.name}@${pkg.version} into ${nodesDir}`);
+	return { name: pkg.name, version: pkg.version, nodes: (pkg.n8n && pkg.n8n.nodes) || [] };
+}
+
+/** Environment for one n8n instance whose state lives in `userFolder`. */
+function n8nEnv(userFolder, extra = {}) {
+	return node24Env({
+		N8N_USER_FOLDER: userFolder,
+		DB_TYPE: 'sqlite',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL && process.env.N8N_LOG_LEVEL !== 'silent' ? process.env.N8N_LOG_LEVEL : 'warn',
+		N8N_LOG_OUTPUT: 'console',
+		N8N_NO_COLOR: 'true',
+		NO_COLOR: '1',
+		...extra,
+	});
+}
+
+/** Runs one n8n CLI command to completion; resolves to { status, stdout, stderr, seconds }. */
+function runN8n(args, env, { timeoutMs = 300000 } = {}) {
+	return new Promise((resolve) => {
+		const started = Date.now();
+		const child = spawn('node', [n8nBin(), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (d) => (stdout += d));
+		child.stderr.on('data', (d) => (stderr += d));
+		const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+		child.on('close', (status) => {
+			clearTimeout(timer);
+			resolve({ status, stdout, stderr, seconds: (Date.now() - started) / 1000 });
+		});
+	});
+}
+
+module.exports = {
+	ensureN8n,
+	n8nDir,
+	n8nBin,
+	node24Env,
+	node24BinDir,
+	cacheRoot,
+	buildIfStale,
+	packPackage,
+	installPackage,
+	n8nEnv,
+	runN8n,
+	REPO,
+	N8N_VERSION,
+};
 
 if (require.main === module) {
 	ensureN8n().catch((err) => {

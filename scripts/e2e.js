@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+// `npm run test:e2e`: the real n8n 2.41.1 CLI loads our packed package from `~/.n8n/nodes` (the
+// folder Settings -> Community Nodes installs into), imports every example workflow and the E2E
+// workflows under test/e2e/workflows, executes them with `n8n execute`, and the specs in
+// test/e2e/*.spec.js assert on the node outputs. Judge nodes talk to the local OpenAI-compatible
+// test server through an imported credential. Ends with `N passed, N failed`; exit 1 on any failure.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const n8n = require('./n8n-install');
+
+const REPO = n8n.REPO;
+const ARTIFACTS = path.join(REPO, 'test-artifacts', 'e2e');
+
+function log(msg) {
+	process.stdout.write(`[e2e] ${msg}\n`);
+}
+
+/** Starts the colleague-owned OpenAI-compatible test server CLI and resolves to its base URL. */
+function startJudgeServer() {
+	const cli = path.join(REPO, 'test', 'support', 'openai-server-cli.js');
+	if (!fs.existsSync(cli)) return Promise.resolve(null);
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [cli], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+		let buf = '';
+		const timer = setTimeout(() => reject(new Error(`judge server printed no URL: ${buf}`)), 20000);
+		child.stdout.on('data', (d) => {
+			buf += d;
+			const m = buf.match(/OPENAI_BASE_URL=(\S+)/);
+			if (m) {
+				clearTimeout(timer);
+				resolve({ url: m[1].replace(/\/$/, ''), child });
+			}
+		});
+		child.stderr.on('data', (d) => (buf += d));
+		child.on('exit', (code) => {
+			clearTimeout(timer);
+			reject(new Error(`judge server exited (${code}): ${buf}`));
+		});
+	});
+}
+
+/** Parses the run data JSON that `n8n execute --rawOutput` prints after its log lines. */
+function parseRun(stdout) {
+	const lines = stdout.split('\n');
+	const start = lines.findIndex((l) => l === '{');
+	if (start < 0) return null;
+	// The JSON block ends at the last line that is a lone closing brace.
+	let end = lines.length - 1;
+	while (end > start && lines[end] !== '}') end--;
+	try {
+		return JSON.parse(lines.slice(start, end + 1).join('\n'));
+	} catch {
+		return null;
+	}
+}
+
+/** Output items of a node: `out(run, 'Node', outputIndex)` -> json objects. */
+function out(run, nodeName, output = 0) {
+	const runs = run.data.resultData.runData[nodeName];
+	if (!runs) throw new Error(`node "${nodeName}" did not run`);
+	const main = runs[runs.length - 1].data?.main ?? [];
+	return (main[output] ?? []).map((i) => i.json);
+}
+
+function loadWorkflows() {
+	const files = [];
+	const exDir = path.join(REPO, 'examples');
+	for (const f of fs.existsSync(exDir) ? fs.readdirSync(exDir) : []) {
+		if (f.endsWith('.workflow.json')) files.push(path.join(exDir, f));
+	}
+	const e2eDir = path.join(REPO, 'test', 'e2e', 'workflows');
+	for (const f of fs.existsSync(e2eDir) ? fs.readdirSync(e2eDir) : []) {
+		if (f.endsWith('.json')) files.push(path.join(e2eDir, f));
+	}
+	return files.map((file) => ({ file, wf: JSON.parse(fs.readFileSync(file, 'utf8')) }));
+}
+
+/** Credential JSON that `n8n import:credentials` encrypts on import. */
+function judgeCredential(baseUrl) {
+	return {
+		id: 'ragEvalJudgeLocal1',
+		name: 'Judge model (local test server)',
+		type: 'ragEvalLlmApi',
+		data: { provider: 'compatible', apiKey: 'e2e-test-key', baseUrl, model: 'e2e-judge' },
+	};
+}
+
+/** Points every judge node at the given credential id, as a user picking it in the editor would. */
+function withCredential(wf, cred) {
+	const copy = JSON.parse(JSON.stringify(wf));
+	for (const node of copy.nodes) {
+		if (node.type.startsWith('n8n-nodes-rag-eval.judge')) {
+			node.credentials = { ragEvalLlmApi: { id: cred.id, name: cred.name } };
+		}
+	}
+	return copy;
+}
+
+async function main() {
+	const t0 = Date.now();
+	const timings = [];
+	const step = async (label, fn) => {
+		const s = Date.now();
+		const r = await fn();
+		timings.push(`${label} ${((Date.now() - s) / 1000).toFixed(1)} s`);
+		return r;
+	};
+	await step('n8n install', () => n8n.ensureN8n());
+	await step('build', () => n8n.buildIfStale());
+	fs.rmSync(ARTIFACTS, { recursive: true, force: true });
+	fs.mkdirSync(ARTIFACTS, { recursive: true });
+	const userFolder = path.join(ARTIFACTS, 'n8n-user');
+	const pkg = await step('pack + install into ~/.n8n/nodes', () => {
+		const tgz = n8n.packPackage(path.join(ARTIFACTS, 'pack'));
+		return n8n.installPackage(userFolder, tgz);
+	});
+	log(`package declares ${pkg.nodes.length} nodes`);
+
+	const judge = await startJudgeServer().catch((e) => {
+		log(`judge test server failed to start: ${e.message}`);
+		return null;
+	});
+	if (judge) log(`judge test server at ${judge.url}`);
+	else log('no judge test server (test/support/openai-server-cli.js): judge specs run without a model');
+
+	const env = n8n.n8nEnv(userFolder, { N8N_LOG_LEVEL: 'info', N8N_RUNNERS_MODE: 'internal' });
+	const importDir = path.join(ARTIFACTS, 'import');
+	fs.mkdirSync(importDir, { recursive: true });
+	const cred = judge ? judgeCredential(judge.url) : null;
+	const workflows = loadWorkflows();
+	for (const { file, wf } of workflows) {
+		const w = cred ? withCredential(wf, cred) : wf;
+		fs.writeFileSync(path.join(importDir, path.basename(file)), JSON.stringify(w, null, 2));
+	}
+	const failures = [];
+	let passed = 0;
+	const record = (name, err) => {
+		if (err) {
+			failures.push(name);
+			log(`FAIL ${name}: ${err.message || err}`);
+		} else {
+			passed++;
+			log(`ok   ${name}`);
+		}
+	};
+
+	if (cred) {
+		const credFile = path.join(ARTIFACTS, 'credentials.json');
+		fs.writeFileSync(credFile, JSON.stringify([cred]));
+		const r = await step('import credential', () => n8n.runN8n(['import:credentials', `--input=${credFile}`], env));
+		record('import judge credential', r.status === 0 ? null : new Error(r.stderr.slice(-2000)));
+	}
+	const imp = await step('import workflows', () =>
+		n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env),
+	);
+	record(
+		`import ${workflows.length} workflows`,
+		imp.status === 0 && !/error/i.test(imp.stderr) ? null : new Error(`${imp.stdout}\n${imp.stderr}`.slice(-3000)),
+	);
+
+	const specs = [];
+	for (const f of fs.readdirSync(path.join(REPO, 'test', 'e2e')).filter((f) => f.endsWith('.spec.js'))) {
+		for (const s of require(path.join(REPO, 'test', 'e2e', f))) specs.push(s);
+	}
+	const ctx = { out, judge: judge ? judge.url : null, dist: path.join(REPO, 'dist'), pkg };
+	const byId = new Map(workflows.map(({ wf }) => [wf.id, wf]));
+	const covered = new Set();
+	for (const spec of specs) {
+		if (!byId.has(spec.workflowId)) {
+			record(spec.name, new Error(`workflow ${spec.workflowId} not found among imported workflows`));
+			continue;
+		}
+		covered.add(spec.workflowId);
+		const r = await n8n.runN8n(['execute', '--id', spec.workflowId, '--rawOutput'], env, {
+			timeoutMs: 240000,
+		});
+		timings.push(`execute ${spec.workflowId} ${r.seconds.toFixed(1)} s`);
+		fs.writeFileSync(path.join(ARTIFACTS, `${spec.workflowId}.out.txt`), `${r.stdout}\n--- stderr\n${r.stderr}`);
+		const run = parseRun(r.stdout);
+		try {
+			if (!run) throw new Error(`no run data (exit ${r.status}):\n${(r.stdout + r.stderr).slice(-2500)}`);
+			const err = run.data.resultData.error;
+			if (err) throw new Error(`execution failed in node ${err.node?.name ?? '?'}: ${err.message} ${err.description ?? ''}`);
+			await spec.check(run, ctx);
+			record(spec.name, null);
+		} catch (e) {
+			record(spec.name, e);
+		}
+	}
+	// Every example must be exercised: an example nobody runs is an example that may not run.
+	for (const { file, wf } of workflows) {
+		if (file.includes(`${path.sep}examples${path.sep}`) && !covered.has(wf.id)) {
+			record(`example ${path.basename(file)} has an E2E spec`, new Error('no spec executes it'));
+		}
+	}
+	if (judge) judge.child.kill();
+	log(`timings: ${timings.join('; ')}; total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+	process.stdout.write(`${passed} passed, ${failures.length} failed\n`);
+	process.exitCode = failures.length ? 1 : 0;
+}
+
+module.exports = { parseRun, out };
+
+if (require.main === module) {
+	main().catch((e) => {
+		process.stderr.write(`[e2e] ${e.stack || e}\n`);
+		process.stdout.write('0 passed, 1 failed\n');
+		process.exit(1);
+	});
+}
