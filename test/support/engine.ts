@@ -62,6 +62,11 @@ function ourNodeTypes(): Map<string, INodeType | IVersionedNodeType> {
 	return map;
 }
 
+/** Test-only node types (sub-nodes that stand in for n8n's AI nodes). */
+const TEST_NODES: Record<string, string> = {
+	'test.chatModel': 'nodes/TestChatModel.node.ts',
+};
+
 class HarnessNodeTypes implements INodeTypes {
 	private readonly cache = new Map<string, INodeType | IVersionedNodeType>();
 
@@ -70,6 +75,14 @@ class HarnessNodeTypes implements INodeTypes {
 	getByName(nodeType: string): INodeType | IVersionedNodeType {
 		const hit = this.ours.get(nodeType) ?? this.cache.get(nodeType);
 		if (hit) return hit;
+		const testRel = TEST_NODES[nodeType];
+		if (testRel) {
+			const file = path.join(__dirname, testRel);
+			const Cls = (require(file) as Record<string, NodeClass>)[path.basename(file, '.node.ts')];
+			const inst = new Cls();
+			this.cache.set(nodeType, inst);
+			return inst;
+		}
 		const rel = BASE_NODES[nodeType];
 		if (!rel) throw new Error(`Engine harness: unknown node type ${nodeType}`);
 		const mod = require(
