@@ -281,7 +281,7 @@ export function synsets(word: string): SynsetRef[] {
 	return out;
 }
 
-const SYNONYM_CACHE_LIMIT = 200_000;
+const SYNONYM_CACHE_LIMIT = 20_000;
 const synonymCache = new Map<string, ReadonlySet<string>>();
 
 /**
