@@ -30,9 +30,35 @@ export interface GateMetricLike {
 	measured: number;
 }
 
+/** Per-metric-id statistics as the aggregate's `perMetric` holds them. */
+export interface GatePerMetricLike {
+	measured: number;
+	scale?: { kind: string };
+	mean?: { value?: number };
+	passRate?: { value?: number };
+}
+
 /** What the gate needs of a run summary (structural, so any summary with `metrics` works). */
 export interface GateSummaryLike {
 	metrics: Record<string, GateMetricLike | undefined>;
+	perMetric?: Record<string, GatePerMetricLike | undefined>;
+}
+
+/**
+ * The metrics the gate compares: `metrics` as named, plus each `perMetric` id that no run-level
+ * name already carries as a path segment, as `<id>/mean` (or `<id>/pass_rate` for yes/no scales).
+ */
+export function gateMetrics(summary: GateSummaryLike): Record<string, GateMetricLike> {
+	const out: Record<string, GateMetricLike> = {};
+	for (const [k, v] of Object.entries(summary.metrics)) if (v) out[k] = v;
+	const covered = new Set(Object.keys(out).flatMap((k) => k.split('/')));
+	for (const [id, m] of Object.entries(summary.perMetric ?? {})) {
+		if (!m || covered.has(id)) continue;
+		if (m.scale?.kind === 'binary')
+			out[`${id}/pass_rate`] = { value: m.passRate?.value, measured: m.measured };
+		else out[`${id}/mean`] = { value: m.mean?.value, measured: m.measured };
+	}
+	return out;
 }
 
 /** A scored row: the item's json with its `request_id` and `eval` scores. */
@@ -138,7 +164,9 @@ export function compareRuns(
 	options: GateOptions = {},
 ): GateResult {
 	const alpha = options.alpha ?? 0.05;
-	const names = [...new Set([...Object.keys(baseline.metrics), ...Object.keys(current.metrics)])];
+	const baseMetrics = gateMetrics(baseline);
+	const curMetrics = gateMetrics(current);
+	const names = [...new Set([...Object.keys(baseMetrics), ...Object.keys(curMetrics)])];
 	names.sort();
 	const curIndex = indexRows(options.currentRows);
 	const baseIndex = indexRows(options.baselineRows);
@@ -149,8 +177,8 @@ export function compareRuns(
 
 	const pending: { row: GateRowResult; test: TestResult | null }[] = [];
 	for (const metric of names) {
-		const b = baseline.metrics[metric];
-		const c = current.metrics[metric];
+		const b = baseMetrics[metric];
+		const c = curMetrics[metric];
 		const key = resolveEvalKey(metric, options.rowMetric, evalKeys);
 		const kind = options.kinds?.[metric] ?? inferKind(metric, key, options);
 		const direction =

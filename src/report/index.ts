@@ -24,7 +24,9 @@ export interface ReportRootCause {
 	cause: string;
 	count: number;
 	share: number;
+	/** Suggested fix; the aggregate names it `suggestedFix`. */
 	fix?: string;
+	suggestedFix?: string;
 }
 
 /** What the reports need of a run summary (structural: the aggregate's summary fits). */
@@ -290,7 +292,7 @@ export function slackMessage(input: ReportInput): SlackMessage {
 		blocks.push({ type: 'divider' });
 		const lines = causes.map(
 			(c) =>
-				`• *${slackText(c.cause, 200)}*: ${c.count} rows (${pct(c.share)})${c.fix ? ` — ${slackText(c.fix, 300)}` : ''}`,
+				`• *${slackText(c.cause, 200)}*: ${c.count} rows (${pct(c.share)})${(c.fix ?? c.suggestedFix) ? ` — ${slackText(c.fix ?? c.suggestedFix ?? '', 300)}` : ''}`,
 		);
 		blocks.push({ type: 'section', text: slackMrkdwn(`*Root causes*\n${lines.join('\n')}`) });
 	}
@@ -380,7 +382,9 @@ export function markdownReport(input: ReportInput): string {
 			'| --- | ---: | ---: | --- |',
 		);
 		for (const c of causes)
-			out.push(`| ${mdCell(c.cause)} | ${c.count} | ${pct(c.share)} | ${mdCell(c.fix ?? '')} |`);
+			out.push(
+				`| ${mdCell(c.cause)} | ${c.count} | ${pct(c.share)} | ${mdCell(c.fix ?? c.suggestedFix ?? '')} |`,
+			);
 	}
 	const worst = worstRows(input.rows, input.maxWorstRows ?? 10);
 	if (worst.length) {
