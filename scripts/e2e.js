@@ -88,17 +88,6 @@ function judgeCredential(baseUrl) {
 	};
 }
 
-/** Points every judge node at the given credential id, as a user picking it in the editor would. */
-function withCredential(wf, cred) {
-	const copy = JSON.parse(JSON.stringify(wf));
-	for (const node of copy.nodes) {
-		if (node.type.startsWith('n8n-nodes-rag-eval.judge')) {
-			node.credentials = { ragEvalLlmApi: { id: cred.id, name: cred.name } };
-		}
-	}
-	return copy;
-}
-
 async function main() {
 	const t0 = Date.now();
 	const timings = [];
@@ -132,7 +121,7 @@ async function main() {
 	const cred = judge ? judgeCredential(judge.url) : null;
 	const workflows = loadWorkflows();
 	for (const { file, wf } of workflows) {
-		const w = cred ? withCredential(wf, cred) : wf;
+		const w = cred ? n8n.withCredential(wf, cred) : wf;
 		fs.writeFileSync(path.join(importDir, path.basename(file)), JSON.stringify(w, null, 2));
 	}
 	const failures = [];

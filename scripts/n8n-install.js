@@ -344,7 +344,19 @@ function runN8n(args, env, { timeoutMs = 300000 } = {}) {
 	});
 }
 
+/** Copy of a workflow whose judge nodes use the given credential, as if picked in the editor. */
+function withCredential(wf, cred) {
+	const copy = JSON.parse(JSON.stringify(wf));
+	for (const node of copy.nodes) {
+		if (node.type.startsWith('n8n-nodes-rag-eval.judge')) {
+			node.credentials = { ragEvalLlmApi: { id: cred.id, name: cred.name } };
+		}
+	}
+	return copy;
+}
+
 module.exports = {
+	withCredential,
 	ensureN8n,
 	n8nDir,
 	n8nBin,

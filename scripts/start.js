@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+// `npm start`: one command from a fresh clone to the n8n editor with our nodes and the examples.
+// Installs the pinned n8n once (cached in ~/.cache/n8n-nodes-rag-eval), installs the freshly
+// built package into the local n8n's ~/.n8n/nodes the way Community Nodes does, creates the owner
+// account from environment settings (password printed once, kept in .n8n-local/owner.json),
+// creates the judge credential from OPENAI_API_KEY / OPENAI_BASE_URL when set, imports the
+// example workflows and starts n8n with its embedded SQLite on http://localhost:5678.
+'use strict';
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const n8n = require('./n8n-install');
+
+const REPO = n8n.REPO;
+const PORT = Number(process.env.N8N_PORT || 5678);
+const HOME = process.env.RAG_EVAL_N8N_HOME || path.join(REPO, '.n8n-local');
+const EXAMPLES = path.join(REPO, 'examples');
+
+function log(msg) {
+	process.stdout.write(`[start] ${msg}\n`);
+}
+
+// The owner is kept across starts; its password is shown the first time only.
+function ownerAccount() {
+	const file = path.join(HOME, 'owner.json');
+	if (fs.existsSync(file)) return { ...JSON.parse(fs.readFileSync(file, 'utf8')), fresh: false };
+	const owner = {
+		email: process.env.RAG_EVAL_OWNER_EMAIL || 'owner@rag-eval.local',
+		password: process.env.RAG_EVAL_OWNER_PASSWORD || `Eval-${crypto.randomBytes(9).toString('base64url')}1`,
+	};
+	fs.mkdirSync(HOME, { recursive: true });
+	fs.writeFileSync(file, JSON.stringify(owner, null, 2), { mode: 0o600 });
+	return { ...owner, fresh: true };
+}
+
+// n8n takes a pre-hashed bcrypt password; use the bcryptjs copy n8n itself ships.
+function bcryptHash(password) {
+	const bcrypt = require(path.join(n8n.n8nDir(), 'node_modules', 'bcryptjs'));
+	return bcrypt.hashSync(password, 10);
+}
+
+/** Judge credential from the environment, or null when no model is configured. */
+function credentialFromEnv() {
+	const apiKey = process.env.OPENAI_API_KEY;
+	const baseUrl = process.env.OPENAI_BASE_URL;
+	if (!apiKey && !baseUrl) return null;
+	const model = process.env.OPENAI_MODEL || process.env.RAG_EVAL_JUDGE_MODEL || 'gpt-4o-mini';
+	const data = baseUrl
+		? { provider: 'compatible', apiKey: apiKey || 'not-needed', baseUrl, model }
+		: { provider: 'openai', apiKey, model };
+	return { id: 'ragEvalJudgeFromEnv', name: `Judge model (${model})`, type: 'ragEvalLlmApi', data };
+}
+
+function exampleWorkflows() {
+	if (!fs.existsSync(EXAMPLES)) return [];
+	return fs
+		.readdirSync(EXAMPLES)
+		.filter((f) => f.endsWith('.workflow.json'))
+		.sort()
+		.map((f) => JSON.parse(fs.readFileSync(path.join(EXAMPLES, f), 'utf8')));
+}
+
+async function waitForHealth(url, child, timeoutMs) {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		if (child.exitCode !== null) throw new Error(`n8n exited with code ${child.exitCode}`);
+		try {
+			const r = await fetch(`${url}/healthz/readiness`);
+			if (r.ok) return;
+		} catch {
+			// not listening yet
+		}
+		await new Promise((r) => setTimeout(r, 1000));
+	}
+	throw new Error(`n8n did not become ready at ${url} within ${timeoutMs / 1000} s`);
+}
+
+async function main() {
+	const t0 = Date.now();
+	log('step 1/5: n8n (pinned 2.41.1, installed once into the cache)');
+	await n8n.ensureN8n();
+	log('step 2/5: build and install this package into the local n8n');
+	n8n.buildIfStale();
+	const userFolder = HOME;
+	const tgz = n8n.packPackage(path.join(HOME, 'pack'));
+	const pkg = n8n.installPackage(userFolder, tgz);
+	log(`${pkg.name}@${pkg.version}: ${pkg.nodes.length} nodes`);
+
+	const owner = ownerAccount();
+	const env = n8n.n8nEnv(userFolder, {
+		N8N_PORT: String(PORT),
+		N8N_HOST: 'localhost',
+		N8N_LISTEN_ADDRESS: process.env.N8N_LISTEN_ADDRESS || '127.0.0.1',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+		N8N_INSTANCE_OWNER_EMAIL: owner.email,
+		N8N_INSTANCE_OWNER_FIRST_NAME: 'Eval',
+		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
+		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(owner.password),
+		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL && process.env.N8N_LOG_LEVEL !== 'silent' ? process.env.N8N_LOG_LEVEL : 'info',
+	});
+
+	log('step 3/5: judge model credential');
+	const cred = credentialFromEnv();
+	if (cred) {
+		const file = path.join(HOME, 'credential.json');
+		fs.writeFileSync(file, JSON.stringify([cred]), { mode: 0o600 });
+		const r = await n8n.runN8n(['import:credentials', `--input=${file}`], env);
+		fs.rmSync(file, { force: true });
+		if (r.status !== 0) throw new Error(`importing the judge credential failed:\n${r.stderr}`);
+		log(`created credential "${cred.name}" (${cred.data.provider}${cred.data.baseUrl ? ` at ${cred.data.baseUrl}` : ''})`);
+	} else {
+		log('no OPENAI_API_KEY / OPENAI_BASE_URL: judge nodes will report "not_applicable: no judge model configured"; deterministic metrics run as usual');
+	}
+
+	log('step 4/5: import the example workflows');
+	const workflows = exampleWorkflows();
+	const importDir = path.join(HOME, 'import');
+	fs.rmSync(importDir, { recursive: true, force: true });
+	fs.mkdirSync(importDir, { recursive: true });
+	for (const wf of workflows) {
+		const w = cred ? n8n.withCredential(wf, cred) : wf;
+		fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(w, null, 2));
+	}
+	if (workflows.length) {
+		const r = await n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env);
+		if (r.status !== 0) throw new Error(`importing the examples failed:\n${r.stdout}\n${r.stderr}`);
+		for (const wf of workflows) log(`  ${wf.name}`);
+	}
+
+	log('step 5/5: start n8n');
+	const child = spawn('node', [n8n.n8nBin(), 'start'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+	const stop = () => child.kill('SIGTERM');
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+	const url = `http://localhost:${PORT}`;
+	await waitForHealth(`http://127.0.0.1:${PORT}`, child, 180000);
+	const first = workflows[0];
+	const lines = [
+		'',
+		`n8n is ready at ${url}  (started in ${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+		first ? `open the first example: ${url}/workflow/${first.id}` : '',
+		`log in as ${owner.email}`,
+		owner.fresh
+			? `password: ${owner.password}   (shown once; kept in ${path.relative(REPO, path.join(HOME, 'owner.json'))})`
+			: `password: see ${path.relative(REPO, path.join(HOME, 'owner.json'))}`,
+		'Ctrl+C stops n8n.',
+		'',
+	].filter((l) => l !== '');
+	process.stdout.write(`\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
+	await new Promise((resolve) => child.on('exit', resolve));
+}
+
+if (require.main === module) {
+	main().catch((e) => {
+		process.stderr.write(`[start] ${e.stack || e}\n`);
+		process.exit(1);
+	});
+}
