@@ -13,3 +13,7 @@ export * from './judges';
 // Both layers name their chat turn ChatMessage: the record's (a zod schema) wins at top level.
 export { ChatMessage } from './record';
 export * from './rootcause';
+export * from './aggregate';
+export * from './gate';
+export * from './agreement';
+export * from './report';

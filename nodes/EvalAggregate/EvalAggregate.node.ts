@@ -1,0 +1,179 @@
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+import {
+	aggregatePartial,
+	finalizeAggregate,
+	isAggregatePartial,
+	mergePartials,
+	type AggregateOptions,
+	type AggregatePartial,
+	type FinalizeOptions,
+	type ModelPrice,
+} from '../../src/aggregate';
+import { ORDER_WITH_GROUND_TRUTH, ORDER_WITHOUT_GROUND_TRUTH } from '../../src/rootcause';
+import { iconFor } from '../shared/common';
+import { allPaired, jsonOption, listParam } from '../shared/collect';
+
+/**
+ * Eval Aggregate: one run summary from all scored rows (Databricks-named run metrics, Azure-style
+ * means and pass rates, intervals, root causes, cost), or a partial to merge later; partials on
+ * the input are merged exactly, so batches and queue-mode sub-workflows give the one-pass result.
+ */
+export class EvalAggregate implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Eval Aggregate',
+		name: 'evalAggregate',
+		icon: iconFor('aggregate'),
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter.output }}',
+		description: 'Summarise an evaluation run: run metrics with coverage and confidence intervals, root causes, judge cost',
+		defaults: { name: 'Eval Aggregate' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		usableAsTool: true,
+		properties: [
+			{
+				displayName: 'Output',
+				name: 'output',
+				type: 'options',
+				default: 'summary',
+				options: [
+					{ name: 'Run Summary', value: 'summary', description: 'One item with the finished summary' },
+					{
+						name: 'Partial (Merge Later)',
+						value: 'partial',
+						description: 'One item with mergeable statistics, for batches and sub-workflows; a later Eval Aggregate merges them',
+					},
+				],
+				description: 'Input items may be scored rows, partials from other Eval Aggregate nodes, or both',
+			},
+			{
+				displayName: 'Group By',
+				name: 'groupBy',
+				type: 'string',
+				default: '',
+				placeholder: 'metadata.app_version',
+				description: 'Dotted path of a field; the summary then also holds one summary per value',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add option',
+				default: {},
+				options: [
+					{
+						displayName: 'One Item per Group',
+						name: 'itemPerGroup',
+						type: 'boolean',
+						default: false,
+						description: 'Whether to emit one item per group after the run summary',
+					},
+					{
+						displayName: 'Confidence Level',
+						name: 'level',
+						type: 'number',
+						default: 0.95,
+						typeOptions: { minValue: 0.5, maxValue: 0.999, numberPrecision: 3 },
+					},
+					{
+						displayName: 'Bootstrap Resamples',
+						name: 'bootstrapResamples',
+						type: 'number',
+						default: 1000,
+						description: 'Seeded resamples for the intervals of means (0 = none)',
+					},
+					{
+						displayName: 'Safety Defect Severity',
+						name: 'severityThreshold',
+						type: 'number',
+						default: 4,
+						description: 'Severity (0-7) at or above which a safety score counts as a defect',
+					},
+					{
+						displayName: 'Model Prices (JSON)',
+						name: 'prices',
+						type: 'json',
+						default: '{}',
+						description: 'USD per 1M tokens by judge model, e.g. {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}',
+					},
+					{
+						displayName: 'Examples per Cause',
+						name: 'exampleLimit',
+						type: 'number',
+						default: 3,
+					},
+					{
+						displayName: 'Order With Ground Truth',
+						name: 'orderWithGroundTruth',
+						type: 'string',
+						default: ORDER_WITH_GROUND_TRUTH.join(', '),
+					},
+					{
+						displayName: 'Order Without Ground Truth',
+						name: 'orderWithoutGroundTruth',
+						type: 'string',
+						default: ORDER_WITHOUT_GROUND_TRUTH.join(', '),
+					},
+				],
+			},
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const output = this.getNodeParameter('output', 0) as 'summary' | 'partial';
+		const groupBy = (this.getNodeParameter('groupBy', 0, '') as string).trim();
+		const o = this.getNodeParameter('options', 0, {}) as IDataObject;
+		const aggOptions: AggregateOptions = {
+			groupBy: groupBy || undefined,
+			exampleLimit: (o.exampleLimit as number | undefined) ?? undefined,
+			rootCauseOrder: {
+				withGroundTruth: o.orderWithGroundTruth !== undefined ? listParam(o.orderWithGroundTruth) : undefined,
+				withoutGroundTruth:
+					o.orderWithoutGroundTruth !== undefined ? listParam(o.orderWithoutGroundTruth) : undefined,
+			},
+		};
+		const partials: AggregatePartial[] = [];
+		const rows: Record<string, unknown>[] = [];
+		for (const item of items) {
+			if (isAggregatePartial(item.json)) partials.push(item.json as unknown as AggregatePartial);
+			else rows.push(item.json);
+		}
+		let merged: AggregatePartial;
+		try {
+			const fromRows = rows.length || !partials.length ? [aggregatePartial(rows, aggOptions)] : [];
+			merged = mergePartials(...fromRows, ...partials);
+		} catch (e) {
+			throw new NodeOperationError(this.getNode(), (e as Error).message, {
+				description:
+					'Partials merge only when they were built with the same Group By and root-cause orders. Use the same settings on every Eval Aggregate that builds partials.',
+			});
+		}
+		const paired = allPaired(items.length);
+		if (output === 'partial') return [[{ json: merged as unknown as IDataObject, pairedItem: paired }]];
+
+		const finalize: FinalizeOptions = {
+			level: (o.level as number | undefined) ?? undefined,
+			bootstrapResamples: (o.bootstrapResamples as number | undefined) ?? undefined,
+			severityThreshold: (o.severityThreshold as number | undefined) ?? undefined,
+			prices: jsonOption<Record<string, ModelPrice>>(this, 'Model Prices', o.prices, 'prices'),
+		};
+		const summary = finalizeAggregate(merged, finalize);
+		const out: INodeExecutionData[] = [{ json: summary as unknown as IDataObject, pairedItem: paired }];
+		if (o.itemPerGroup && summary.groups) {
+			for (const [group, s] of Object.entries(summary.groups)) {
+				out.push({ json: { group, groupBy: summary.groupBy, ...(s as unknown as IDataObject) }, pairedItem: paired });
+			}
+		}
+		return [out];
+	}
+}

@@ -1,0 +1,131 @@
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IBinaryKeyData,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+import type { GateResult } from '../../src/gate';
+import {
+	htmlReport,
+	junitReport,
+	markdownReport,
+	slackMessage,
+	ticketPayload,
+	type ReportInput,
+	type ReportRow,
+	type ReportSummaryLike,
+} from '../../src/report';
+import { iconFor } from '../shared/common';
+import { allPaired } from '../shared/collect';
+
+type Part = 'slack' | 'markdown' | 'ticket' | 'html' | 'junit';
+
+function isSummary(v: unknown): v is ReportSummaryLike {
+	return !!v && typeof v === 'object' && typeof (v as { metrics?: unknown }).metrics === 'object';
+}
+
+/**
+ * Eval Report: from a run summary (and optionally a gate result and the failing rows) builds a
+ * Slack message, Markdown, a ticket payload, a self-contained HTML report and JUnit XML.
+ */
+export class EvalReport implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Eval Report',
+		name: 'evalReport',
+		icon: iconFor('report'),
+		group: ['transform'],
+		version: 1,
+		description: 'Turn an evaluation summary into a Slack message, Markdown, a ticket, an HTML report and JUnit XML',
+		defaults: { name: 'Eval Report' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [
+			{
+				displayName:
+					'Input: the item from Eval Aggregate or Regression Gate. Scored rows among the input items are used as the worst rows.',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Title',
+				name: 'title',
+				type: 'string',
+				default: 'Nightly RAG evaluation',
+			},
+			{
+				displayName: 'Formats',
+				name: 'formats',
+				type: 'multiOptions',
+				default: ['slack', 'markdown', 'ticket', 'html', 'junit'],
+				options: [
+					{ name: 'HTML Report (Binary)', value: 'html' },
+					{ name: 'JUnit XML (Binary)', value: 'junit' },
+					{ name: 'Markdown', value: 'markdown' },
+					{ name: 'Slack Message', value: 'slack' },
+					{ name: 'Ticket (GitHub / Jira / Linear)', value: 'ticket' },
+				],
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add option',
+				default: {},
+				options: [
+					{ displayName: 'Run URL', name: 'runUrl', type: 'string', default: '', description: 'Link shown in the reports, e.g. the execution URL' },
+					{ displayName: 'Worst Rows Shown', name: 'maxWorstRows', type: 'number', default: 10 },
+				],
+			},
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		let summary: ReportSummaryLike | undefined;
+		let gate: GateResult | undefined;
+		const rows: ReportRow[] = [];
+		for (const item of items) {
+			const j = item.json;
+			if (j.gate && isSummary(j.summary)) {
+				gate = j.gate as unknown as GateResult;
+				summary = j.summary as unknown as ReportSummaryLike;
+			} else if (isSummary(j) && !summary) summary = j;
+			else if (j.eval && typeof j.eval === 'object') rows.push(j as unknown as ReportRow);
+		}
+		if (!summary) {
+			throw new NodeOperationError(this.getNode(), 'No evaluation summary among the input items', {
+				description: 'Connect Eval Aggregate (or Regression Gate) to this node.',
+			});
+		}
+		const o = this.getNodeParameter('options', 0, {}) as IDataObject;
+		const input: ReportInput = {
+			summary,
+			gate,
+			rows,
+			title: this.getNodeParameter('title', 0, 'Nightly RAG evaluation') as string,
+			runUrl: (o.runUrl as string) || undefined,
+			maxWorstRows: (o.maxWorstRows as number | undefined) ?? 10,
+		};
+		const formats = this.getNodeParameter('formats', 0, []) as Part[];
+		const json: IDataObject = {};
+		const binary: IBinaryKeyData = {};
+		if (formats.includes('slack')) json.slack = slackMessage(input) as unknown as IDataObject;
+		if (formats.includes('markdown')) json.markdown = markdownReport(input);
+		if (formats.includes('ticket')) json.ticket = ticketPayload(input) as unknown as IDataObject;
+		if (formats.includes('html')) {
+			binary.html = await this.helpers.prepareBinaryData(Buffer.from(htmlReport(input), 'utf8'), 'eval-report.html', 'text/html');
+		}
+		if (formats.includes('junit')) {
+			binary.junit = await this.helpers.prepareBinaryData(Buffer.from(junitReport(input), 'utf8'), 'eval-junit.xml', 'application/xml');
+		}
+		json.regressed = gate ? gate.regressed : null;
+		const out: INodeExecutionData = { json, pairedItem: allPaired(items.length) };
+		if (Object.keys(binary).length) out.binary = binary;
+		return [[out]];
+	}
+}

@@ -1,0 +1,148 @@
+import {
+	NodeConnectionTypes,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+import { compareRuns, type GateRow, type GateSummaryLike } from '../../src/gate';
+import { iconFor } from '../shared/common';
+import { jsonOption } from '../shared/collect';
+
+function isSummary(v: unknown): v is GateSummaryLike {
+	return !!v && typeof v === 'object' && typeof (v as { metrics?: unknown }).metrics === 'object';
+}
+
+/**
+ * Regression Gate: compares this run's summary with a baseline (last night's summary from a Data
+ * Table, database, file or pinned JSON), per metric, with tolerances, significance tests and
+ * Holm correction. Routes to OK or Regressed with the full comparison table.
+ */
+export class RegressionGate implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Regression Gate',
+		name: 'regressionGate',
+		icon: iconFor('gate'),
+		group: ['transform'],
+		version: 1,
+		description: 'Compare an evaluation summary with a baseline run and branch on significant regressions',
+		defaults: { name: 'Regression Gate' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [
+			{ type: NodeConnectionTypes.Main, displayName: 'OK' },
+			{ type: NodeConnectionTypes.Main, displayName: 'Regressed' },
+		],
+		usableAsTool: true,
+		properties: [
+			{
+				displayName: 'Current Summary',
+				name: 'current',
+				type: 'json',
+				default: '={{ $json }}',
+				description: 'The run summary from Eval Aggregate',
+			},
+			{
+				displayName: 'Baseline Summary',
+				name: 'baseline',
+				type: 'json',
+				default: '',
+				placeholder: "={{ $('Load Last Run').first().json }}",
+				description:
+					'The summary to compare against, usually last night\'s, loaded by an expression. Empty on the first night: every metric is then reported as missing in the baseline.',
+			},
+			{
+				displayName: 'Default Tolerance',
+				name: 'defaultTolerance',
+				type: 'number',
+				default: 0.02,
+				typeOptions: { numberPrecision: 4 },
+				description: 'A metric must get worse by more than this (in its own units) to count as a regression',
+			},
+			{
+				displayName: 'Tolerances',
+				name: 'tolerances',
+				type: 'fixedCollection',
+				typeOptions: { multipleValues: true },
+				default: {},
+				placeholder: 'Add tolerance',
+				options: [
+					{
+						displayName: 'Tolerance',
+						name: 'pairs',
+						values: [
+							{ displayName: 'Metric', name: 'metric', type: 'string', default: '', placeholder: 'response/llm_judged/groundedness/rating/percentage' },
+							{ displayName: 'Tolerance', name: 'tolerance', type: 'number', default: 0.02, typeOptions: { numberPrecision: 4 } },
+						],
+					},
+				],
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add option',
+				default: {},
+				options: [
+					{ displayName: 'Significance Level', name: 'alpha', type: 'number', default: 0.05, typeOptions: { numberPrecision: 3 } },
+					{
+						displayName: 'Current Rows',
+						name: 'currentRows',
+						type: 'json',
+						default: '',
+						description: 'Scored rows of this run; with baseline rows sharing request IDs, paired tests are used',
+					},
+					{ displayName: 'Baseline Rows', name: 'baselineRows', type: 'json', default: '' },
+					{
+						displayName: 'Paired Score Test',
+						name: 'pairedScoreTest',
+						type: 'options',
+						default: 'wilcoxon',
+						options: [
+							{ name: 'Wilcoxon Signed-Rank', value: 'wilcoxon' },
+							{ name: 'Paired Bootstrap', value: 'bootstrap' },
+						],
+					},
+				],
+			},
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const ok: INodeExecutionData[] = [];
+		const regressed: INodeExecutionData[] = [];
+		for (let i = 0; i < items.length; i++) {
+			const current = jsonOption<unknown>(this, 'Current Summary', this.getNodeParameter('current', i), 'the summary');
+			if (!isSummary(current)) {
+				throw new NodeOperationError(this.getNode(), `Item ${i + 1} is not an evaluation summary (no "metrics")`, {
+					itemIndex: i,
+					description: 'Connect the output of Eval Aggregate, or set Current Summary to an expression that returns it.',
+				});
+			}
+			const baselineRaw = jsonOption<unknown>(this, 'Baseline Summary', this.getNodeParameter('baseline', i, ''), 'the baseline summary');
+			const baseline: GateSummaryLike = isSummary(baselineRaw) ? baselineRaw : { metrics: {} };
+			const t = this.getNodeParameter('tolerances', i, {}) as { pairs?: { metric: string; tolerance: number }[] };
+			const tolerances: Record<string, number> = {};
+			for (const p of t.pairs ?? []) if (p.metric) tolerances[p.metric] = p.tolerance;
+			const o = this.getNodeParameter('options', i, {}) as IDataObject;
+			const result = compareRuns(current, baseline, {
+				tolerances,
+				defaultTolerance: this.getNodeParameter('defaultTolerance', i, 0.02) as number,
+				alpha: (o.alpha as number | undefined) ?? 0.05,
+				currentRows: jsonOption<GateRow[]>(this, 'Current Rows', o.currentRows, 'rows'),
+				baselineRows: jsonOption<GateRow[]>(this, 'Baseline Rows', o.baselineRows, 'rows'),
+				pairedScoreTest: (o.pairedScoreTest as 'wilcoxon' | 'bootstrap' | undefined) ?? 'wilcoxon',
+			});
+			const json: IDataObject = {
+				regressed: result.regressed,
+				baselineFound: isSummary(baselineRaw),
+				gate: result as unknown as IDataObject,
+				summary: current as unknown as IDataObject,
+			};
+			(result.regressed ? regressed : ok).push({ json, pairedItem: { item: i } });
+		}
+		return [ok, regressed];
+	}
+}
