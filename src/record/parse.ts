@@ -170,18 +170,30 @@ function csvRows(text: string): RawRow[] {
 
 /** Guesses the format from the content: JSON if it parses whole, JSON Lines if the first line does. */
 function sniff(text: string): { format: 'json' | 'jsonl' | 'csv'; parsed?: unknown } {
-	const t = text.trimStart();
-	if (t[0] !== '[' && t[0] !== '{') return { format: 'csv' };
+	// Indexes instead of trimStart() or a whole-text parse attempt: the text may be hundreds of MB.
+	const start = text.search(/\S/);
+	if (text[start] !== '[' && text[start] !== '{') return { format: 'csv' };
+	if (text[start] === '{') {
+		// One object per line shows in the first two non-blank lines (either may be the broken one).
+		let from = start;
+		for (let seen = 0; seen < 2 && from >= 0 && from < text.length; seen++) {
+			const nl = text.indexOf('\n', from);
+			const end = nl < 0 ? text.length : nl;
+			// A single line holding one object is a one-row JSON file.
+			if (seen === 0 && (nl < 0 || text.slice(nl).search(/\S/) < 0)) break;
+			try {
+				JSON.parse(text.slice(from, end));
+				return { format: 'jsonl' };
+			} catch {
+				const next = nl < 0 ? -1 : text.slice(nl + 1).search(/\S/);
+				from = next < 0 ? -1 : nl + 1 + next;
+			}
+		}
+	}
 	try {
 		return { format: 'json', parsed: JSON.parse(text) as unknown };
 	} catch (e) {
-		const firstLine = t.slice(0, t.indexOf('\n') < 0 ? t.length : t.indexOf('\n'));
-		try {
-			JSON.parse(firstLine);
-			return { format: 'jsonl' };
-		} catch {
-			throw new DatasetError('syntax', `the file is not valid JSON (${(e as Error).message})`);
-		}
+		throw new DatasetError('syntax', `the file is not valid JSON (${(e as Error).message})`);
 	}
 }
 

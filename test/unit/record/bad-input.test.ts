@@ -139,3 +139,18 @@ describe('unreadable files are one clear error', () => {
 		expect(thrown(() => loadDataset('request,response\n"q,a\n')).code).toBe('syntax');
 	});
 });
+
+describe('format detection', () => {
+	it('a JSONL file whose first line is broken is still read line by line', () => {
+		const out = loadDataset('{"request": \n{"request": "q", "response": "a"}\n');
+		expect(out.format).toBe('jsonl');
+		expect(out.invalid.map((i) => i.row)).toEqual([1]);
+		expect(out.records.map((r) => r.source.row)).toEqual([2]);
+	});
+
+	it('a pretty-printed single object is JSON, not JSON Lines', () => {
+		const out = loadDataset('{\n  "request": "q",\n  "response": "a"\n}\n');
+		expect(out.format).toBe('json');
+		expect(out.records).toHaveLength(1);
+	});
+});
