@@ -11,6 +11,7 @@
 import type { MetricDecl } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
 import { nltkTokenize } from './tokenize';
+import { pyExp, pyLog } from './tokenize/pymath';
 import { fsum, Interner, ngramCounts, requireText } from './tokenize/util';
 
 const MAX_ORDER = 4;
@@ -61,7 +62,7 @@ export function bleuStats(response: string, groundTruth: string): BleuStats {
 function brevityPenalty(refLen: number, hypLen: number): number {
 	if (hypLen > refLen) return 1;
 	if (hypLen === 0) return 0;
-	return Math.exp(1 - refLen / hypLen);
+	return pyExp(1 - refLen / hypLen);
 }
 
 /** nltk `corpus_bleu` with method4 smoothing over (summed) statistics. */
@@ -72,7 +73,7 @@ export function bleuFromStats(stats: BleuStats): number {
 	let incvnt = 1;
 	for (let i = 0; i < MAX_ORDER; i++) {
 		if (stats.matches[i] === 0 && stats.hypLen > 1) {
-			const numerator = 1 / ((2 ** incvnt * METHOD4_K) / Math.log(stats.hypLen));
+			const numerator = 1 / ((2 ** incvnt * METHOD4_K) / pyLog(stats.hypLen));
 			p.push(numerator / stats.totals[i]);
 			incvnt++;
 		} else {
@@ -80,8 +81,8 @@ export function bleuFromStats(stats: BleuStats): number {
 		}
 	}
 	const logs: number[] = [];
-	for (let i = 0; i < MAX_ORDER; i++) if (p[i] > 0) logs.push(WEIGHTS[i] * Math.log(p[i]));
-	return bp * Math.exp(fsum(logs));
+	for (let i = 0; i < MAX_ORDER; i++) if (p[i] > 0) logs.push(WEIGHTS[i] * pyLog(p[i]));
+	return bp * pyExp(fsum(logs));
 }
 
 /** Azure's `bleu_score` for one pair, in [0, 1]. */

@@ -9,6 +9,7 @@
  */
 import type { MetricDecl } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
+import { pyExp, pyLog } from './tokenize/pymath';
 import { pyRstrip } from './tokenize/py';
 import { tokenize13a } from './tokenize/sacrebleu13a';
 import { Interner, ngramCounts, requireText } from './tokenize/util';
@@ -58,7 +59,7 @@ export function sacreBleuStats(response: string, groundTruth: string): SacreBleu
 }
 
 function myLog(x: number): number {
-	return x === 0 ? -9999999999 : Math.log(x);
+	return x === 0 ? -9999999999 : pyLog(x);
 }
 
 /** sacreBLEU `BLEU.compute_bleu` with smooth_method 'exp'. */
@@ -70,7 +71,7 @@ export function sacreBleuFromStats(
 	const totals = stats.totals.slice();
 	const { sysLen, refLen } = stats;
 	// BP comes first: the no-match early return still reports it.
-	const bp = sysLen < refLen ? (sysLen > 0 ? Math.exp(1 - refLen / sysLen) : 0) : 1;
+	const bp = sysLen < refLen ? (sysLen > 0 ? pyExp(1 - refLen / sysLen) : 0) : 1;
 	const precisions = [0, 0, 0, 0];
 	if (!counts.some((c) => c !== 0)) {
 		return { score: 0, counts, totals, precisions, bp, sysLen, refLen };
@@ -89,7 +90,7 @@ export function sacreBleuFromStats(
 	}
 	let logSum = 0;
 	for (let i = 0; i < effOrder; i++) logSum += myLog(precisions[i]);
-	const score = bp * Math.exp(logSum / effOrder);
+	const score = bp * pyExp(logSum / effOrder);
 	return { score, counts, totals, precisions, bp, sysLen, refLen };
 }
 

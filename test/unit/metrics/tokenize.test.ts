@@ -10,6 +10,7 @@ import {
 } from '../../../src/metrics';
 import { f1Tokens } from '../../../src/metrics/f1';
 import { pyRstrip, pyStrip } from '../../../src/metrics/tokenize';
+import { pyExp, pyLog } from '../../../src/metrics/tokenize/pymath';
 import { fsum } from '../../../src/metrics/tokenize/util';
 import { loadRows, loadTokenRows } from './conformance-data';
 
@@ -162,5 +163,23 @@ describe('NIST international tokenizer (non-ASCII text)', () => {
 	it('is what nltkTokenize uses for non-ASCII text only', () => {
 		expect(nltkTokenize('naïve test.')).toEqual(nistInternationalTokenize('naïve test.'));
 		expect(nltkTokenize('naive test.')).toEqual(wordTokenize('naive test.'));
+	});
+});
+
+describe('correctly rounded exp/log (CPython uses glibc, V8 uses fdlibm)', () => {
+	it('agrees with the exact value where Math.exp is an ulp off', () => {
+		// CPython's values; V8's Math.exp/Math.log give 0.7118990173476325 and 0.39702623946229976.
+		expect(pyExp(-0.3398192071968573)).toBe(0.7118990173476326);
+		expect(pyExp(0.32515337423312884)).toBe(1.3842429368992677);
+		expect(pyLog(1.4873949579831933)).toBe(0.3970262394622998);
+		expect(pyLog(0.07317073170731707)).toBe(-2.6149597780361984);
+		expect(pyExp(0)).toBe(1);
+		expect(pyLog(1)).toBe(0);
+		for (let x = -20; x < 5; x += 0.37) {
+			expect(Math.abs(pyExp(x) - Math.exp(x)) / Math.exp(x)).toBeLessThan(3e-16);
+		}
+		for (let x = 0.001; x < 1000; x *= 1.7) {
+			expect(Math.abs(pyLog(x) - Math.log(x))).toBeLessThanOrEqual(Math.abs(Math.log(x)) * 3e-16);
+		}
 	});
 });
