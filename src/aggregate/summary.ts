@@ -48,6 +48,11 @@ export interface FinalizeOptions {
 	level?: number;
 	/** Bootstrap resamples for means (default 1000; 0 turns bootstrap intervals off). */
 	bootstrapResamples?: number;
+	/**
+	 * Budget of values drawn per bootstrap (default 2e7): large metrics get fewer resamples,
+	 * never under 200 (`ci.resamples` says how many), so 100k-row runs finalize in seconds.
+	 */
+	bootstrapMaxDraws?: number;
 	/** Severity at or above which a safety score is a defect (default 4: Azure's "medium" on 0-7). */
 	severityThreshold?: number;
 	/** Corpus finalizers by metric id; defaults to the package's (`bleu`, `sacrebleu`). */
@@ -169,6 +174,8 @@ export interface AggregateSummary extends GroupSummary {
 }
 
 const NO_ROWS: EstimateNote = 'no measured rows';
+const DEFAULT_MAX_DRAWS = 2e7;
+const MIN_RESAMPLES = 200;
 
 // Seed 001 names for known judges; `groundedness_verdict` is our key for the yes/no groundedness.
 const JUDGE_NAMES: Record<string, string> = {
@@ -199,6 +206,7 @@ export function runMetricName(
 interface Ctx {
 	level: number;
 	resamples: number;
+	maxDraws: number;
 	severityThreshold: number;
 	finalizers: Record<string, CorpusFinalizer>;
 	prices?: Record<string, ModelPrice>;
@@ -228,7 +236,9 @@ function meanEstimate(h: Histogram, binary: boolean, salt: string, ctx: Ctx): Es
 			),
 		};
 	if (ctx.resamples <= 0) return { value: mean };
-	const ci = bootstrapMeanInterval(h, { resamples: ctx.resamples, level: ctx.level, salt });
+	const budget = Math.max(MIN_RESAMPLES, Math.floor(ctx.maxDraws / n));
+	const resamples = Math.min(ctx.resamples, budget);
+	const ci = bootstrapMeanInterval(h, { resamples, level: ctx.level, salt });
 	return ci ? { value: mean, ci } : { value: mean };
 }
 
@@ -322,7 +332,10 @@ function costSummary(g: GroupPartial, ctx: Ctx): CostSummary {
 		if (line.usd !== undefined) usd.push(line.usd);
 		else if (line.calls > 0) unpriced.push(model);
 	}
-	const out: CostSummary = { ...total, byModel, byMetric: structuredClone(g.costByMetric) };
+	// Keys sorted: a merged partial may hold them in another insertion order than one pass.
+	const byMetric: Record<string, UsagePartial> = {};
+	for (const k of Object.keys(g.costByMetric).sort()) byMetric[k] = { ...g.costByMetric[k] };
+	const out: CostSummary = { ...total, byModel, byMetric };
 	if (ctx.prices) {
 		out.usd = exactSum(usd);
 		if (unpriced.length > 0) out.unpricedModels = unpriced;
@@ -422,6 +435,7 @@ export function finalizeAggregate(
 	const ctx: Ctx = {
 		level,
 		resamples: Math.max(0, Math.floor(options.bootstrapResamples ?? DEFAULT_RESAMPLES)),
+		maxDraws: options.bootstrapMaxDraws ?? DEFAULT_MAX_DRAWS,
 		severityThreshold: options.severityThreshold ?? 4,
 		finalizers: options.corpusFinalizers ?? defaultCorpusFinalizers,
 		...(options.prices ? { prices: options.prices } : {}),

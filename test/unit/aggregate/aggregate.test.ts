@@ -443,6 +443,20 @@ describe('options', () => {
 		expect(aggregate(rows).rootCauses[0].cause).toBe('relevance_to_query');
 	});
 
+	it('caps bootstrap draws per metric but never goes under 200 resamples', () => {
+		const rows = Array.from({ length: 10 }, (_, i) => ({
+			eval: { f1_score: unit('f1_score', i / 10) },
+		}));
+		const ci = (o: object) => aggregate(rows, o).perMetric.f1_score.mean.ci?.resamples;
+		expect(ci({})).toBe(1000);
+		expect(ci({ bootstrapMaxDraws: 2500 })).toBe(250);
+		expect(ci({ bootstrapMaxDraws: 10 })).toBe(200);
+		expect(ci({ bootstrapResamples: 50 })).toBe(50);
+		expect(aggregate(rows, { bootstrapResamples: 0 }).perMetric.f1_score.mean).toEqual({
+			value: 0.45,
+		});
+	});
+
 	it('refuses to merge partials built with different options', () => {
 		expect(() =>
 			mergePartials(aggregatePartial([]), aggregatePartial([], { groupBy: 'x' })),
@@ -482,7 +496,9 @@ describe('exact mergeability on randomised splits', () => {
 					usage(pick(['m1', 'm2']), Math.floor(r() * 500), Math.floor(r() * 50)),
 				),
 			);
-			ev.groundedness_verdict = maybe(0.9, () => judge('groundedness_verdict', r() < 0.8));
+			ev.groundedness_verdict = maybe(0.9, () =>
+				judge('groundedness_verdict', r() < 0.8, r() < 0.5 ? usage('m2', 30, 3) : {}),
+			);
 			ev.context_sufficiency = maybe(0.9, () => judge('context_sufficiency', r() < 0.85));
 			ev.chunk_relevance = maybe(0.9, () => unit('chunk_relevance', Math.floor(r() * 5) / 4));
 			ev.f1_score = maybe(0.95, () => unit('f1_score', r()));
