@@ -8,7 +8,8 @@
  *
  *   node test/support/openai-server-cli.js [--port 8787] [--latency 100] [--rate429 0.1] [--retry-after 0.2]
  *
- * Prints `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` once listening.
+ * Prints `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` once listening; `GET /__stats` returns call
+ * counts (chat, rateLimited, models) for benchmarks.
  */
 'use strict';
 const http = require('node:http');
@@ -117,6 +118,7 @@ function startJudgeServer(opts = {}) {
 				res.writeHead(status, Object.assign({ 'content-type': 'application/json' }, headers || {}));
 				res.end(JSON.stringify(body));
 			};
+			if (req.method === 'GET' && url.pathname === '/__stats') return send(200, stats);
 			if (req.method === 'GET' && endpoint === '/models') {
 				stats.models++;
 				return send(200, {
