@@ -13,6 +13,8 @@ export default [
 	...tseslint.configs.recommended.map((c) => ({ ...c, files: ['src/**/*.ts', 'nodes/**/*.ts', 'credentials/**/*.ts'] })),
 	{
 		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
+		// typescript-estree parses package.json as a JSON source file (an ObjectExpression).
+		languageOptions: { parser: tseslint.parser },
 		plugins: selfHosted.plugins,
 		rules: {
 			...selfHosted.rules,

@@ -1,4 +1,9 @@
-import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+import type {
+	IAuthenticateGeneric,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
 
 /**
  * The judge model: OpenAI, Azure OpenAI, or any OpenAI-compatible server (Ollama, vLLM,
@@ -13,6 +18,26 @@ export class RagEvalLlmApi implements ICredentialType {
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-rag-eval#judge-model-credential';
 
+	// Judge nodes call the model through the `openai` SDK; this header is for n8n's own
+	// credential test request below (the nodes' richer `ragEvalLlmApiTest` runs first).
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.apiKey}}',
+				'api-key': '={{$credentials.apiKey}}',
+			},
+		},
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL:
+				'={{ $credentials.provider === "compatible" ? $credentials.baseUrl : $credentials.provider === "azure" ? $credentials.azureEndpoint.replace(/\\/$/, "") + "/openai" : ($credentials.openaiBaseUrl || "https://api.openai.com/v1") }}',
+			url: '={{ $credentials.provider === "azure" ? "/models?api-version=" + $credentials.apiVersion : "/models" }}',
+		},
+	};
+
 	properties: INodeProperties[] = [
 		{
 			displayName: 'Provider',
@@ -25,7 +50,8 @@ export class RagEvalLlmApi implements ICredentialType {
 				{
 					name: 'OpenAI-Compatible Server',
 					value: 'compatible',
-					description: 'Ollama, vLLM, LM Studio, llama.cpp server and other servers with /v1/chat/completions',
+					description:
+						'Ollama, vLLM, LM Studio, llama.cpp server and other servers with /v1/chat/completions',
 				},
 			],
 		},

@@ -4,10 +4,22 @@
  * Nothing here imports n8n; the nodes in `nodes/` are thin adapters over these functions.
  */
 export * from './core/types';
-export { evaluateMetric, metricSignature, scoreKeyOf, withDefaults, type MetricRunOptions } from './core/evaluate';
+export {
+	evaluateMetric,
+	metricSignature,
+	scoreKeyOf,
+	withDefaults,
+	type MetricRunOptions,
+} from './core/evaluate';
 export { coerceInput, readInputs, InputError, type ChatTurn, type ReadInputs } from './core/inputs';
 export * from './record';
-export { prepareDataset, seededRandom, type DatasetSource, type PrepareOptions, type Prepared } from './dataset/prepare';
+export {
+	prepareDataset,
+	seededRandom,
+	type DatasetSource,
+	type PrepareOptions,
+	type Prepared,
+} from './dataset/prepare';
 export * from './metrics';
 export * from './judges';
 // Both layers name their chat turn ChatMessage: the record's (a zod schema) wins at top level.

@@ -34,7 +34,8 @@ export class EvalAggregate implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{ $parameter.output }}',
-		description: 'Summarise an evaluation run: run metrics with coverage and confidence intervals, root causes, judge cost',
+		description:
+			'Summarise an evaluation run: run metrics with coverage and confidence intervals, root causes, judge cost',
 		defaults: { name: 'Eval Aggregate' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
@@ -46,14 +47,20 @@ export class EvalAggregate implements INodeType {
 				type: 'options',
 				default: 'summary',
 				options: [
-					{ name: 'Run Summary', value: 'summary', description: 'One item with the finished summary' },
+					{
+						name: 'Run Summary',
+						value: 'summary',
+						description: 'One item with the finished summary',
+					},
 					{
 						name: 'Partial (Merge Later)',
 						value: 'partial',
-						description: 'One item with mergeable statistics, for batches and sub-workflows; a later Eval Aggregate merges them',
+						description:
+							'One item with mergeable statistics, for batches and sub-workflows; a later Eval Aggregate merges them',
 					},
 				],
-				description: 'Input items may be scored rows, partials from other Eval Aggregate nodes, or both',
+				description:
+					'Input items may be scored rows, partials from other Eval Aggregate nodes, or both',
 			},
 			{
 				displayName: 'Group By',
@@ -103,7 +110,8 @@ export class EvalAggregate implements INodeType {
 						name: 'prices',
 						type: 'json',
 						default: '{}',
-						description: 'USD per 1M tokens by judge model, e.g. {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}',
+						description:
+							'USD per 1M tokens by judge model, e.g. {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}',
 					},
 					{
 						displayName: 'Examples per Cause',
@@ -137,9 +145,12 @@ export class EvalAggregate implements INodeType {
 			groupBy: groupBy || undefined,
 			exampleLimit: (o.exampleLimit as number | undefined) ?? undefined,
 			rootCauseOrder: {
-				withGroundTruth: o.orderWithGroundTruth !== undefined ? listParam(o.orderWithGroundTruth) : undefined,
+				withGroundTruth:
+					o.orderWithGroundTruth !== undefined ? listParam(o.orderWithGroundTruth) : undefined,
 				withoutGroundTruth:
-					o.orderWithoutGroundTruth !== undefined ? listParam(o.orderWithoutGroundTruth) : undefined,
+					o.orderWithoutGroundTruth !== undefined
+						? listParam(o.orderWithoutGroundTruth)
+						: undefined,
 			},
 		};
 		const partials: AggregatePartial[] = [];
@@ -159,7 +170,8 @@ export class EvalAggregate implements INodeType {
 			});
 		}
 		const paired = allPaired(items.length);
-		if (output === 'partial') return [[{ json: merged as unknown as IDataObject, pairedItem: paired }]];
+		if (output === 'partial')
+			return [[{ json: merged as unknown as IDataObject, pairedItem: paired }]];
 
 		const finalize: FinalizeOptions = {
 			level: (o.level as number | undefined) ?? undefined,
@@ -168,10 +180,15 @@ export class EvalAggregate implements INodeType {
 			prices: jsonOption<Record<string, ModelPrice>>(this, 'Model Prices', o.prices, 'prices'),
 		};
 		const summary = finalizeAggregate(merged, finalize);
-		const out: INodeExecutionData[] = [{ json: summary as unknown as IDataObject, pairedItem: paired }];
+		const out: INodeExecutionData[] = [
+			{ json: summary as unknown as IDataObject, pairedItem: paired },
+		];
 		if (o.itemPerGroup && summary.groups) {
 			for (const [group, s] of Object.entries(summary.groups)) {
-				out.push({ json: { group, groupBy: summary.groupBy, ...(s as unknown as IDataObject) }, pairedItem: paired });
+				out.push({
+					json: { group, groupBy: summary.groupBy, ...(s as unknown as IDataObject) },
+					pairedItem: paired,
+				});
 			}
 		}
 		return [out];

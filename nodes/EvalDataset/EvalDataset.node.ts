@@ -25,6 +25,7 @@ export class EvalDataset implements INodeType {
 		description:
 			'Load an evaluation dataset (Azure, Databricks, Spring AI, Ragas, DeepEval; JSON, JSONL or CSV) into canonical rows',
 		defaults: { name: 'Eval Dataset' },
+		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [
 			{ type: NodeConnectionTypes.Main, displayName: 'Rows' },
@@ -40,14 +41,20 @@ export class EvalDataset implements INodeType {
 					{
 						name: 'Incoming Items',
 						value: 'items',
-						description: 'Each incoming item is one row (Google Sheets, Data Table, HTTP Request, Code...)',
+						description:
+							'Each incoming item is one row (Google Sheets, Data Table, HTTP Request, Code...)',
 					},
 					{
 						name: 'Binary File',
 						value: 'binary',
-						description: 'A JSON, JSONL or CSV file in a binary property (Read Files, form upload, HTTP download)',
+						description:
+							'A JSON, JSONL or CSV file in a binary property (Read Files, form upload, HTTP download)',
 					},
-					{ name: 'Pasted Text', value: 'text', description: 'JSON, JSONL or CSV pasted into this node' },
+					{
+						name: 'Pasted Text',
+						value: 'text',
+						description: 'JSON, JSONL or CSV pasted into this node',
+					},
 				],
 			},
 			{
@@ -142,7 +149,8 @@ export class EvalDataset implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 0 },
 						default: 0,
-						description: 'Emit at most this many valid rows (0 = all), after sampling and de-duplication',
+						description:
+							'Emit at most this many valid rows (0 = all), after sampling and de-duplication',
 					},
 					{
 						displayName: 'Sample Size',
@@ -167,7 +175,11 @@ export class EvalDataset implements INodeType {
 						options: [
 							{ name: 'Nothing', value: 'none' },
 							{ name: 'Request ID', value: 'request_id' },
-							{ name: 'Content', value: 'content', description: 'Same request, response and expectations' },
+							{
+								name: 'Content',
+								value: 'content',
+								description: 'Same request, response and expectations',
+							},
 						],
 						description: 'Later duplicates go to the Invalid output, naming the row they repeat',
 					},
@@ -180,7 +192,9 @@ export class EvalDataset implements INodeType {
 		const items = this.getInputData();
 		const source = this.getNodeParameter('source', 0) as 'items' | 'binary' | 'text';
 		const schema = this.getNodeParameter('schema', 0, 'auto') as string;
-		const format = (source === 'items' ? 'auto' : this.getNodeParameter('format', 0, 'auto')) as string;
+		const format = (
+			source === 'items' ? 'auto' : this.getNodeParameter('format', 0, 'auto')
+		) as string;
 		const mappingParam = this.getNodeParameter('mapping', 0, {}) as {
 			pairs?: { from: string; to: string }[];
 		};
@@ -198,14 +212,22 @@ export class EvalDataset implements INodeType {
 			const prop = this.getNodeParameter('binaryProperty', 0) as string;
 			for (let i = 0; i < items.length; i++) {
 				if (!items[i].binary?.[prop]) {
-					throw new NodeOperationError(this.getNode(), `No binary property "${prop}" on item ${i + 1}`, {
-						itemIndex: i,
-						description:
-							'Connect a node that outputs the dataset file (Read/Write Files from Disk, a form upload, HTTP Request with "File" response) and set Input Binary Field to its property name.',
-					});
+					throw new NodeOperationError(
+						this.getNode(),
+						`No binary property "${prop}" on item ${i + 1}`,
+						{
+							itemIndex: i,
+							description:
+								'Connect a node that outputs the dataset file (Read/Write Files from Disk, a form upload, HTTP Request with "File" response) and set Input Binary Field to its property name.',
+						},
+					);
 				}
 				const buffer = await this.helpers.getBinaryDataBuffer(i, prop);
-				sources.push({ content: new Uint8Array(buffer), itemIndex: i, fileName: items[i].binary?.[prop]?.fileName });
+				sources.push({
+					content: new Uint8Array(buffer),
+					itemIndex: i,
+					fileName: items[i].binary?.[prop]?.fileName,
+				});
 			}
 		}
 

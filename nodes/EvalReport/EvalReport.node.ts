@@ -39,8 +39,11 @@ export class EvalReport implements INodeType {
 		icon: iconFor('report'),
 		group: ['transform'],
 		version: 1,
-		description: 'Turn an evaluation summary into a Slack message, Markdown, a ticket, an HTML report and JUnit XML',
+		subtitle: "={{ ($parameter.formats || []).join(', ') }}",
+		description:
+			'Turn an evaluation summary into a Slack message, Markdown, a ticket, an HTML report and JUnit XML',
 		defaults: { name: 'Eval Report' },
+		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		properties: [
@@ -77,7 +80,13 @@ export class EvalReport implements INodeType {
 				placeholder: 'Add option',
 				default: {},
 				options: [
-					{ displayName: 'Run URL', name: 'runUrl', type: 'string', default: '', description: 'Link shown in the reports, e.g. the execution URL' },
+					{
+						displayName: 'Run URL',
+						name: 'runUrl',
+						type: 'string',
+						default: '',
+						description: 'Link shown in the reports, e.g. the execution URL',
+					},
 					{ displayName: 'Worst Rows Shown', name: 'maxWorstRows', type: 'number', default: 10 },
 				],
 			},
@@ -118,10 +127,18 @@ export class EvalReport implements INodeType {
 		if (formats.includes('markdown')) json.markdown = markdownReport(input);
 		if (formats.includes('ticket')) json.ticket = ticketPayload(input) as unknown as IDataObject;
 		if (formats.includes('html')) {
-			binary.html = await this.helpers.prepareBinaryData(Buffer.from(htmlReport(input), 'utf8'), 'eval-report.html', 'text/html');
+			binary.html = await this.helpers.prepareBinaryData(
+				Buffer.from(htmlReport(input), 'utf8'),
+				'eval-report.html',
+				'text/html',
+			);
 		}
 		if (formats.includes('junit')) {
-			binary.junit = await this.helpers.prepareBinaryData(Buffer.from(junitReport(input), 'utf8'), 'eval-junit.xml', 'application/xml');
+			binary.junit = await this.helpers.prepareBinaryData(
+				Buffer.from(junitReport(input), 'utf8'),
+				'eval-junit.xml',
+				'application/xml',
+			);
 		}
 		json.regressed = gate ? gate.regressed : null;
 		const out: INodeExecutionData = { json, pairedItem: allPaired(items.length) };

@@ -27,7 +27,9 @@ export class RegressionGate implements INodeType {
 		icon: iconFor('gate'),
 		group: ['transform'],
 		version: 1,
-		description: 'Compare an evaluation summary with a baseline run and branch on significant regressions',
+		subtitle: "={{ 'tolerance ' + $parameter.defaultTolerance }}",
+		description:
+			'Compare an evaluation summary with a baseline run and branch on significant regressions',
 		defaults: { name: 'Regression Gate' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [
@@ -50,7 +52,7 @@ export class RegressionGate implements INodeType {
 				default: '',
 				placeholder: "={{ $('Load Last Run').first().json }}",
 				description:
-					'The summary to compare against, usually last night\'s, loaded by an expression. Empty on the first night: every metric is then reported as missing in the baseline.',
+					"The summary to compare against, usually last night's, loaded by an expression. Empty on the first night: every metric is then reported as missing in the baseline.",
 			},
 			{
 				displayName: 'Default Tolerance',
@@ -58,7 +60,8 @@ export class RegressionGate implements INodeType {
 				type: 'number',
 				default: 0.02,
 				typeOptions: { numberPrecision: 4 },
-				description: 'A metric must get worse by more than this (in its own units) to count as a regression',
+				description:
+					'A metric must get worse by more than this (in its own units) to count as a regression',
 			},
 			{
 				displayName: 'Tolerances',
@@ -72,8 +75,20 @@ export class RegressionGate implements INodeType {
 						displayName: 'Tolerance',
 						name: 'pairs',
 						values: [
-							{ displayName: 'Metric', name: 'metric', type: 'string', default: '', placeholder: 'response/llm_judged/groundedness/rating/percentage' },
-							{ displayName: 'Tolerance', name: 'tolerance', type: 'number', default: 0.02, typeOptions: { numberPrecision: 4 } },
+							{
+								displayName: 'Metric',
+								name: 'metric',
+								type: 'string',
+								default: '',
+								placeholder: 'response/llm_judged/groundedness/rating/percentage',
+							},
+							{
+								displayName: 'Tolerance',
+								name: 'tolerance',
+								type: 'number',
+								default: 0.02,
+								typeOptions: { numberPrecision: 4 },
+							},
 						],
 					},
 				],
@@ -85,13 +100,20 @@ export class RegressionGate implements INodeType {
 				placeholder: 'Add option',
 				default: {},
 				options: [
-					{ displayName: 'Significance Level', name: 'alpha', type: 'number', default: 0.05, typeOptions: { numberPrecision: 3 } },
+					{
+						displayName: 'Significance Level',
+						name: 'alpha',
+						type: 'number',
+						default: 0.05,
+						typeOptions: { numberPrecision: 3 },
+					},
 					{
 						displayName: 'Current Rows',
 						name: 'currentRows',
 						type: 'json',
 						default: '',
-						description: 'Scored rows of this run; with baseline rows sharing request IDs, paired tests are used',
+						description:
+							'Scored rows of this run; with baseline rows sharing request IDs, paired tests are used',
 					},
 					{ displayName: 'Baseline Rows', name: 'baselineRows', type: 'json', default: '' },
 					{
@@ -114,16 +136,33 @@ export class RegressionGate implements INodeType {
 		const ok: INodeExecutionData[] = [];
 		const regressed: INodeExecutionData[] = [];
 		for (let i = 0; i < items.length; i++) {
-			const current = jsonOption<unknown>(this, 'Current Summary', this.getNodeParameter('current', i), 'the summary');
+			const current = jsonOption<unknown>(
+				this,
+				'Current Summary',
+				this.getNodeParameter('current', i),
+				'the summary',
+			);
 			if (!isSummary(current)) {
-				throw new NodeOperationError(this.getNode(), `Item ${i + 1} is not an evaluation summary (no "metrics")`, {
-					itemIndex: i,
-					description: 'Connect the output of Eval Aggregate, or set Current Summary to an expression that returns it.',
-				});
+				throw new NodeOperationError(
+					this.getNode(),
+					`Item ${i + 1} is not an evaluation summary (no "metrics")`,
+					{
+						itemIndex: i,
+						description:
+							'Connect the output of Eval Aggregate, or set Current Summary to an expression that returns it.',
+					},
+				);
 			}
-			const baselineRaw = jsonOption<unknown>(this, 'Baseline Summary', this.getNodeParameter('baseline', i, ''), 'the baseline summary');
+			const baselineRaw = jsonOption<unknown>(
+				this,
+				'Baseline Summary',
+				this.getNodeParameter('baseline', i, ''),
+				'the baseline summary',
+			);
 			const baseline: GateSummaryLike = isSummary(baselineRaw) ? baselineRaw : { metrics: {} };
-			const t = this.getNodeParameter('tolerances', i, {}) as { pairs?: { metric: string; tolerance: number }[] };
+			const t = this.getNodeParameter('tolerances', i, {}) as {
+				pairs?: { metric: string; tolerance: number }[];
+			};
 			const tolerances: Record<string, number> = {};
 			for (const p of t.pairs ?? []) if (p.metric) tolerances[p.metric] = p.tolerance;
 			const o = this.getNodeParameter('options', i, {}) as IDataObject;

@@ -45,9 +45,11 @@ export class RootCauseRouter implements INodeType {
 		icon: iconFor('router'),
 		group: ['transform'],
 		version: 1,
+		subtitle: "={{ 'ground truth: ' + $parameter.groundTruth }}",
 		description:
 			'Route each evaluated row to Pass, to the first failing judge in a fixed order (its root cause), or to Incomplete',
 		defaults: { name: 'Root-Cause Router' },
+		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: OUTPUTS as INodeTypeDescription['outputs'],
 		properties: [
@@ -57,18 +59,24 @@ export class RootCauseRouter implements INodeType {
 				type: 'options',
 				default: 'auto',
 				options: [
-					{ name: 'Detect per Row', value: 'auto', description: 'Yes when the row has expected_response or expected_facts' },
+					{
+						name: 'Detect per Row',
+						value: 'auto',
+						description: 'Yes when the row has expected_response or expected_facts',
+					},
 					{ name: 'Yes', value: 'yes' },
 					{ name: 'No', value: 'no' },
 				],
-				description: 'Which order applies: rows with ground truth are diagnosed differently from rows without',
+				description:
+					'Which order applies: rows with ground truth are diagnosed differently from rows without',
 			},
 			{
 				displayName: 'Order With Ground Truth',
 				name: 'orderWithGroundTruth',
 				type: 'string',
 				default: WITH_GT,
-				description: 'Judges checked in this order; the first that failed is the root cause. Custom judges come after.',
+				description:
+					'Judges checked in this order; the first that failed is the root cause. Custom judges come after.',
 			},
 			{
 				displayName: 'Order Without Ground Truth',
@@ -83,17 +91,23 @@ export class RootCauseRouter implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const withGt = splitOrder(this.getNodeParameter('orderWithGroundTruth', 0, WITH_GT) as string);
-		const withoutGt = splitOrder(this.getNodeParameter('orderWithoutGroundTruth', 0, WITHOUT_GT) as string);
+		const withoutGt = splitOrder(
+			this.getNodeParameter('orderWithoutGroundTruth', 0, WITHOUT_GT) as string,
+		);
 		const gtMode = this.getNodeParameter('groundTruth', 0, 'auto') as 'auto' | 'yes' | 'no';
 		const names = routerOutputs(withGt, withoutGt);
 		const out: INodeExecutionData[][] = names.map(() => []);
 		items.forEach((item, i) => {
-			const scores = ((item.json.eval as IDataObject | undefined) ?? {}) as unknown as Record<string, Score>;
+			const scores = ((item.json.eval as IDataObject | undefined) ?? {}) as unknown as Record<
+				string,
+				Score
+			>;
 			const facts = item.json.expected_facts;
 			const hasGroundTruth =
 				gtMode === 'yes' ||
 				(gtMode === 'auto' &&
-					((typeof item.json.expected_response === 'string' && item.json.expected_response !== '') ||
+					((typeof item.json.expected_response === 'string' &&
+						item.json.expected_response !== '') ||
 						(Array.isArray(facts) && facts.length > 0)));
 			const order = hasGroundTruth ? withGt : withoutGt;
 			const verdict = determineRootCause(scores, { hasGroundTruth, order });

@@ -7,15 +7,24 @@ export function allPaired(count: number): IPairedItemData[] {
 }
 
 /** Parse a JSON option that may arrive as text or as an already-evaluated object. */
-export function jsonOption<T>(ctx: IExecuteFunctions, name: string, value: unknown, what: string): T | undefined {
+export function jsonOption<T>(
+	ctx: IExecuteFunctions,
+	name: string,
+	value: unknown,
+	what: string,
+): T | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
 	if (typeof value !== 'string') return value as T;
 	try {
 		return JSON.parse(value) as T;
 	} catch (e) {
-		throw new NodeOperationError(ctx.getNode(), `${name} is not valid JSON: ${(e as Error).message}`, {
-			description: `Give ${what} as JSON, or as an expression that returns an object.`,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`${name} is not valid JSON: ${(e as Error).message}`,
+			{
+				description: `Give ${what} as JSON, or as an expression that returns an object.`,
+			},
+		);
 	}
 }
 

@@ -51,7 +51,8 @@ export const splitProperties: INodeProperties[] = [
 			{
 				name: 'Pass',
 				value: 'pass',
-				description: 'Treat rows that could not be scored as passing (errors still carry their error)',
+				description:
+					'Treat rows that could not be scored as passing (errors still carry their error)',
 			},
 			{
 				name: 'Fail',
@@ -59,12 +60,18 @@ export const splitProperties: INodeProperties[] = [
 				description: 'Treat rows that could not be scored as failing',
 			},
 		],
-		description: 'Rows without the needed inputs, or whose scoring failed, are never counted as fails silently',
+		description:
+			'Rows without the needed inputs, or whose scoring failed, are never counted as fails silently',
 	},
 ];
 
 /** Copy an item and record a Score under `json.eval[key]`, keeping binary data and lineage. */
-export function withScore(item: INodeExecutionData, index: number, key: string, score: Score): INodeExecutionData {
+export function withScore(
+	item: INodeExecutionData,
+	index: number,
+	key: string,
+	score: Score,
+): INodeExecutionData {
 	const prev = (item.json.eval as IDataObject | undefined) ?? {};
 	const out: INodeExecutionData = {
 		json: { ...item.json, eval: { ...prev, [key]: score as unknown as IDataObject } },

@@ -27,7 +27,14 @@ import {
 } from '../../src/judges/model';
 import { judgeSignature, runJudge } from '../../src/judges/run';
 import type { JudgeDecl } from '../../src/judges/types';
-import { iconFor, readParam, routeScored, SCORING_OUTPUTS, splitProperties, withScore } from './common';
+import {
+	iconFor,
+	readParam,
+	routeScored,
+	SCORING_OUTPUTS,
+	splitProperties,
+	withScore,
+} from './common';
 import { inputProperty, paramProperty } from './metricNode';
 
 /** Credential type name of the judge model. */
@@ -35,17 +42,29 @@ export const LLM_CREDENTIAL = 'ragEvalLlmApi';
 
 /** Node name of a judge: `judge` + PascalCase of its id (`groundedness` -> `judgeGroundedness`). */
 export function judgeNodeName(id: string): string {
-	return 'judge' + id.split(/[_-]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+	return (
+		'judge' +
+		id
+			.split(/[_-]/)
+			.map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+			.join('')
+	);
 }
 
 /** Map the credential's fields onto the library's model configuration. */
 export function llmConfigFromCredential(c: IDataObject, modelOverride?: string): LlmConfig {
 	const provider = (c.provider as LlmConfig['provider']) ?? 'openai';
-	const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+	const str = (v: unknown): string | undefined =>
+		typeof v === 'string' && v.trim() ? v.trim() : undefined;
 	return {
 		provider,
 		apiKey: str(c.apiKey),
-		baseUrl: provider === 'compatible' ? str(c.baseUrl) : provider === 'openai' ? str(c.openaiBaseUrl) : undefined,
+		baseUrl:
+			provider === 'compatible'
+				? str(c.baseUrl)
+				: provider === 'openai'
+					? str(c.openaiBaseUrl)
+					: undefined,
 		organization: provider === 'openai' ? str(c.organization) : undefined,
 		azureEndpoint: str(c.azureEndpoint),
 		azureDeployment: str(c.azureDeployment),
@@ -59,7 +78,9 @@ export async function ragEvalLlmApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
-	const result = await testConnection(llmConfigFromCredential((credential.data ?? {}) as IDataObject));
+	const result = await testConnection(
+		llmConfigFromCredential((credential.data ?? {}) as IDataObject),
+	);
 	return { status: result.ok ? 'OK' : 'Error', message: result.message };
 }
 
@@ -215,7 +236,9 @@ async function resolveSource(ctx: IExecuteFunctions): Promise<ModelSource | unde
 		return undefined;
 	}
 	if (!cred) return undefined;
-	return createOpenAIModelSource(llmConfigFromCredential(cred, ctx.getNodeParameter('model', 0, '') as string));
+	return createOpenAIModelSource(
+		llmConfigFromCredential(cred, ctx.getNodeParameter('model', 0, '') as string),
+	);
 }
 
 /** Execute a judge node over all items. */
@@ -271,7 +294,8 @@ export async function executeJudge(
 				direction: decl.threshold.direction,
 				pass: null,
 				status: 'not_applicable',
-				reason: 'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model',
+				reason:
+					'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model',
 				signature: judgeSignature(decl, { model: 'none', temperature }),
 			};
 		}
@@ -299,7 +323,10 @@ export async function executeJudge(
 		});
 	}
 	const resultKey = (options.resultKey as string) || decl.id;
-	const scored = items.map((item, i) => ({ item: withScore(item, i, resultKey, scores[i]), score: scores[i] }));
+	const scored = items.map((item, i) => ({
+		item: withScore(item, i, resultKey, scores[i]),
+		score: scores[i],
+	}));
 	return routeScored(this, scored);
 }
 

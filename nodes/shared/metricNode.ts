@@ -13,11 +13,24 @@ import {
 } from 'n8n-workflow';
 import { evaluateMetric, scoreKeyOf, withDefaults } from '../../src/core/evaluate';
 import type { InputDecl, MetricDecl, ParamDecl, Score } from '../../src/core/types';
-import { iconFor, readParam, routeScored, SCORING_OUTPUTS, splitProperties, withScore } from './common';
+import {
+	iconFor,
+	readParam,
+	routeScored,
+	SCORING_OUTPUTS,
+	splitProperties,
+	withScore,
+} from './common';
 
 /** Node name of a metric: `eval` + PascalCase of its id (`f1_score` -> `evalF1Score`). */
 export function metricNodeName(id: string): string {
-	return 'eval' + id.split(/[_-]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+	return (
+		'eval' +
+		id
+			.split(/[_-]/)
+			.map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+			.join('')
+	);
 }
 
 /** Node parameter for one declared input, defaulting to the canonical field by expression. */
@@ -37,7 +50,12 @@ export function paramProperty(p: ParamDecl): INodeProperties {
 	const base = { displayName: p.displayName, name: p.name, description: p.description };
 	switch (p.type) {
 		case 'number':
-			return { ...base, type: 'number', default: p.default as number, typeOptions: { numberPrecision: 4 } };
+			return {
+				...base,
+				type: 'number',
+				default: p.default as number,
+				typeOptions: { numberPrecision: 4 },
+			};
 		case 'boolean':
 			return { ...base, type: 'boolean', default: p.default as boolean };
 		case 'options':
@@ -107,7 +125,8 @@ export async function executeMetric(
 		const options = (this.getNodeParameter('options', i, {}) as IDataObject) ?? {};
 		const params: Record<string, unknown> = {};
 		for (const p of decl.params) {
-			const v = p.type === 'options' ? this.getNodeParameter(p.name, i, p.default) : options[p.name];
+			const v =
+				p.type === 'options' ? this.getNodeParameter(p.name, i, p.default) : options[p.name];
 			if (v !== undefined) params[p.name] = v;
 		}
 		const threshold = this.getNodeParameter('threshold', i, decl.threshold.default) as number;

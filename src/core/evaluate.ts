@@ -64,7 +64,13 @@ export function evaluateMetric(
 	try {
 		const result = decl.compute(read.values, params);
 		if (!Number.isFinite(result.value)) {
-			return { ...base, value: null, pass: null, status: 'error', error: `${decl.id} produced a non-finite value; no score recorded` };
+			return {
+				...base,
+				value: null,
+				pass: null,
+				status: 'error',
+				error: `${decl.id} produced a non-finite value; no score recorded`,
+			};
 		}
 		const pass = decl.passes
 			? decl.passes(result, params, threshold)

@@ -57,7 +57,8 @@ function parseMaybeJson(v: unknown): unknown {
 function toContexts(v: unknown, field: string): ContextDoc[] {
 	const value = parseMaybeJson(v);
 	if (typeof value === 'string') return [{ content: value }];
-	if (!Array.isArray(value)) throw new InputError(field, `expected a list of documents, got ${typeName(value)}`);
+	if (!Array.isArray(value))
+		throw new InputError(field, `expected a list of documents, got ${typeName(value)}`);
 	return value.map((d, i) => {
 		if (typeof d === 'string') return { content: d };
 		if (d && typeof d === 'object') {
@@ -78,11 +79,14 @@ function toContexts(v: unknown, field: string): ContextDoc[] {
 
 function toMessages(v: unknown, field: string): ChatTurn[] {
 	const value = parseMaybeJson(v);
-	if (!Array.isArray(value)) throw new InputError(field, `expected a list of messages, got ${typeName(value)}`);
+	if (!Array.isArray(value))
+		throw new InputError(field, `expected a list of messages, got ${typeName(value)}`);
 	return value.map((m, i) => {
-		if (!m || typeof m !== 'object') throw new InputError(`${field}[${i}]`, `expected a message, got ${typeName(m)}`);
+		if (!m || typeof m !== 'object')
+			throw new InputError(`${field}[${i}]`, `expected a message, got ${typeName(m)}`);
 		const o = m as Record<string, unknown>;
-		if (typeof o.role !== 'string') throw new InputError(`${field}[${i}].role`, `expected string, got ${typeName(o.role)}`);
+		if (typeof o.role !== 'string')
+			throw new InputError(`${field}[${i}].role`, `expected string, got ${typeName(o.role)}`);
 		if (typeof o.content !== 'string') {
 			throw new InputError(`${field}[${i}].content`, `expected string, got ${typeName(o.content)}`);
 		}
@@ -93,15 +97,21 @@ function toMessages(v: unknown, field: string): ChatTurn[] {
 function toTexts(v: unknown, field: string): string[] {
 	const value = parseMaybeJson(v);
 	if (typeof value === 'string') return [value];
-	if (!Array.isArray(value)) throw new InputError(field, `expected a list of strings, got ${typeName(value)}`);
+	if (!Array.isArray(value))
+		throw new InputError(field, `expected a list of strings, got ${typeName(value)}`);
 	return value.map((s, i) => {
-		if (typeof s !== 'string') throw new InputError(`${field}[${i}]`, `expected string, got ${typeName(s)}`);
+		if (typeof s !== 'string')
+			throw new InputError(`${field}[${i}]`, `expected string, got ${typeName(s)}`);
 		return s;
 	});
 }
 
 /** Coerce one present value to its declared kind, or throw an InputError naming the field. */
-export function coerceInput(decl: Pick<InputDecl, 'kind' | 'field'>, value: unknown, label = decl.field): unknown {
+export function coerceInput(
+	decl: Pick<InputDecl, 'kind' | 'field'>,
+	value: unknown,
+	label = decl.field,
+): unknown {
 	switch (decl.kind) {
 		case 'text':
 			if (typeof value === 'string') return value;

@@ -85,11 +85,13 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 				fatal: {
 					message: 'fileName' in src && src.fileName ? `${src.fileName}: ${message}` : message,
 					itemIndex: src.itemIndex ?? 0,
-					remedy: 'Check that the file is UTF-8 JSON, JSON Lines or CSV with a header row, and that it is not empty.',
+					remedy:
+						'Check that the file is UTF-8 JSON, JSON Lines or CSV with a header row, and that it is not empty.',
 				},
 			};
 		}
-		const itemOf = (row: number): number => (src.itemIndex === null ? Math.max(0, row - 1) : src.itemIndex);
+		const itemOf = (row: number): number =>
+			src.itemIndex === null ? Math.max(0, row - 1) : src.itemIndex;
 		for (const rec of loaded.records) {
 			const r = rec as unknown as Record<string, unknown> & { source: { row: number } };
 			rows.push({
@@ -117,8 +119,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 		const seen = new Map<string, number>();
 		kept = [];
 		for (const r of rows) {
-			const key =
-				options.dedupe === 'request_id' ? String(r.json.request_id) : contentKey(r.json);
+			const key = options.dedupe === 'request_id' ? String(r.json.request_id) : contentKey(r.json);
 			const first = seen.get(key);
 			if (first !== undefined) {
 				invalid.push({
@@ -149,6 +150,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 		const chosen = idx.slice(0, options.sampleSize).sort((a, b) => a - b);
 		kept = chosen.map((i) => kept[i]);
 	}
-	if (options.limit && options.limit > 0 && kept.length > options.limit) kept = kept.slice(0, options.limit);
+	if (options.limit && options.limit > 0 && kept.length > options.limit)
+		kept = kept.slice(0, options.limit);
 	return { rows: kept, invalid, excluded: before - kept.length };
 }

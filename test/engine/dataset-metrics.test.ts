@@ -6,12 +6,16 @@ import { readWorkflow, runWorkflow } from '../support/engine';
 const file = readFileSync(path.join(__dirname, 'fixtures/mixed.jsonl'));
 const fileItem = {
 	json: {},
-	binary: { data: { data: file.toString('base64'), mimeType: 'application/jsonl', fileName: 'mixed.jsonl' } },
+	binary: {
+		data: { data: file.toString('base64'), mimeType: 'application/jsonl', fileName: 'mixed.jsonl' },
+	},
 };
 
 describe('Manual Trigger -> Eval Dataset -> BLEU -> ROUGE (split) -> METEOR', () => {
 	it('loads a file with valid and invalid rows, scores and routes every row', async () => {
-		const r = await runWorkflow(readWorkflow('engine/dataset-metrics.workflow.json'), { startItems: [fileItem] });
+		const r = await runWorkflow(readWorkflow('engine/dataset-metrics.workflow.json'), {
+			startItems: [fileItem],
+		});
 		for (const n of r.executedNodes()) expect(r.nodeError(n)).toBeUndefined();
 
 		// 7 non-blank lines: 5 valid rows, a malformed line (3) and a wrong type (4).
@@ -32,11 +36,15 @@ describe('Manual Trigger -> Eval Dataset -> BLEU -> ROUGE (split) -> METEOR', ()
 		expect(new Set(rows.map((x) => x.dataset_fingerprint)).size).toBe(1);
 
 		// BLEU on every row: the conformance value for the first pair, and NA without ground truth.
-		const bleu = r.output('BLEU').map((x) => (x.eval as Record<string, { value: number | null; status: string }>).bleu);
+		const bleu = r
+			.output('BLEU')
+			.map((x) => (x.eval as Record<string, { value: number | null; status: string }>).bleu);
 		expect(bleu[0].value).toBe(0.22961813530951883);
 		expect(bleu.map((b) => b.status)).toEqual(['ok', 'ok', 'ok', 'not_applicable']);
 		for (let i = 0; i < 3; i++) {
-			expect(bleu[i].value).toBe(bleuScore(rows[i].response as string, rows[i].expected_response as string));
+			expect(bleu[i].value).toBe(
+				bleuScore(rows[i].response as string, rows[i].expected_response as string),
+			);
 		}
 
 		// ROUGE-L split: the three outputs partition the rows.
@@ -46,7 +54,12 @@ describe('Manual Trigger -> Eval Dataset -> BLEU -> ROUGE (split) -> METEOR', ()
 		expect(pass.length + fail.length + notScored.length).toBe(4);
 		expect(notScored.map((x) => x.row)).toEqual([7]);
 		for (const x of [...pass, ...fail]) {
-			const s = (x.eval as Record<string, { value: number; pass: boolean; details: { precision: number; recall: number } }>).rougeL;
+			const s = (
+				x.eval as Record<
+					string,
+					{ value: number; pass: boolean; details: { precision: number; recall: number } }
+				>
+			).rougeL;
 			const ref = rougeScore(x.response as string, x.expected_response as string, 'rougeL');
 			expect(s.value).toBe(ref.fmeasure);
 			expect(s.details.precision).toBe(ref.precision);
@@ -59,7 +72,9 @@ describe('Manual Trigger -> Eval Dataset -> BLEU -> ROUGE (split) -> METEOR', ()
 		expect(met.map((x) => x.row)).toEqual([1]);
 		const e = met[0].eval as Record<string, { value: number }>;
 		expect(e.meteor.value).toBe(0.9067055393586005);
-		expect(e.meteor.value).toBe(meteorScore(rows[0].response as string, rows[0].expected_response as string));
+		expect(e.meteor.value).toBe(
+			meteorScore(rows[0].response as string, rows[0].expected_response as string),
+		);
 		expect(Object.keys(e).sort()).toEqual(['bleu', 'meteor', 'rougeL']);
 
 		// Lineage: every routed item points back at the item it came from.

@@ -19,7 +19,11 @@ function ensureBuilt(): void {
 		const source = path.join(ROOT, rel.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
 		return !existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs;
 	});
-	if (stale) execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js')], { cwd: ROOT, stdio: 'pipe' });
+	if (stale)
+		execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js')], {
+			cwd: ROOT,
+			stdio: 'pipe',
+		});
 }
 
 describe('built package, loaded by n8n', () => {
@@ -33,7 +37,9 @@ describe('built package, loaded by n8n', () => {
 
 	it('finds every node package.json lists, and nothing else', () => {
 		const expected = pkg.n8n.nodes.map((rel) => path.basename(rel, '.node.js'));
-		const found = Object.values(loader.known.nodes).map((n) => path.basename(n.sourcePath, '.node.js'));
+		const found = Object.values(loader.known.nodes).map((n) =>
+			path.basename(n.sourcePath, '.node.js'),
+		);
 		expect(found.sort()).toEqual(expected.sort());
 		expect(expected.length).toBeGreaterThan(0);
 	});
@@ -54,12 +60,18 @@ describe('built package, loaded by n8n', () => {
 				expect(readFileSync(path.join(ROOT, rel), 'utf8')).toMatch(/^<svg /);
 			}
 			expect(t.codex?.categories).toEqual(['AI', 'Development']);
-			expect(t.codex?.subcategories).toEqual({ AI: ['RAG Evaluation'], Development: ['RAG Evaluation'] });
+			expect(t.codex?.subcategories).toEqual({
+				AI: ['RAG Evaluation'],
+				Development: ['RAG Evaluation'],
+			});
 		}
 	});
 
 	it('exposes the library from package.json main', () => {
-		const main = path.join(ROOT, (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { main: string }).main);
+		const main = path.join(
+			ROOT,
+			(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { main: string }).main,
+		);
 		const lib = require(main) as Record<string, unknown>;
 		expect(typeof lib.loadDataset).toBe('function');
 		expect(typeof lib.evaluateMetric).toBe('function');

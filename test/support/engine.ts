@@ -85,9 +85,10 @@ class HarnessNodeTypes implements INodeTypes {
 		}
 		const rel = BASE_NODES[nodeType];
 		if (!rel) throw new Error(`Engine harness: unknown node type ${nodeType}`);
-		const mod = require(
-			path.join(ROOT, 'node_modules/n8n-nodes-base/dist/nodes', rel),
-		) as Record<string, NodeClass>;
+		const mod = require(path.join(ROOT, 'node_modules/n8n-nodes-base/dist/nodes', rel)) as Record<
+			string,
+			NodeClass
+		>;
 		const Cls = Object.values(mod).find((v) => typeof v === 'function') as NodeClass;
 		const inst = new Cls();
 		this.cache.set(nodeType, inst);
@@ -286,7 +287,8 @@ export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Prom
 
 	const mainOf = (name: string): (INodeExecutionData[] | null)[] => {
 		const task = runData[name]?.[0];
-		if (!task) throw new Error(`Node "${name}" did not run. Ran: ${Object.keys(runData).join(', ')}`);
+		if (!task)
+			throw new Error(`Node "${name}" did not run. Ran: ${Object.keys(runData).join(', ')}`);
 		return task.data?.main ?? [];
 	};
 	return {
