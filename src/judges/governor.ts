@@ -4,7 +4,7 @@
  * backoff and full jitter (honouring Retry-After and rate-limit headers), and fails fast and once
  * on errors that no retry can fix (bad key, missing model, exhausted quota).
  */
-import { ModelCallError } from './errors';
+import { ModelCallError, parseDuration } from './errors';
 
 /** Tunables; the defaults are the issue's (8 concurrent, 60 s per call, 4 retries). */
 export interface GovernorOptions {
@@ -46,6 +46,8 @@ interface Lane {
 	active: number;
 	queue: Waiter[];
 	fatal?: ModelCallError;
+	/** Epoch ms before which no new call starts: a reply said a rate-limit budget is spent. */
+	pausedUntil: number;
 }
 
 function abortedError(): ModelCallError {
@@ -84,6 +86,11 @@ export class Governor {
 		return this.lanes.get(key)?.fatal;
 	}
 
+	/** Milliseconds new calls for `key` still wait because a rate-limit budget is spent. */
+	pausedFor(key: string): number {
+		return Math.max(0, (this.lanes.get(key)?.pausedUntil ?? 0) - Date.now());
+	}
+
 	/** Calls currently holding a slot for `key` (for tests and diagnostics). */
 	active(key: string): number {
 		return this.lanes.get(key)?.active ?? 0;
@@ -96,7 +103,11 @@ export class Governor {
 	async run<T>(
 		key: string,
 		fn: (signal: AbortSignal) => Promise<T>,
-		opts: { signal?: AbortSignal } = {},
+		opts: {
+			signal?: AbortSignal;
+			/** Response headers of a successful value, read for exhausted rate-limit budgets. */
+			headersOf?: (value: T) => Record<string, string> | undefined;
+		} = {},
 	): Promise<GovernedResult<T>> {
 		const lane = this.lane(key);
 		const outer = opts.signal;
@@ -104,6 +115,12 @@ export class Governor {
 		for (;;) {
 			if (lane.fatal) throw withAttempts(lane.fatal, attempts);
 			if (outer?.aborted) throw withAttempts(abortedError(), attempts);
+			const pause = lane.pausedUntil - Date.now();
+			if (pause > 0) {
+				await sleep(pause, outer).catch(() => {
+					throw withAttempts(abortedError(), attempts);
+				});
+			}
 			await this.acquire(lane, outer).catch((e: Error) => {
 				throw withAttempts(e instanceof ModelCallError ? e : abortedError(), attempts);
 			});
@@ -121,7 +138,11 @@ export class Governor {
 			} finally {
 				this.release(lane);
 			}
-			if (!error) return { value: value as T, attempts };
+			if (!error) {
+				const headers = opts.headersOf?.(value as T);
+				if (headers) this.notePause(lane, headers);
+				return { value: value as T, attempts };
+			}
 			if (error === lane.fatal) throw withAttempts(error, attempts);
 			if (error.fatal) {
 				lane.fatal = error;
@@ -148,6 +169,20 @@ export class Governor {
 		}
 	}
 
+	/**
+	 * OpenAI-style `x-ratelimit-remaining-*: 0` means the next call would be a 429; waiting for
+	 * the matching reset is cheaper than collecting the 429s.
+	 */
+	private notePause(lane: Lane, headers: Record<string, string>): void {
+		let wait = 0;
+		for (const kind of ['requests', 'tokens']) {
+			if (headers[`x-ratelimit-remaining-${kind}`]?.trim() !== '0') continue;
+			const reset = parseDuration(headers[`x-ratelimit-reset-${kind}`] ?? '');
+			if (reset !== undefined) wait = Math.max(wait, Math.min(reset, this.maxRetryAfterMs));
+		}
+		if (wait > 0) lane.pausedUntil = Math.max(lane.pausedUntil, Date.now() + wait);
+	}
+
 	private delayFor(error: ModelCallError, attempts: number): number {
 		if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, this.maxRetryAfterMs);
 		const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** (attempts - 1));
@@ -157,7 +192,7 @@ export class Governor {
 	private lane(key: string): Lane {
 		let lane = this.lanes.get(key);
 		if (!lane) {
-			lane = { active: 0, queue: [] };
+			lane = { active: 0, queue: [], pausedUntil: 0 };
 			this.lanes.set(key, lane);
 		}
 		return lane;

@@ -239,7 +239,7 @@ export async function runJudge(
 						maxTokens: ctx.maxTokens,
 						signal,
 					}),
-				{ signal: ctx.signal },
+				{ signal: ctx.signal, headersOf: (r) => r.headers },
 			);
 			attempts += governed.attempts;
 			result = governed.value;

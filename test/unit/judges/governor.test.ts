@@ -78,6 +78,24 @@ describe('Governor', () => {
 		expect(retries.map((x) => x.delayMs)).toEqual([30, 4, 5, 5]);
 	});
 
+	it('pauses new calls for a key when a reply says its rate-limit budget is spent', async () => {
+		const gov = new Governor();
+		const spent = { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '80ms' };
+		const fresh = { 'x-ratelimit-remaining-requests': '9', 'x-ratelimit-reset-requests': '80ms' };
+		await gov.run('k', async () => spent, { headersOf: (h) => h });
+		expect(gov.pausedFor('k')).toBeGreaterThan(0);
+		expect(gov.pausedFor('other')).toBe(0);
+		const order: string[] = [];
+		const paused = gov.run('k', async () => (order.push('k'), fresh), { headersOf: (h) => h });
+		const free = gov.run('other', async () => (order.push('other'), fresh), {
+			headersOf: (h) => h,
+		});
+		await Promise.all([paused, free]);
+		// the paused key's call was issued first but ran after the unpaused key's
+		expect(order).toEqual(['other', 'k']);
+		expect(gov.pausedFor('k')).toBe(0);
+	});
+
 	it('caps a very long Retry-After', async () => {
 		const retries: RetryInfo[] = [];
 		const gov = new Governor({ maxRetryAfterMs: 5, onRetry: (i) => retries.push(i) });
