@@ -12,7 +12,7 @@ import type { MetricDecl } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
 import { nltkTokenize } from './tokenize';
 import { pyExp, pyLog } from './tokenize/pymath';
-import { fsum, Interner, ngramCounts, requireText } from './tokenize/util';
+import { clippedOverlap, countIds, fsum, Interner, NgramSpace, requireText } from './tokenize/util';
 
 const MAX_ORDER = 4;
 const WEIGHTS = [0.25, 0.25, 0.25, 0.25];
@@ -35,19 +35,17 @@ export function bleuStatsFromTokens(hyp: readonly string[], ref: readonly string
 	const interner = new Interner();
 	const h = interner.intern(hyp);
 	const r = interner.intern(ref);
+	const space = new NgramSpace(interner.size);
+	const hl = space.levels(h, MAX_ORDER);
+	const rl = space.levels(r, MAX_ORDER);
 	const matches: number[] = [];
 	const totals: number[] = [];
 	for (let n = 1; n <= MAX_ORDER; n++) {
-		const hc = ngramCounts(h, n);
-		const rc = ngramCounts(r, n);
-		let clipped = 0;
-		let count = 0;
-		for (const [key, c] of hc) {
-			count += c;
-			clipped += Math.min(c, rc.get(key) ?? 0);
-		}
-		matches.push(clipped);
-		totals.push(Math.max(1, count));
+		const size = space.size(n);
+		const hc = countIds(hl[n - 1], size);
+		const rc = countIds(rl[n - 1], size);
+		matches.push(clippedOverlap(hl[n - 1], hc, rc));
+		totals.push(Math.max(1, hl[n - 1].length));
 	}
 	return { matches, totals, hypLen: hyp.length, refLen: ref.length };
 }

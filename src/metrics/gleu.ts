@@ -7,29 +7,29 @@
 import type { MetricDecl } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
 import { nltkTokenize } from './tokenize';
-import { Interner, ngramCounts, overlapCount, requireText } from './tokenize/util';
-
-function everygrams(ids: number[]): Map<string, number> {
-	// Keys of different orders never collide: their comma counts differ.
-	const all = new Map<string, number>();
-	for (let n = 1; n <= 4; n++) for (const [k, c] of ngramCounts(ids, n)) all.set(k, c);
-	return all;
-}
-
-function total(counts: Map<string, number>): number {
-	let t = 0;
-	for (const c of counts.values()) t += c;
-	return t;
-}
+import { clippedOverlap, countIds, Interner, NgramSpace, requireText } from './tokenize/util';
 
 /** GLEU of already tokenized texts (one reference). */
 export function gleuFromTokens(hyp: readonly string[], ref: readonly string[]): number {
 	const interner = new Interner();
-	const h = everygrams(interner.intern(hyp));
-	const r = everygrams(interner.intern(ref));
-	const nAll = Math.max(total(h), total(r));
+	const h = interner.intern(hyp);
+	const r = interner.intern(ref);
+	const space = new NgramSpace(interner.size);
+	const hl = space.levels(h, 4);
+	const rl = space.levels(r, 4);
+	// everygrams pools orders 1-4; ids of different orders live in separate spaces.
+	let hypCount = 0;
+	let refCount = 0;
+	let overlap = 0;
+	for (let n = 1; n <= 4; n++) {
+		const size = space.size(n);
+		hypCount += hl[n - 1].length;
+		refCount += rl[n - 1].length;
+		overlap += clippedOverlap(hl[n - 1], countIds(hl[n - 1], size), countIds(rl[n - 1], size));
+	}
+	const nAll = Math.max(hypCount, refCount);
 	if (nAll === 0) return 0;
-	return overlapCount(h, r) / nAll;
+	return overlap / nAll;
 }
 
 /** Azure's `gleu_score` for one pair, in [0, 1]. */

@@ -10,7 +10,7 @@
 import type { MetricDecl, MetricResult } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
 import { rougeTokenize } from './tokenize/rouge';
-import { Interner, ngramCounts, overlapCount, requireText } from './tokenize/util';
+import { clippedOverlap, countIds, Interner, NgramSpace, requireText } from './tokenize/util';
 
 /** The ROUGE variants rouge_score offers (Azure exposes all but rougeLsum). */
 export type RougeType =
@@ -179,11 +179,13 @@ export function rougeScore(response: string, groundTruth: string, type: RougeTyp
 		return score(lcs / p.length, lcs / t.length);
 	}
 	const n = Number(type.slice(5));
-	const tc = ngramCounts(t, n);
-	const pc = ngramCounts(p, n);
-	const overlap = overlapCount(tc, pc);
-	const tCount = Math.max(t.length - n + 1, 0);
-	const pCount = Math.max(p.length - n + 1, 0);
+	const space = new NgramSpace(interner.size);
+	const tIds = space.levels(t, n)[n - 1];
+	const pIds = space.levels(p, n)[n - 1];
+	const size = space.size(n);
+	const overlap = clippedOverlap(tIds, countIds(tIds, size), countIds(pIds, size));
+	const tCount = tIds.length;
+	const pCount = pIds.length;
 	return score(overlap / Math.max(pCount, 1), overlap / Math.max(tCount, 1));
 }
 

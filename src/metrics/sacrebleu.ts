@@ -12,7 +12,7 @@ import { responseGroundTruthInputs } from './f1';
 import { pyExp, pyLog } from './tokenize/pymath';
 import { pyRstrip } from './tokenize/py';
 import { tokenize13a } from './tokenize/sacrebleu13a';
-import { Interner, ngramCounts, requireText } from './tokenize/util';
+import { clippedOverlap, countIds, Interner, NgramSpace, requireText } from './tokenize/util';
 
 const MAX_ORDER = 4;
 
@@ -40,20 +40,17 @@ export function sacreBleuStats(response: string, groundTruth: string): SacreBleu
 	const interner = new Interner();
 	const h = interner.intern(hyp);
 	const r = interner.intern(ref);
+	const space = new NgramSpace(interner.size);
+	const hl = space.levels(h, MAX_ORDER);
+	const rl = space.levels(r, MAX_ORDER);
 	const counts: number[] = [];
 	const totals: number[] = [];
 	for (let n = 1; n <= MAX_ORDER; n++) {
-		const hc = ngramCounts(h, n);
-		const rc = ngramCounts(r, n);
-		let correct = 0;
-		let total = 0;
-		for (const [key, c] of hc) {
-			total += c;
-			const rcount = rc.get(key);
-			if (rcount !== undefined) correct += Math.min(c, rcount);
-		}
-		counts.push(correct);
-		totals.push(total);
+		const size = space.size(n);
+		const hc = countIds(hl[n - 1], size);
+		const rc = countIds(rl[n - 1], size);
+		counts.push(clippedOverlap(hl[n - 1], hc, rc));
+		totals.push(hl[n - 1].length);
 	}
 	return { counts, totals, sysLen: hyp.length, refLen: ref.length };
 }

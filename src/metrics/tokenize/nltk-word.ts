@@ -58,16 +58,27 @@ const CONTRACTIONS: RegExp[] = [
 	/ ('t)(was)\b/gi,
 ];
 
+// Pre-checks: a group of rules is skipped when none of the characters it needs occurs, which
+// cannot change the result (each rule only fires on its own characters).
+const ANY_QUOTE = /["'`«“‘„»”’]/;
+const ANY_CONTRACTION = /cannot|d'ye|gimme|gonna|gotta|lemme|more'n|wanna|'t(?:is|was)/i;
+
 /** `NLTKWordTokenizer().tokenize(sentence)` (no parenthesis conversion). */
 export function nltkWordTokenizeSentence(sentence: string): string[] {
 	let text = sentence;
-	for (const [re, sub] of STARTING_QUOTES) text = text.replace(re, sub);
+	const quotes = ANY_QUOTE.test(text);
+	if (quotes) for (const [re, sub] of STARTING_QUOTES) text = text.replace(re, sub);
 	for (const [re, sub] of PUNCTUATION) text = text.replace(re, sub);
 	text = text.replace(PARENS_BRACKETS[0], PARENS_BRACKETS[1]);
-	text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
+	if (text.includes('--')) text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
 	text = ` ${text} `;
-	for (const [re, sub] of ENDING_QUOTES) text = text.replace(re, sub);
-	for (const re of CONTRACTIONS) text = text.replace(re, ' $1 $2 ');
+	if (quotes) {
+		for (const [re, sub] of ENDING_QUOTES) text = text.replace(re, sub);
+	} else {
+		// Without quotes only the whitespace rule of ENDING_QUOTES can fire; pySplit below
+		// makes it a no-op for the tokens.
+	}
+	if (ANY_CONTRACTION.test(text)) for (const re of CONTRACTIONS) text = text.replace(re, ' $1 $2 ');
 	return pySplit(text);
 }
 

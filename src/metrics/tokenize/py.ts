@@ -14,8 +14,6 @@ export const PY_S = `[${PY_WS_CLASS}]`;
 /** Python `\S` for `str` patterns. */
 export const PY_NS = `[^${PY_WS_CLASS}]`;
 
-const WS_RUN = new RegExp(`${PY_S}+`);
-const WS_SPLIT = new RegExp(`${PY_S}+`, 'g');
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /** True when the UTF-16 unit `c` is Python whitespace (all of them are in the BMP). */
@@ -37,12 +35,19 @@ export function isPyWhitespaceCode(c: number): boolean {
 
 /** Python `str.split()` with no argument: split on whitespace runs, drop empty pieces. */
 export function pySplit(text: string): string[] {
-	if (!WS_RUN.test(text)) return text.length === 0 ? [] : [text];
-	const parts = text.split(WS_SPLIT);
-	// A leading or trailing run leaves one empty piece at either end; nothing else can be empty.
-	if (parts.length > 0 && parts[0] === '') parts.shift();
-	if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
-	return parts;
+	// A hand loop: several times faster than a regex split with this character class.
+	const out: string[] = [];
+	let start = -1;
+	for (let i = 0; i < text.length; i++) {
+		if (isPyWhitespaceCode(text.charCodeAt(i))) {
+			if (start >= 0) {
+				out.push(text.slice(start, i));
+				start = -1;
+			}
+		} else if (start < 0) start = i;
+	}
+	if (start >= 0) out.push(text.slice(start));
+	return out;
 }
 
 /** Python `str.strip()` with no argument. */
