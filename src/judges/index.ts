@@ -3,8 +3,18 @@ export * from './types';
 export * from './errors';
 export * from './model';
 export * from './governor';
-export * from './prompt';
-export * from './parse';
+export { dataRule, newNonce, placeholdersOf, promptHash, renderPrompt } from './prompt';
+export type { RenderedPrompt } from './prompt';
+export {
+	extractCandidate,
+	likertInt,
+	normaliseScore,
+	normaliseYesNo,
+	parseReply,
+	reasonText,
+	yesNo,
+} from './parse';
+export type { ParseOutcome } from './parse';
 export * from './run';
 export * from './registry';
 export { groundedness, groundednessVerdict } from './specs/groundedness';
