@@ -36,6 +36,7 @@ case "$cmd" in
 		npm run --silent typecheck:tests
 		echo "== build"
 		npm run --silent build
+		node scripts/docs.js --check
 		echo "== unit and engine tests"
 		npx jest --ci "$@"
 		if [ -f scripts/e2e.js ] && [ "${SKIP_E2E:-0}" != "1" ]; then
