@@ -35,7 +35,8 @@ function makeJsonl(n) {
 	for (let i = 0; i < n; i++) {
 		const k = 3 + Math.floor(rand() * 3);
 		const ctx = [];
-		for (let j = 0; j < k; j++) ctx.push({ doc_uri: `docs/${i % 997}/${j}.md`, content: words(80) });
+		for (let j = 0; j < k; j++)
+			ctx.push({ doc_uri: `docs/${i % 997}/${j}.md`, content: words(80) });
 		lines[i] = JSON.stringify({
 			request_id: `r-${i}`,
 			request: words(15) + '?',
@@ -65,7 +66,8 @@ const res = loadDataset(text);
 const loadSec = Number(process.hrtime.bigint() - t0) / 1e9;
 const peakRss = process.resourceUsage().maxRSS * 1024;
 const heapAfter = process.memoryUsage().heapUsed;
-if (res.records.length !== ROWS || res.invalid.length !== 0) throw new Error('unexpected load result');
+if (res.records.length !== ROWS || res.invalid.length !== 0)
+	throw new Error('unexpected load result');
 
 t0 = process.hrtime.bigint();
 let parsed = 0;
@@ -83,5 +85,9 @@ const refRate = parsed / refSec;
 console.log(`input: ${ROWS} JSONL rows, ${mb(bytes)} (${Math.round(bytes / ROWS)} bytes/row)`);
 console.log(`loadDataset:           ${loadRate.toFixed(0)} rows/s (${loadSec.toFixed(2)} s)`);
 console.log(`reference JSON.parse:  ${refRate.toFixed(0)} rows/s (${refSec.toFixed(2)} s)`);
-console.log(`ratio loadDataset / JSON.parse: ${(loadRate / refRate).toFixed(3)} (${(refRate / loadRate).toFixed(1)}x slower)`);
-console.log(`memory: RSS before load ${mb(rssBefore)}, peak RSS ${mb(peakRss)} (+${mb(peakRss - rssBefore)} during load), heap after load ${mb(heapAfter)}`);
+console.log(
+	`ratio loadDataset / JSON.parse: ${(loadRate / refRate).toFixed(3)} (${(refRate / loadRate).toFixed(1)}x slower)`,
+);
+console.log(
+	`memory: RSS before load ${mb(rssBefore)}, peak RSS ${mb(peakRss)} (+${mb(peakRss - rssBefore)} during load), heap after load ${mb(heapAfter)}`,
+);
