@@ -168,8 +168,7 @@ export function compareRuns(
 	const curMetrics = gateMetrics(current);
 	const names = [...new Set([...Object.keys(baseMetrics), ...Object.keys(curMetrics)])];
 	names.sort();
-	const curIndex = indexRows(options.currentRows);
-	const baseIndex = indexRows(options.baselineRows);
+	const pairing = pairRows(options.currentRows, options.baselineRows);
 	const evalKeys = new Set<string>();
 	for (const rows of [options.currentRows, options.baselineRows]) {
 		for (const r of rows ?? []) for (const k of Object.keys(r.eval ?? {})) evalKeys.add(k);
@@ -220,7 +219,7 @@ export function compareRuns(
 			continue;
 		}
 		row.delta = (row.current as number) - (row.baseline as number);
-		const test = chooseTest(kind, key, b, c, row, curIndex, baseIndex, options);
+		const test = chooseTest(kind, key, b, c, row, pairing, options);
 		if (test) {
 			row.test = test.test;
 			row.pValue = test.pValue;
@@ -286,16 +285,37 @@ function finite(v: number | null | undefined): number | null {
 	return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-function indexRows(rows: readonly GateRow[] | undefined): Map<string, GateRow> | null {
-	if (!rows) return null;
-	const m = new Map<string, GateRow>();
-	for (const r of rows) {
+interface Pairing {
+	current: readonly GateRow[];
+	baseline: readonly GateRow[];
+	/** Rows of both runs sharing a request_id, aligned by position. */
+	pairedCurrent: GateRow[];
+	pairedBaseline: GateRow[];
+}
+
+// The join on request_id is done once for all metrics: per metric only values are read.
+function pairRows(current?: readonly GateRow[], baseline?: readonly GateRow[]): Pairing | null {
+	if (!current || !baseline) return null;
+	const byId = new Map<string, GateRow>();
+	for (const r of baseline) {
 		if (r.request_id === undefined || r.request_id === null) continue;
 		// A duplicated id cannot pair unambiguously: the first occurrence wins, as in a join on key.
 		const id = String(r.request_id);
-		if (!m.has(id)) m.set(id, r);
+		if (!byId.has(id)) byId.set(id, r);
 	}
-	return m;
+	const pairedCurrent: GateRow[] = [];
+	const pairedBaseline: GateRow[] = [];
+	const seen = new Set<string>();
+	for (const r of current) {
+		if (r.request_id === undefined || r.request_id === null) continue;
+		const id = String(r.request_id);
+		const b = byId.get(id);
+		if (!b || seen.has(id)) continue;
+		seen.add(id);
+		pairedCurrent.push(r);
+		pairedBaseline.push(b);
+	}
+	return { current, baseline, pairedCurrent, pairedBaseline };
 }
 
 // `response/llm_judged/groundedness/rating/percentage` carries its judge id as a path segment.
@@ -323,11 +343,12 @@ function inferKind(metric: string, key: string | null, options: GateOptions): Ga
 	return 'mean';
 }
 
+// Direction belongs to the metric's declaration, so the first score of the key decides.
 function scoreDirection(key: string, options: GateOptions): Direction | undefined {
 	for (const rows of [options.currentRows, options.baselineRows]) {
 		for (const r of rows ?? []) {
-			const d = r.eval?.[key]?.direction;
-			if (d) return d;
+			const score = r.eval?.[key];
+			if (score) return score.direction;
 		}
 	}
 	return undefined;
@@ -352,24 +373,28 @@ function chooseTest(
 	b: GateMetricLike,
 	c: GateMetricLike,
 	row: GateRowResult,
-	curIndex: Map<string, GateRow> | null,
-	baseIndex: Map<string, GateRow> | null,
+	pairing: Pairing | null,
 	options: GateOptions,
 ): TestResult | null {
-	if (key && curIndex && baseIndex) {
-		const curVals = valuesOf(curIndex, key, kind);
-		const baseVals = valuesOf(baseIndex, key, kind);
-		if (curVals.size > 0 && baseVals.size > 0) {
-			const pairs: [number, number][] = [];
-			for (const [id, v] of curVals) {
-				const bv = baseVals.get(id);
-				if (bv !== undefined) pairs.push([bv, v]);
-			}
+	if (key && pairing) {
+		const curVals = valuesOf(pairing.current, key, kind);
+		const baseVals = valuesOf(pairing.baseline, key, kind);
+		if (curVals.length > 0 && baseVals.length > 0) {
+			const before: number[] = [];
+			const after: number[] = [];
+			pairing.pairedCurrent.forEach((r, i) => {
+				const a = rowValue(r, key, kind);
+				const bv = a === null ? null : rowValue(pairing.pairedBaseline[i], key, kind);
+				if (a !== null && bv !== null) (after.push(a), before.push(bv));
+			});
 			const coverage = options.minPairCoverage ?? 0.5;
-			if (pairs.length > 0 && pairs.length >= coverage * Math.max(curVals.size, baseVals.size)) {
-				return pairedTest(kind, pairs, options);
+			if (
+				after.length > 0 &&
+				after.length >= coverage * Math.max(curVals.length, baseVals.length)
+			) {
+				return pairedTest(kind, before, after, options);
 			}
-			return unpairedTest(kind, [...curVals.values()], [...baseVals.values()], options);
+			return unpairedTest(kind, curVals, baseVals, options);
 		}
 	}
 	// Summary only: a rate times its measured count recovers the pass count.
@@ -385,34 +410,31 @@ function isRate(v: number | null): boolean {
 	return v !== null && v >= 0 && v <= 1;
 }
 
-function valuesOf(
-	index: Map<string, GateRow>,
-	key: string,
-	kind: GateMetricKind,
-): Map<string, number> {
-	const out = new Map<string, number>();
-	for (const [id, r] of index) {
+function valuesOf(rows: readonly GateRow[], key: string, kind: GateMetricKind): number[] {
+	const out: number[] = [];
+	for (const r of rows) {
 		const v = rowValue(r, key, kind);
-		if (v !== null) out.set(id, v);
+		if (v !== null) out.push(v);
 	}
 	return out;
 }
 
 function pairedTest(
 	kind: GateMetricKind,
-	pairs: [number, number][],
+	before: number[],
+	after: number[],
 	options: GateOptions,
 ): TestResult {
 	if (kind === 'proportion') {
 		let passToFail = 0;
 		let failToPass = 0;
-		for (const [before, after] of pairs) {
-			if (before === 1 && after === 0) passToFail++;
-			else if (before === 0 && after === 1) failToPass++;
-		}
+		before.forEach((b, i) => {
+			if (b === 1 && after[i] === 0) passToFail++;
+			else if (b === 0 && after[i] === 1) failToPass++;
+		});
 		return mcnemar(passToFail, failToPass, { exactBelow: options.mcnemarExactBelow });
 	}
-	const diffs = pairs.map(([before, after]) => after - before);
+	const diffs = after.map((a, i) => a - before[i]);
 	if (options.pairedScoreTest === 'bootstrap') return pairedBootstrap(diffs, options.bootstrap);
 	return wilcoxonSignedRank(diffs);
 }

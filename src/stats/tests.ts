@@ -251,13 +251,7 @@ export function wilcoxonSignedRank(
 	if (n === 0) {
 		return { test: 'wilcoxon-exact', statistic: 0, pValue: 1, n: 0, wPlus: 0, wMinus: 0 };
 	}
-	const { ranks, tieSizes } = rankAverage(nonZero.map(Math.abs));
-	let wPlus = 0;
-	let wMinus = 0;
-	nonZero.forEach((d, i) => {
-		if (d > 0) wPlus += ranks[i];
-		else wMinus += ranks[i];
-	});
+	const { wPlus, wMinus, tieSizes } = signedRankSums(nonZero);
 	const t = Math.min(wPlus, wMinus);
 	if (n <= (options.exactMaxN ?? 50) && tieSizes.length === 0) {
 		const pValue = Math.min(1, 2 * signedRankCdf(t, n));
@@ -268,6 +262,48 @@ export function wilcoxonSignedRank(
 	for (const s of tieSizes) variance -= (s * s * s - s) / 48;
 	const pValue = variance > 0 ? normalTwoSided((t - mean) / Math.sqrt(variance)) : 1;
 	return { test: 'wilcoxon-normal', statistic: t, pValue, n, wPlus, wMinus };
+}
+
+// Rank sums of positive and negative differences by |d| with average ranks for ties: the two
+// signs are sorted apart with native numeric sorts, then merged, which is much faster on 1e5
+// pairs than sorting an index array through a comparator.
+function signedRankSums(d: readonly number[]): {
+	wPlus: number;
+	wMinus: number;
+	tieSizes: number[];
+} {
+	let np = 0;
+	for (const x of d) if (x > 0) np++;
+	const pos = new Float64Array(np);
+	const neg = new Float64Array(d.length - np);
+	let ip = 0;
+	let ineg = 0;
+	for (const x of d) {
+		if (x > 0) pos[ip++] = x;
+		else neg[ineg++] = -x;
+	}
+	pos.sort();
+	neg.sort();
+	let wPlus = 0;
+	let wMinus = 0;
+	const tieSizes: number[] = [];
+	let i = 0;
+	let j = 0;
+	let rank = 0;
+	while (i < pos.length || j < neg.length) {
+		const v = j >= neg.length || (i < pos.length && pos[i] <= neg[j]) ? pos[i] : neg[j];
+		let cp = 0;
+		let cn = 0;
+		while (i < pos.length && pos[i] === v) (i++, cp++);
+		while (j < neg.length && neg[j] === v) (j++, cn++);
+		const t = cp + cn;
+		const avg = rank + (t + 1) / 2;
+		wPlus += cp * avg;
+		wMinus += cn * avg;
+		if (t > 1) tieSizes.push(t);
+		rank += t;
+	}
+	return { wPlus, wMinus, tieSizes };
 }
 
 // P(W+ <= t) under H0 for n untied ranks: count subsets of {1..n} by sum (counts stay below 2^53

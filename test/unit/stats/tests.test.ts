@@ -172,6 +172,23 @@ describe('Wilcoxon signed-rank', () => {
 		expect(r.pValue).toBeCloseTo(2 * normalCdf(z), 14);
 	});
 
+	it('rank sums equal average ranks of |d| on random data with many ties and zeros', () => {
+		let seed = 11;
+		const rnd = (): number => {
+			seed = (seed * 16807) % 2147483647;
+			return seed / 2147483647;
+		};
+		for (let trial = 0; trial < 10; trial++) {
+			const d = Array.from({ length: 200 }, () => Math.round((rnd() - 0.45) * 10) / 2);
+			const nz = d.filter((x) => x !== 0);
+			const { ranks } = rankAverage(nz.map(Math.abs));
+			const wPlus = nz.reduce((a, x, i) => a + (x > 0 ? ranks[i] : 0), 0);
+			const r = wilcoxonSignedRank(d);
+			expect(r.wPlus).toBeCloseTo(wPlus, 9);
+			expect(r.wPlus + r.wMinus).toBeCloseTo((nz.length * (nz.length + 1)) / 2, 9);
+		}
+	});
+
 	it('average ranks ties', () => {
 		expect(rankAverage([10, 20, 10, 30])).toEqual({ ranks: [1.5, 3, 1.5, 4], tieSizes: [2] });
 	});
