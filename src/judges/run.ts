@@ -8,8 +8,8 @@ import { ModelCallError } from './errors';
 import type { Governor } from './governor';
 import type { ChatMessage, ChatResult, ModelSource, ResponseMode } from './model';
 import { parseReply, truncate } from './parse';
-import { dataRule, isMissing, promptHash, renderPrompt } from './prompt';
-import type { JudgeDecl, JudgePrompt } from './types';
+import { dataRule, isMissing, placeholdersOf, promptHash, renderPrompt } from './prompt';
+import { DATA_TAG_PLACEHOLDER, type JudgeDecl, type JudgePrompt } from './types';
 
 /** Everything a judge call needs besides the row. */
 export interface JudgeContext {
@@ -128,8 +128,62 @@ function replyProblem(r: ChatResult): string | null {
 	return null;
 }
 
+/**
+ * Problems with an edited prompt: placeholders the judge does not declare, and required inputs
+ * the prompt no longer shows the model. Empty when the override is usable.
+ */
+export function promptOverrideProblems(
+	decl: JudgeDecl,
+	override?: { system?: string; user?: string },
+): string[] {
+	const prompt = effectivePrompt(decl, override);
+	const used = new Set([...placeholdersOf(prompt.system), ...placeholdersOf(prompt.user)]);
+	const known = new Set([
+		...decl.inputs.map((i) => i.name),
+		...decl.params.map((p) => p.name),
+		DATA_TAG_PLACEHOLDER,
+	]);
+	const problems: string[] = [];
+	for (const name of used) {
+		if (!known.has(name)) problems.push(`unknown placeholder {{${name}}}`);
+	}
+	for (const input of decl.inputs) {
+		if (input.required && !used.has(input.name)) {
+			problems.push(`the prompt does not include {{${input.name}}} (${input.displayName})`);
+		}
+	}
+	return problems;
+}
+
 /** Judges one row. Never throws: failures are `error` Scores, missing fields `not_applicable`. */
 export async function runJudge(
+	decl: JudgeDecl,
+	inputs: Record<string, unknown>,
+	ctx: JudgeContext,
+): Promise<Score> {
+	try {
+		return await judgeRow(decl, inputs, ctx);
+	} catch (e) {
+		// A bug in a declaration (toValue, notApplicable...) must not take the whole run down.
+		return {
+			metric: decl.id,
+			value: null,
+			scale: decl.scale,
+			threshold: ctx.threshold ?? decl.threshold.default,
+			direction: decl.threshold.direction,
+			pass: null,
+			status: 'error',
+			error: `${decl.displayName}: internal error: ${e instanceof Error ? e.message : String(e)}`,
+			signature: judgeSignature(decl, {
+				model: ctx.model ?? ctx.source.defaultModel,
+				temperature: ctx.temperature ?? 0,
+				promptOverride: ctx.promptOverride,
+			}),
+		};
+	}
+}
+
+async function judgeRow(
 	decl: JudgeDecl,
 	inputs: Record<string, unknown>,
 	ctx: JudgeContext,
@@ -187,6 +241,17 @@ export async function runJudge(
 		params[p.name] = ctx.params?.[p.name] ?? inputs[p.name] ?? p.default;
 	}
 	const prompt = effectivePrompt(decl, ctx.promptOverride);
+	const promptProblems = promptOverrideProblems(decl, ctx.promptOverride);
+	if (promptProblems.length > 0) {
+		return {
+			...base,
+			value: null,
+			pass: null,
+			status: 'error',
+			error: `${decl.displayName}: the edited prompt cannot be used: ${promptProblems.join('; ')}`,
+			signature: sign(requestedModel),
+		};
+	}
 	const rendered = renderPrompt(prompt, decl.inputs, values, params);
 	const keys = outputKeys(decl);
 

@@ -172,6 +172,47 @@ describe('runJudge against the local server', () => {
 		expect(score.details).toMatchObject({ intentCoverage: 0.5, rubricScore: 3 });
 	});
 
+	it('uses an edited prompt, and refuses one that drops a required input', async () => {
+		server.script({ json: { reason: 'ok', score: 4 } });
+		const promptOverride = {
+			user: 'Check {{response}} against {{context}} (question: {{request}})',
+		};
+		const s = await runJudge(groundedness as JudgeDecl, row, {
+			source,
+			governor: gov(),
+			promptOverride,
+		});
+		expect(s.value).toBe(4);
+		expect(server.chatRequests()[0].messages?.[1].content).toMatch(
+			/^Check <data-[0-9a-f]{24} name="response">/,
+		);
+		const bad = await runJudge(groundedness as JudgeDecl, row, {
+			source,
+			governor: gov(),
+			promptOverride: { user: 'Rate {{answer}}' },
+		});
+		expect(bad.status).toBe('error');
+		expect(bad.error).toContain('unknown placeholder {{answer}}');
+		expect(bad.error).toContain('does not include {{response}}');
+		expect(server.chatRequests()).toHaveLength(1);
+	});
+
+	it('turns a throwing declaration into an error score instead of rejecting', async () => {
+		server.script({ json: { reason: 'ok', score: 4 } });
+		const broken = {
+			...groundedness,
+			toValue: () => {
+				throw new Error('boom');
+			},
+		} as unknown as JudgeDecl;
+		const s = await runJudge(broken, row, { source, governor: gov() });
+		expect(s).toMatchObject({
+			status: 'error',
+			value: null,
+			error: 'Groundedness: internal error: boom',
+		});
+	});
+
 	it('runJudges returns one score per row in order', async () => {
 		server.setDefault((req) => {
 			const user = req.messages?.[1].content ?? '';
