@@ -13,6 +13,16 @@ import { allPaired, listParam } from '../shared/collect';
 
 const HUMAN = '__human_label';
 
+/** Detect: human labels that are all 1-5 compare on the 1-5 scale, anything else as yes/no. */
+function scaleFromLabels(rows: AgreementRow[]): 'binary' | 'likert' | undefined {
+	const labels = rows.map((r) => r[HUMAN]).filter((v) => v !== null && v !== undefined && v !== '');
+	if (!labels.length) return undefined;
+	const likert = labels.every(
+		(v) => [1, 2, 3, 4, 5].includes(Number(v)) && String(v).trim() !== '',
+	);
+	return likert ? undefined : 'binary';
+}
+
 /**
  * Judge Agreement: how well a judge agrees with human labels on the same rows (Cohen's kappa with
  * an interval, accuracy, precision, recall, F1, false positive and negative rates, confusion
@@ -116,7 +126,7 @@ export class JudgeAgreement implements INodeType {
 			result = judgeAgreement(rows, {
 				judge,
 				humanField: HUMAN,
-				scale: o.scale === 'binary' || o.scale === 'likert' ? o.scale : undefined,
+				scale: o.scale === 'binary' || o.scale === 'likert' ? o.scale : scaleFromLabels(rows),
 				passThreshold: (o.passThreshold as number | undefined) ?? undefined,
 				minKappa: (o.minKappa as number | undefined) ?? undefined,
 				minRows: (o.minRows as number | undefined) ?? undefined,

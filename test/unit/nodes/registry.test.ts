@@ -1,0 +1,67 @@
+/**
+ * Declare once: every metric and judge declaration has exactly one node, listed in package.json,
+ * whose parameters are derived from the declaration (defaults map the canonical record fields).
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { INodeProperties, INodeType } from 'n8n-workflow';
+import { metricRegistry } from '../../../src/metrics';
+import { judgeRegistry } from '../../../src/judges';
+import { metricNodeName } from '../../../nodes/shared/metricNode';
+import { judgeNodeName } from '../../../nodes/shared/judgeNode';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+	n8n: { nodes: string[] };
+};
+
+function loadNodes(): Map<string, INodeType> {
+	const map = new Map<string, INodeType>();
+	for (const rel of pkg.n8n.nodes) {
+		const file = path.join(ROOT, rel.replace(/^dist\//, '').replace(/\.js$/, '.ts'));
+		const Cls = (require(file) as Record<string, new () => INodeType>)[
+			path.basename(file, '.node.ts')
+		];
+		const node = new Cls();
+		map.set(node.description.name, node);
+	}
+	return map;
+}
+
+describe('node registry', () => {
+	const nodes = loadNodes();
+
+	it('has one node per declared metric and judge, and no stray ones', () => {
+		const declared = [
+			...metricRegistry.map((d) => metricNodeName(d.id)),
+			...judgeRegistry.map((d) => judgeNodeName(d.id)),
+		];
+		for (const name of declared) expect(nodes.has(name)).toBe(true);
+		const scoring = [...nodes.keys()].filter(
+			(n) =>
+				/^(eval|judge)[A-Z]/.test(n) &&
+				!['evalDataset', 'evalAggregate', 'evalReport', 'judgeAgreement'].includes(n),
+		);
+		expect(scoring.sort()).toEqual([...declared].sort());
+	});
+
+	it.each([
+		...metricRegistry.map((d) => [metricNodeName(d.id), d] as const),
+		...judgeRegistry.map((d) => [judgeNodeName(d.id), d] as const),
+	])('%s derives its inputs, threshold and outputs from its declaration', (name, decl) => {
+		const desc = nodes.get(name)!.description;
+		const props = new Map<string, INodeProperties>(desc.properties.map((p) => [p.name, p]));
+		for (const input of decl.inputs) {
+			expect(props.get(input.name)?.default).toBe(`={{ $json.${input.field} }}`);
+		}
+		expect(props.get('threshold')?.default).toBe(decl.threshold.default);
+		expect(props.has('splitOutputs')).toBe(true);
+		expect(typeof desc.outputs).toBe('string');
+		expect(desc.description).toBe(decl.description);
+	});
+
+	it('keeps unique node names and a description on every node', () => {
+		expect(nodes.size).toBe(pkg.n8n.nodes.length);
+		for (const n of nodes.values()) expect(n.description.description.length).toBeGreaterThan(10);
+	});
+});
