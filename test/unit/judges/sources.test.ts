@@ -296,3 +296,34 @@ describe('connected chat model (duck-typed)', () => {
 		expect(() => createChatModelSource({})).toThrow(/no invoke\(\) method/);
 	});
 });
+
+describe('the test server itself', () => {
+	it('answers an unscripted call with 500 and makes assertNoUnexpected fail', async () => {
+		const res = await fetch(`${server.baseUrl}/chat/completions`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+		});
+		expect(res.status).toBe(500);
+		expect(() => server.assertNoUnexpected()).toThrow(/1 unexpected call/);
+	});
+
+	it('serves the real completion shape with usage and the scripted model', async () => {
+		server.script({ content: 'hello', model: 'served-model' });
+		const res = await fetch(`${server.baseUrl}/chat/completions`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'abcdefgh' }] }),
+		});
+		const body = (await res.json()) as Record<string, unknown>;
+		expect(body).toMatchObject({
+			object: 'chat.completion',
+			model: 'served-model',
+			choices: [
+				{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' },
+			],
+			usage: { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4 },
+		});
+		server.assertNoUnexpected();
+	});
+});
