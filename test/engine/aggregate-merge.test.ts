@@ -2,7 +2,7 @@
  * Eval Aggregate on the real engine: partials built from batches (as sub-workflows on queue-mode
  * workers would) merge to exactly the one-pass summary; Judge Agreement measures a judge.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
 import { runWorkflow, type WorkflowJson } from '../support/engine';
 
@@ -29,7 +29,7 @@ const rows: IDataObject[] = Array.from({ length: 40 }, (_, i) => ({
 	},
 }));
 
-function one(type: string, parameters: IDataObject): WorkflowJson {
+function one(type: string, parameters: INodeParameters): WorkflowJson {
 	return {
 		nodes: [
 			{

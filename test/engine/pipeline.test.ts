@@ -3,7 +3,7 @@
  * Relevance (local judge server) -> Eval Aggregate -> Regression Gate -> Eval Report, and
  * Relevance -> Root-Cause Router. Asserts every node's real output.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { aggregate } from '../../src/aggregate';
 import type { Score } from '../../src/core/types';
 import { f1Score } from '../../src/metrics';
@@ -47,14 +47,14 @@ function judge(req: RecordedRequest) {
 const node = (
 	name: string,
 	type: string,
-	parameters: IDataObject = {},
+	parameters: INodeParameters = {},
 	extra: Partial<WorkflowJson['nodes'][number]> = {},
-) => ({
+): WorkflowJson['nodes'][number] => ({
 	id: name,
 	name,
 	type,
 	typeVersion: 1,
-	position: [0, 0] as [number, number],
+	position: [0, 0],
 	parameters,
 	...extra,
 });
