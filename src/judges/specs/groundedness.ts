@@ -58,7 +58,7 @@ export const groundednessVerdict: JudgeDecl<YesNoVerdict> = {
 	displayName: 'Groundedness (Yes/No)',
 	description: 'Says yes when every claim of the response is supported by the retrieved context',
 	reference:
-		'Databricks Agent Evaluation groundedness (seed 001): yes/no verdict with rationale; same entailment test as Azure groundedness (seed 000)',
+		'Databricks Agent Evaluation groundedness (seed 001): yes/no verdict with rationale; same entailment test as Azure groundedness (seed 000) and Spring AI FactCheckingEvaluator (seed 003, document vs claim)',
 	inputs: [requestInput(false), contextInput(true), responseInput],
 	params: [],
 	scale: BINARY,

@@ -7,7 +7,7 @@ import {
 	relevanceConversation,
 	relevanceConversationGt,
 } from '../../../src/judges/specs/relevance';
-import { retrieval } from '../../../src/judges/specs/retrieval';
+import { retrieval, retrievalValue } from '../../../src/judges/specs/retrieval';
 import type { JudgeDecl } from '../../../src/judges/types';
 import { faults, startOpenAIServer, type OpenAIServer } from '../../support/openai-server';
 
@@ -211,6 +211,20 @@ describe('runJudge against the local server', () => {
 			value: null,
 			error: 'Groundedness: internal error: boom',
 		});
+	});
+
+	it('retrieval value: full coverage lifts, zero coverage pulls down, always within 1-5', () => {
+		const v = (supported: ('yes' | 'no')[], score: number) =>
+			retrievalValue({
+				intents: supported.map((s) => ({ intent: 'i', supported: s, documents: [] })),
+				documents: [],
+				reason: 'r',
+				score,
+			});
+		expect(v(['yes', 'yes'], 5)).toBe(5);
+		expect(v(['no', 'no'], 1)).toBe(1);
+		expect(v(['yes', 'no', 'no'], 4)).toBeCloseTo((1 + 4 / 3 + 4) / 2, 3);
+		expect(v(['yes'], 2)).toBe(3.5);
 	});
 
 	it('runJudges returns one score per row in order', async () => {
