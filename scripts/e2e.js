@@ -120,9 +120,17 @@ async function main() {
 	fs.mkdirSync(importDir, { recursive: true });
 	const cred = judge ? judgeCredential(judge.url) : null;
 	const workflows = loadWorkflows();
-	for (const { file, wf } of workflows) {
+	const imported = workflows.length;
+	for (const { file, wf } of workflows.slice()) {
 		const w = cred ? n8n.withCredential(wf, cred) : wf;
 		fs.writeFileSync(path.join(importDir, path.basename(file)), JSON.stringify(w, null, 2));
+		// Each example also runs as a newcomer without OPENAI_API_KEY gets it: no judge credential.
+		const hasJudge = wf.nodes.some((n) => n.type.startsWith('n8n-nodes-rag-eval.judge'));
+		if (hasJudge && file.includes(`${path.sep}examples${path.sep}`)) {
+			const bare = { ...wf, id: `${wf.id}N`, name: `${wf.name} (no judge model)` };
+			fs.writeFileSync(path.join(importDir, `bare-${path.basename(file)}`), JSON.stringify(bare, null, 2));
+			workflows.push({ file: `${file}#bare`, wf: bare });
+		}
 	}
 	const failures = [];
 	let passed = 0;
@@ -146,7 +154,7 @@ async function main() {
 		n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env),
 	);
 	record(
-		`import ${workflows.length} workflows`,
+		`import ${workflows.length} workflows (${imported} files)`,
 		imp.status === 0 && !/error/i.test(imp.stderr) ? null : new Error(`${imp.stdout}\n${imp.stderr}`.slice(-3000)),
 	);
 
@@ -157,7 +165,7 @@ async function main() {
 	const ctx = { out, judge: judge ? judge.url : null, dist: path.join(REPO, 'dist'), pkg };
 	const byId = new Map(workflows.map(({ wf }) => [wf.id, wf]));
 	const covered = new Set();
-	for (const spec of specs) {
+	for (const spec of specs.filter((s) => !s.webhook)) {
 		if (!byId.has(spec.workflowId)) {
 			record(spec.name, new Error(`workflow ${spec.workflowId} not found among imported workflows`));
 			continue;
@@ -179,6 +187,10 @@ async function main() {
 			record(spec.name, e);
 		}
 	}
+	const hooks = specs.filter((s) => s.webhook);
+	if (hooks.length) {
+		await step('webhook phase', () => runWebhookSpecs(hooks, env, byId, covered, record, ctx));
+	}
 	// Every example must be exercised: an example nobody runs is an example that may not run.
 	for (const { file, wf } of workflows) {
 		if (file.includes(`${path.sep}examples${path.sep}`) && !covered.has(wf.id)) {
@@ -189,6 +201,64 @@ async function main() {
 	log(`timings: ${timings.join('; ')}; total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 	process.stdout.write(`${passed} passed, ${failures.length} failed\n`);
 	process.exitCode = failures.length ? 1 : 0;
+}
+
+/**
+ * Webhook-triggered examples cannot start from `n8n execute`, so they are published and called
+ * over HTTP on a running `n8n start`, the way a CI job calls them.
+ */
+async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
+	for (const spec of hooks) {
+		if (!byId.has(spec.workflowId)) {
+			record(spec.name, new Error(`workflow ${spec.workflowId} not found`));
+			continue;
+		}
+		const r = await n8n.runN8n(['publish:workflow', `--id=${spec.workflowId}`], env);
+		if (r.status !== 0) record(`publish ${spec.workflowId}`, new Error(`${r.stdout}\n${r.stderr}`.slice(-2000)));
+	}
+	const port = Number(process.env.E2E_N8N_PORT || 5699);
+	const serverEnv = { ...env, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_LOG_LEVEL: 'warn' };
+	const logFile = fs.openSync(path.join(ARTIFACTS, 'n8n-server.log'), 'w');
+	const server = spawn('node', [n8n.n8nBin(), 'start'], { env: serverEnv, stdio: ['ignore', logFile, logFile] });
+	try {
+		const base = `http://127.0.0.1:${port}`;
+		const deadline = Date.now() + 180000;
+		for (;;) {
+			if (server.exitCode !== null) throw new Error(`n8n start exited with ${server.exitCode}`);
+			const ok = await fetch(`${base}/healthz/readiness`).then((x) => x.ok, () => false);
+			if (ok) break;
+			if (Date.now() > deadline) throw new Error('n8n start did not become ready');
+			await new Promise((res) => setTimeout(res, 1000));
+		}
+		for (const spec of hooks) {
+			covered.add(spec.workflowId);
+			try {
+				const res = await fetch(`${base}/webhook/${spec.webhook.path}`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify(spec.webhook.body()),
+					signal: AbortSignal.timeout(120000),
+				});
+				const text = await res.text();
+				let body;
+				try {
+					body = JSON.parse(text);
+				} catch {
+					throw new Error(`HTTP ${res.status}, not JSON: ${text.slice(0, 500)}`);
+				}
+				await spec.check({ status: res.status, body }, ctx);
+				record(spec.name, null);
+			} catch (e) {
+				record(spec.name, e);
+			}
+		}
+	} catch (e) {
+		for (const spec of hooks) record(spec.name, e);
+	} finally {
+		server.kill('SIGTERM');
+		await new Promise((res) => (server.exitCode !== null ? res() : server.on('exit', res)));
+		fs.closeSync(logFile);
+	}
 }
 
 module.exports = { parseRun, out };

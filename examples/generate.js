@@ -1,0 +1,215 @@
+#!/usr/bin/env node
+// Writes the importable example workflows (examples/*.workflow.json) from the compact definitions
+// below, embedding the bundled datasets so an imported workflow runs with no file on disk. Rerun
+// after editing a dataset: the E2E specs check that the embedded copy matches the file.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const HERE = __dirname;
+const P = 'n8n-nodes-rag-eval';
+const dataset = (name) => fs.readFileSync(path.join(HERE, 'datasets', name), 'utf8').trim();
+
+// Stable node ids keep re-imports idempotent and diffs readable.
+function uuid(wfKey, i) {
+	const hex = Buffer.from(`${wfKey}:${i}`).toString('hex').padEnd(32, '0').slice(0, 32);
+	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function workflow(key, id, name, nodes, edges, extra = {}) {
+	const byName = new Map();
+	const built = nodes.map((n, i) => {
+		const node = {
+			id: uuid(key, i),
+			name: n.name,
+			type: n.type,
+			typeVersion: n.v ?? 1,
+			position: n.pos,
+			parameters: n.params ?? {},
+		};
+		if (n.disabled) node.disabled = true;
+		if (n.notes) {
+			node.notes = n.notes;
+			node.notesInFlow = true;
+		}
+		if (n.webhookId) node.webhookId = n.webhookId;
+		byName.set(n.name, node);
+		return node;
+	});
+	const connections = {};
+	for (const [from, to, output = 0] of edges) {
+		if (!byName.has(from) || !byName.has(to)) throw new Error(`bad edge ${from} -> ${to}`);
+		const c = (connections[from] ??= { main: [] });
+		while (c.main.length <= output) c.main.push([]);
+		c.main[output].push({ node: to, type: 'main', index: 0 });
+	}
+	return {
+		id,
+		name,
+		active: false,
+		settings: { executionOrder: 'v1' },
+		tags: [],
+		meta: { templateCredsSetupCompleted: true },
+		pinData: {},
+		nodes: built,
+		connections,
+		...extra,
+	};
+}
+
+// Root-Cause Router outputs with its default orders: Pass, each cause once, Custom Judge, Incomplete.
+const ROUTER_OUTPUTS = [
+	'Pass',
+	'context_sufficiency',
+	'groundedness',
+	'correctness',
+	'safety',
+	'chunk_relevance',
+	'relevance_to_query',
+	'Custom Judge',
+	'Incomplete',
+];
+
+const nightly = workflow(
+	'nightly',
+	'ragEvalNightly001',
+	'RAG evaluation: nightly run',
+	[
+		{
+			name: 'Every Night',
+			type: 'n8n-nodes-base.scheduleTrigger',
+			v: 1.2,
+			pos: [0, 0],
+			params: { rule: { interval: [{ triggerAtHour: 2 }] } },
+		},
+		{ name: 'Run Now', type: 'n8n-nodes-base.manualTrigger', pos: [0, 200] },
+		{
+			name: 'Eval Dataset',
+			type: `${P}.evalDataset`,
+			pos: [240, 100],
+			params: { source: 'text', text: dataset('rag-support-sample.jsonl'), format: 'jsonl', schema: 'auto' },
+			notes: 'Bundled sample: examples/datasets/rag-support-sample.jsonl',
+		},
+		{
+			name: 'Ask Your RAG App',
+			type: 'n8n-nodes-base.httpRequest',
+			v: 4.2,
+			pos: [480, 100],
+			disabled: true,
+			params: {
+				method: 'POST',
+				url: 'https://rag.example.internal/answer',
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody: '={{ JSON.stringify({ question: $json.request }) }}',
+				options: {},
+			},
+			notes: 'Enable and point at your RAG endpoint to score fresh answers; the sample carries responses',
+		},
+		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [720, 100] },
+		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [940, 100] },
+		{ name: 'Groundedness', type: `${P}.judgeGroundedness`, pos: [1160, 100], params: { threshold: 3 } },
+		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [1380, 100], params: { threshold: 3 } },
+		{ name: 'Root-Cause Router', type: `${P}.rootCauseRouter`, pos: [1620, 100] },
+		{
+			name: 'Post Failures to Slack',
+			type: 'n8n-nodes-base.slack',
+			v: 2.3,
+			pos: [1900, 0],
+			disabled: true,
+			params: {
+				select: 'channel',
+				channelId: { __rl: true, mode: 'name', value: '#rag-quality' },
+				text: '={{ "RAG eval: \\"" + $json.request + "\\" failed on " + $json.root_cause + ". " + ($json.suggested_fix || "") }}',
+				otherOptions: {},
+			},
+			notes: 'Add a Slack credential, then enable',
+		},
+		{
+			name: 'Open GitHub Issue',
+			type: 'n8n-nodes-base.github',
+			v: 1.1,
+			pos: [1900, 200],
+			disabled: true,
+			params: {
+				owner: { __rl: true, mode: 'name', value: 'your-org' },
+				repository: { __rl: true, mode: 'name', value: 'your-rag-app' },
+				title: '={{ "RAG regression: " + $json.root_cause + " on " + $json.request_id }}',
+				body: '={{ "Question: " + $json.request + "\\n\\nAnswer: " + $json.response + "\\n\\nWhy: " + ($json.root_cause_rationale || "") + "\\n\\nSuggested fix: " + ($json.suggested_fix || "") }}',
+				labels: [{ label: 'rag-eval' }],
+			},
+			notes: 'Add a GitHub credential, then enable',
+		},
+	],
+	[
+		['Every Night', 'Eval Dataset'],
+		['Run Now', 'Eval Dataset'],
+		['Eval Dataset', 'Ask Your RAG App'],
+		['Ask Your RAG App', 'F1 Score'],
+		['F1 Score', 'ROUGE'],
+		['ROUGE', 'Groundedness'],
+		['Groundedness', 'Relevance'],
+		['Relevance', 'Root-Cause Router'],
+		...ROUTER_OUTPUTS.slice(1, 7).map((_, i) => ['Root-Cause Router', 'Post Failures to Slack', i + 1]),
+		...ROUTER_OUTPUTS.slice(1, 7).map((_, i) => ['Root-Cause Router', 'Open GitHub Issue', i + 1]),
+	],
+);
+
+const ciGate = workflow(
+	'ci-gate',
+	'ragEvalCiGate0001',
+	'RAG evaluation: CI gate (webhook)',
+	[
+		{
+			name: 'CI Calls',
+			type: 'n8n-nodes-base.webhook',
+			v: 2,
+			pos: [0, 0],
+			webhookId: 'b7d0c1c4-6a43-4f51-9f3c-5a1e0c9e2a11',
+			params: { httpMethod: 'POST', path: 'rag-eval-ci', responseMode: 'responseNode', options: {} },
+			notes: 'POST {"rows": [...]} in any supported dataset format',
+		},
+		{
+			name: 'Rows From Request',
+			type: 'n8n-nodes-base.splitOut',
+			pos: [220, 0],
+			params: { fieldToSplitOut: 'body.rows', options: {} },
+		},
+		{ name: 'Eval Dataset', type: `${P}.evalDataset`, pos: [440, 0], params: { source: 'items', schema: 'auto' } },
+		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [660, 0], params: { threshold: 0.5 } },
+		{ name: 'BLEU', type: `${P}.evalBleu`, pos: [880, 0], params: { threshold: 0.2 } },
+		{
+			name: 'Collect Rows',
+			type: 'n8n-nodes-base.aggregate',
+			pos: [1100, 0],
+			params: { aggregate: 'aggregateAllItemData', destinationFieldName: 'rows', options: {} },
+		},
+		{
+			name: 'Answer CI',
+			type: 'n8n-nodes-base.respondToWebhook',
+			v: 1.1,
+			pos: [1320, 0],
+			params: {
+				respondWith: 'json',
+				responseBody:
+					'={{ (() => { const rows = $json.rows; const failed = rows.filter((r) => r.eval.f1_score.pass === false || r.eval.bleu.pass === false); const mean = (k) => { const v = rows.map((r) => r.eval[k].value).filter((x) => typeof x === "number"); return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null; }; return { pass: failed.length === 0, rows: rows.length, failed: failed.map((r) => r.request_id), f1_mean: mean("f1_score"), bleu_mean: mean("bleu") }; })() }}',
+				options: { responseCode: 200 },
+			},
+		},
+	],
+	[
+		['CI Calls', 'Rows From Request'],
+		['Rows From Request', 'Eval Dataset'],
+		['Eval Dataset', 'F1 Score'],
+		['F1 Score', 'BLEU'],
+		['BLEU', 'Collect Rows'],
+		['Collect Rows', 'Answer CI'],
+	],
+);
+
+const out = { 'nightly-rag-evaluation': nightly, 'ci-gate': ciGate };
+for (const [name, wf] of Object.entries(out)) {
+	fs.writeFileSync(path.join(HERE, `${name}.workflow.json`), `${JSON.stringify(wf, null, '\t')}\n`);
+	console.log(`wrote examples/${name}.workflow.json (${wf.nodes.length} nodes)`);
+}
