@@ -8,11 +8,7 @@ import { runJudge } from '../../../src/judges/run';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const cli = require('../../support/openai-server-cli.js') as {
-	startJudgeServer(o?: {
-		latencyMs?: number;
-		rate429?: number;
-		retryAfter?: string;
-	}): Promise<{
+	startJudgeServer(o?: { latencyMs?: number; rate429?: number; retryAfter?: string }): Promise<{
 		baseUrl: string;
 		stats: { chat: number; rateLimited: number };
 		close(): Promise<void>;
