@@ -385,7 +385,10 @@ function chooseTest(
 			pairing.pairedCurrent.forEach((r, i) => {
 				const a = rowValue(r, key, kind);
 				const bv = a === null ? null : rowValue(pairing.pairedBaseline[i], key, kind);
-				if (a !== null && bv !== null) (after.push(a), before.push(bv));
+				if (a !== null && bv !== null) {
+					after.push(a);
+					before.push(bv);
+				}
 			});
 			const coverage = options.minPairCoverage ?? 0.5;
 			if (

@@ -294,8 +294,14 @@ function signedRankSums(d: readonly number[]): {
 		const v = j >= neg.length || (i < pos.length && pos[i] <= neg[j]) ? pos[i] : neg[j];
 		let cp = 0;
 		let cn = 0;
-		while (i < pos.length && pos[i] === v) (i++, cp++);
-		while (j < neg.length && neg[j] === v) (j++, cn++);
+		while (i < pos.length && pos[i] === v) {
+			i++;
+			cp++;
+		}
+		while (j < neg.length && neg[j] === v) {
+			j++;
+			cn++;
+		}
 		const t = cp + cn;
 		const avg = rank + (t + 1) / 2;
 		wPlus += cp * avg;
