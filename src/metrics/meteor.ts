@@ -12,6 +12,7 @@
  * with (1-alpha) in doubles; score = (1 - gamma*(chunks/matches)^beta) * fmean; 0.0 when there
  * is no match or either side is empty.
  */
+import { responseGroundTruthInputs } from './f1';
 import type { MetricDecl, ParamDecl } from '../core/types';
 import { porterStem } from './porter';
 import { nltkTokenize } from './tokenize';
@@ -241,24 +242,7 @@ export const meteorMetric: MetricDecl = {
 		'Word alignment of response and ground truth by exact words, stems and WordNet synonyms, with a word-order penalty',
 	reference:
 		'Azure AI Evaluation MeteorScoreEvaluator: nltk 3.9.2 meteor_score over nltk_tokenize tokens, str.lower, Porter NLTK_EXTENSIONS stems, WordNet 3.0 synonyms with Morphy',
-	inputs: [
-		{
-			name: 'response',
-			displayName: 'Response',
-			field: 'response',
-			kind: 'text',
-			required: true,
-			description: 'The text produced by the application under test',
-		},
-		{
-			name: 'groundTruth',
-			displayName: 'Ground Truth',
-			field: 'expected_response',
-			kind: 'text',
-			required: true,
-			description: 'The reference answer the response is compared with',
-		},
-	],
+	inputs: responseGroundTruthInputs,
 	params: weightParams,
 	scale: { kind: 'unit', min: 0, max: 1 },
 	threshold: { default: 0.5, direction: 'higher' },
