@@ -112,10 +112,16 @@ async function main() {
 		log(`judge test server failed to start: ${e.message}`);
 		return null;
 	});
-	if (judge) log(`judge test server at ${judge.url}`);
+	if (judge) {
+		log(`judge test server at ${judge.url}`);
+		process.on('exit', () => judge.child.kill());
+	}
 	else log('no judge test server (test/support/openai-server-cli.js): judge specs run without a model');
 
-	const env = n8n.n8nEnv(userFolder, { N8N_LOG_LEVEL: 'info', N8N_RUNNERS_MODE: 'internal' });
+	const env = n8n.n8nEnv(userFolder, {
+		N8N_LOG_LEVEL: 'info',
+		N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
+	});
 	const importDir = path.join(ARTIFACTS, 'import');
 	fs.mkdirSync(importDir, { recursive: true });
 	const cred = judge ? judgeCredential(judge.url) : null;
@@ -216,7 +222,7 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 		const r = await n8n.runN8n(['publish:workflow', `--id=${spec.workflowId}`], env);
 		if (r.status !== 0) record(`publish ${spec.workflowId}`, new Error(`${r.stdout}\n${r.stderr}`.slice(-2000)));
 	}
-	const port = Number(process.env.E2E_N8N_PORT || 5699);
+	const port = Number(process.env.E2E_N8N_PORT || (await n8n.freePort()));
 	const serverEnv = { ...env, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_LOG_LEVEL: 'warn' };
 	const logFile = fs.openSync(path.join(ARTIFACTS, 'n8n-server.log'), 'w');
 	const server = spawn('node', [n8n.n8nBin(), 'start'], { env: serverEnv, stdio: ['ignore', logFile, logFile] });

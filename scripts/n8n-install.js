@@ -327,6 +327,19 @@ function n8nEnv(userFolder, extra = {}) {
 	});
 }
 
+/** A TCP port free on 127.0.0.1 right now (the task broker of each instance needs its own). */
+function freePort() {
+	return new Promise((resolve, reject) => {
+		const srv = require('node:net').createServer();
+		srv.unref();
+		srv.on('error', reject);
+		srv.listen(0, '127.0.0.1', () => {
+			const { port } = srv.address();
+			srv.close(() => resolve(port));
+		});
+	});
+}
+
 /** Runs one n8n CLI command to completion; resolves to { status, stdout, stderr, seconds }. */
 function runN8n(args, env, { timeoutMs = 300000 } = {}) {
 	return new Promise((resolve) => {
@@ -357,6 +370,7 @@ function withCredential(wf, cred) {
 
 module.exports = {
 	withCredential,
+	freePort,
 	ensureN8n,
 	n8nDir,
 	n8nBin,

@@ -94,6 +94,7 @@ async function main() {
 		N8N_HOST: 'localhost',
 		N8N_LISTEN_ADDRESS: process.env.N8N_LISTEN_ADDRESS || '127.0.0.1',
 		N8N_SECURE_COOKIE: 'false',
+		N8N_RUNNERS_BROKER_PORT: process.env.N8N_RUNNERS_BROKER_PORT || String(await n8n.freePort()),
 		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
 		N8N_INSTANCE_OWNER_EMAIL: owner.email,
 		N8N_INSTANCE_OWNER_FIRST_NAME: 'Eval',
