@@ -208,7 +208,84 @@ const ciGate = workflow(
 	],
 );
 
-const out = { 'nightly-rag-evaluation': nightly, 'ci-gate': ciGate };
+// Batches run as sub-workflow executions that each return a mergeable partial; the parent merges
+// the partials into exactly the summary one pass would give (and, behind a webhook on queue-mode
+// n8n, each batch can run on a different worker).
+const batchWorker = workflow(
+	'batch-worker',
+	'ragEvalBatchWork01',
+	'RAG evaluation: batch worker (sub-workflow)',
+	[
+		{
+			name: 'Batch In',
+			type: 'n8n-nodes-base.executeWorkflowTrigger',
+			v: 1.1,
+			pos: [0, 0],
+			params: { inputSource: 'passthrough' },
+		},
+		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [220, 0] },
+		{ name: 'BLEU', type: `${P}.evalBleu`, pos: [440, 0] },
+		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [660, 0] },
+		{ name: 'Partial Aggregate', type: `${P}.evalAggregate`, pos: [880, 0], params: { output: 'partial' } },
+	],
+	[
+		['Batch In', 'F1 Score'],
+		['F1 Score', 'BLEU'],
+		['BLEU', 'ROUGE'],
+		['ROUGE', 'Partial Aggregate'],
+	],
+);
+
+const batched = workflow(
+	'batched',
+	'ragEvalBatched0001',
+	'RAG evaluation: batched (sub-workflows, queue mode ready)',
+	[
+		{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
+		{
+			name: 'Eval Dataset',
+			type: `${P}.evalDataset`,
+			pos: [220, 0],
+			params: { source: 'text', text: dataset('rag-support-sample.jsonl'), format: 'jsonl', schema: 'auto' },
+			notes: 'Bundled sample: examples/datasets/rag-support-sample.jsonl',
+		},
+		{
+			name: 'Batches of 3',
+			type: 'n8n-nodes-base.splitInBatches',
+			v: 3,
+			pos: [440, 0],
+			params: { batchSize: 3, options: {} },
+		},
+		{
+			name: 'Evaluate Batch',
+			type: 'n8n-nodes-base.executeWorkflow',
+			v: 1.2,
+			pos: [660, 120],
+			params: {
+				source: 'database',
+				workflowId: { __rl: true, mode: 'id', value: batchWorker.id },
+				mode: 'once',
+				options: { waitForSubWorkflow: true },
+			},
+			notes: 'Runs "RAG evaluation: batch worker" on each batch',
+		},
+		{ name: 'Merged Summary', type: `${P}.evalAggregate`, pos: [880, -120], params: { output: 'summary' } },
+	],
+	[
+		['Run', 'Eval Dataset'],
+		['Eval Dataset', 'Batches of 3'],
+		['Batches of 3', 'Merged Summary', 0],
+		['Batches of 3', 'Evaluate Batch', 1],
+		['Evaluate Batch', 'Batches of 3'],
+	],
+);
+
+const out = {
+	'nightly-rag-evaluation': nightly,
+	'ci-gate': ciGate,
+	'batched-evaluation': batched,
+	'batched-evaluation-worker': batchWorker,
+};
 for (const [name, wf] of Object.entries(out)) {
 	fs.writeFileSync(path.join(HERE, `${name}.workflow.json`), `${JSON.stringify(wf, null, '\t')}\n`);
 	console.log(`wrote examples/${name}.workflow.json (${wf.nodes.length} nodes)`);

@@ -75,7 +75,13 @@ function loadWorkflows() {
 	for (const f of fs.existsSync(e2eDir) ? fs.readdirSync(e2eDir) : []) {
 		if (f.endsWith('.json')) files.push(path.join(e2eDir, f));
 	}
-	return files.map((file) => ({ file, wf: JSON.parse(fs.readFileSync(file, 'utf8')) }));
+	// E2E-only workflows take the bundled sample dataset from the file, so they compare like with like.
+	const sample = fs.readFileSync(path.join(exDir, 'datasets', 'rag-support-sample.jsonl'), 'utf8').trim();
+	return files.map((file) => {
+		const wf = JSON.parse(fs.readFileSync(file, 'utf8'));
+		for (const node of wf.nodes) if (node.parameters.text === '__DATASET__') node.parameters.text = sample;
+		return { file, wf };
+	});
 }
 
 /** Credential JSON that `n8n import:credentials` encrypts on import. */
@@ -121,6 +127,9 @@ async function main() {
 	const env = n8n.n8nEnv(userFolder, {
 		N8N_LOG_LEVEL: 'info',
 		N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
+		// A running n8n copies published workflows into its publication store from an outbox it
+		// polls; the one-shot CLI never does, so sub-workflows are read from the workflow itself.
+		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false',
 	});
 	const importDir = path.join(ARTIFACTS, 'import');
 	fs.mkdirSync(importDir, { recursive: true });
@@ -164,6 +173,15 @@ async function main() {
 		imp.status === 0 && !/error/i.test(imp.stderr) ? null : new Error(`${imp.stdout}\n${imp.stderr}`.slice(-3000)),
 	);
 
+	try {
+		const ids = await step('publish sub-workflows', () =>
+			n8n.publishSubWorkflows(workflows.map((w) => w.wf), env),
+		);
+		record(`publish ${ids.length} sub-workflows`, null);
+	} catch (e) {
+		record('publish sub-workflows', e);
+	}
+
 	const specs = [];
 	for (const f of fs.readdirSync(path.join(REPO, 'test', 'e2e')).filter((f) => f.endsWith('.spec.js'))) {
 		for (const s of require(path.join(REPO, 'test', 'e2e', f))) specs.push(s);
@@ -177,6 +195,7 @@ async function main() {
 			continue;
 		}
 		covered.add(spec.workflowId);
+		for (const id of spec.covers || []) covered.add(id);
 		const r = await n8n.runN8n(['execute', '--id', spec.workflowId, '--rawOutput'], env, {
 			timeoutMs: 240000,
 		});
@@ -239,12 +258,20 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 		for (const spec of hooks) {
 			covered.add(spec.workflowId);
 			try {
-				const res = await fetch(`${base}/webhook/${spec.webhook.path}`, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify(spec.webhook.body()),
-					signal: AbortSignal.timeout(120000),
-				});
+				// Readiness comes before n8n has finished activating published workflows, so a 404
+				// for our webhook means "not yet" for a little while.
+				let res;
+				for (let attempt = 0; ; attempt++) {
+					res = await fetch(`${base}/webhook/${spec.webhook.path}`, {
+						method: 'POST',
+						headers: { 'content-type': 'application/json' },
+						body: JSON.stringify(spec.webhook.body()),
+						signal: AbortSignal.timeout(120000),
+					});
+					if (res.status !== 404 || attempt >= 30) break;
+					await res.text();
+					await new Promise((r) => setTimeout(r, 1000));
+				}
 				const text = await res.text();
 				let body;
 				try {

@@ -357,6 +357,24 @@ function runN8n(args, env, { timeoutMs = 300000 } = {}) {
 	});
 }
 
+/**
+ * n8n 2.x runs only published sub-workflows, so workflows started by an Execute Workflow node are
+ * published right after import, as a user would click Publish on them.
+ */
+async function publishSubWorkflows(workflows, env) {
+	const subs = workflows.filter((wf) =>
+		wf.nodes.some((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger'),
+	);
+	for (const wf of subs) {
+		const r = await runN8n(['publish:workflow', `--id=${wf.id}`], env);
+		// The command exits 0 even when the update failed, so read what it said.
+		if (r.status !== 0 || !/Publishing workflow/.test(r.stdout + r.stderr) || /Error/.test(r.stdout + r.stderr)) {
+			throw new Error(`publishing ${wf.id} failed:\n${r.stdout}\n${r.stderr}`);
+		}
+	}
+	return subs.map((wf) => wf.id);
+}
+
 /** Copy of a workflow whose judge nodes use the given credential, as if picked in the editor. */
 function withCredential(wf, cred) {
 	const copy = JSON.parse(JSON.stringify(wf));
@@ -370,6 +388,7 @@ function withCredential(wf, cred) {
 
 module.exports = {
 	withCredential,
+	publishSubWorkflows,
 	freePort,
 	ensureN8n,
 	n8nDir,

@@ -129,6 +129,7 @@ async function main() {
 		const r = await n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env);
 		if (r.status !== 0) throw new Error(`importing the examples failed:\n${r.stdout}\n${r.stderr}`);
 		for (const wf of workflows) log(`  ${wf.name}`);
+		await n8n.publishSubWorkflows(workflows, env);
 	}
 
 	log('step 5/5: start n8n');
