@@ -34,8 +34,17 @@ module.exports = [
 		name: 'example batched-evaluation: sub-workflow partials merge to the one-pass summary',
 		workflowId: 'ragEvalBatched0001',
 		covers: ['ragEvalBatchWork01'],
-		check(run, { out }) {
+		check(run, { out, dist }) {
 			runs.batched = run;
+			// Corpus BLEU from merged n-gram statistics must be the library's corpus BLEU over all
+			// scored rows, which an average of per-batch BLEU would not be.
+			const { bleuCorpus } = require(require('node:path').join(dist, 'src', 'index.js'));
+			const rows = out(run, 'Eval Dataset', 0).filter((r) => r.expected_response);
+			const merged = summaryOf(run, out, 'Merged Summary');
+			assert.equal(merged.rows, 8);
+			assert.equal(merged.perMetric.bleu.measured, rows.length);
+			const want = bleuCorpus(rows.map((r) => r.response), rows.map((r) => r.expected_response));
+			assert.ok(Math.abs(merged.perMetric.bleu.corpus.value - want) < 1e-12, `${merged.perMetric.bleu.corpus.value} vs ${want}`);
 			const batches = run.data.resultData.runData['Evaluate Batch'];
 			assert.equal(batches.length, 3, '8 rows in batches of 3 run the sub-workflow 3 times');
 			for (const b of batches) assert.equal(b.data.main[0].length, 1, 'each batch returns one partial');
