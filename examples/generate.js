@@ -280,7 +280,105 @@ const batched = workflow(
 	],
 );
 
+// Queue mode: a sub-workflow started by Execute Workflow runs inside its parent's process, so to
+// spread batches over workers each batch is its own webhook execution, queued by n8n main.
+const queueWorker = workflow(
+	'queue-worker',
+	'ragEvalQueueWork01',
+	'RAG evaluation: queue batch worker (webhook)',
+	[
+		{
+			name: 'Batch Webhook',
+			type: 'n8n-nodes-base.webhook',
+			v: 2,
+			pos: [0, 0],
+			webhookId: '3f0b8a52-2c1d-4b7e-9d55-6e2a4c1f0b21',
+			params: { httpMethod: 'POST', path: 'rag-eval-batch', responseMode: 'lastNode', options: {} },
+			notes: 'POST {"rows": [...canonical rows]}; answers with a mergeable partial',
+		},
+		{
+			name: 'Rows',
+			type: 'n8n-nodes-base.splitOut',
+			pos: [220, 0],
+			params: { fieldToSplitOut: 'body.rows', options: {} },
+		},
+		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [440, 0] },
+		{ name: 'BLEU', type: `${P}.evalBleu`, pos: [660, 0] },
+		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [880, 0] },
+		{ name: 'Partial Aggregate', type: `${P}.evalAggregate`, pos: [1100, 0], params: { output: 'partial' } },
+	],
+	[
+		['Batch Webhook', 'Rows'],
+		['Rows', 'F1 Score'],
+		['F1 Score', 'BLEU'],
+		['BLEU', 'ROUGE'],
+		['ROUGE', 'Partial Aggregate'],
+	],
+);
+
+const queueParent = workflow(
+	'queue-parent',
+	'ragEvalQueueMain01',
+	'RAG evaluation: batched over queue-mode workers (webhook)',
+	[
+		{
+			name: 'Start Run',
+			type: 'n8n-nodes-base.webhook',
+			v: 2,
+			pos: [0, 0],
+			webhookId: '9a7c4e13-5b2f-4d6a-8e01-2c3b4d5e6f70',
+			params: { httpMethod: 'POST', path: 'rag-eval-batched', responseMode: 'lastNode', options: {} },
+			notes: 'POST {} to run; answers with the merged summary',
+		},
+		{
+			name: 'Eval Dataset',
+			type: `${P}.evalDataset`,
+			pos: [220, 0],
+			params: { source: 'text', text: dataset('rag-support-sample.jsonl'), format: 'jsonl', schema: 'auto' },
+		},
+		{
+			name: 'Batches',
+			type: 'n8n-nodes-base.splitInBatches',
+			v: 3,
+			pos: [440, 0],
+			params: { batchSize: '={{ $("Start Run").first().json.body.batchSize || 2 }}', options: {} },
+		},
+		{
+			name: 'Batch Rows',
+			type: 'n8n-nodes-base.aggregate',
+			pos: [660, 120],
+			params: { aggregate: 'aggregateAllItemData', destinationFieldName: 'rows', options: {} },
+		},
+		{
+			name: 'Queue Batch',
+			type: 'n8n-nodes-base.httpRequest',
+			v: 4.2,
+			pos: [880, 120],
+			params: {
+				method: 'POST',
+				url: '={{ "http://" + $("Start Run").first().json.headers.host + "/webhook/rag-eval-batch" }}',
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody: '={{ JSON.stringify({ rows: $json.rows }) }}',
+				options: {},
+			},
+			notes: 'Each batch is a new execution that n8n main queues for any worker',
+		},
+		{ name: 'Merged Summary', type: `${P}.evalAggregate`, pos: [660, -120], params: { output: 'summary' } },
+	],
+	[
+		['Start Run', 'Eval Dataset'],
+		['Eval Dataset', 'Batches'],
+		['Batches', 'Merged Summary', 0],
+		['Batches', 'Batch Rows', 1],
+		['Batch Rows', 'Queue Batch'],
+		['Queue Batch', 'Batches'],
+	],
+);
+
 const out = {
+	'batched-queue-mode': queueParent,
+	'batched-queue-mode-worker': queueWorker,
 	'nightly-rag-evaluation': nightly,
 	'ci-gate': ciGate,
 	'batched-evaluation': batched,

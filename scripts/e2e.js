@@ -233,13 +233,18 @@ async function main() {
  * over HTTP on a running `n8n start`, the way a CI job calls them.
  */
 async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
+	const published = new Set();
 	for (const spec of hooks) {
 		if (!byId.has(spec.workflowId)) {
 			record(spec.name, new Error(`workflow ${spec.workflowId} not found`));
 			continue;
 		}
-		const r = await n8n.runN8n(['publish:workflow', `--id=${spec.workflowId}`], env);
-		if (r.status !== 0) record(`publish ${spec.workflowId}`, new Error(`${r.stdout}\n${r.stderr}`.slice(-2000)));
+		for (const id of [spec.workflowId, ...(spec.covers || [])]) {
+			if (published.has(id)) continue;
+			published.add(id);
+			const r = await n8n.runN8n(['publish:workflow', `--id=${id}`], env);
+			if (r.status !== 0) record(`publish ${id}`, new Error(`${r.stdout}\n${r.stderr}`.slice(-2000)));
+		}
 	}
 	const port = Number(process.env.E2E_N8N_PORT || (await n8n.freePort()));
 	const serverEnv = { ...env, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_LOG_LEVEL: 'warn' };
@@ -257,6 +262,7 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 		}
 		for (const spec of hooks) {
 			covered.add(spec.workflowId);
+			for (const id of spec.covers || []) covered.add(id);
 			try {
 				// Readiness comes before n8n has finished activating published workflows, so a 404
 				// for our webhook means "not yet" for a little while.

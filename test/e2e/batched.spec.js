@@ -21,6 +21,18 @@ function compareWhenBoth(out) {
 
 module.exports = [
 	{
+		name: 'example batched-queue-mode (single process): webhook batches merge to the one-pass summary',
+		workflowId: 'ragEvalQueueMain01',
+		covers: ['ragEvalQueueWork01'],
+		webhook: { path: 'rag-eval-batched', body: () => ({ batchSize: 3 }) },
+		check({ status, body }, { out }) {
+			assert.equal(status, 200);
+			assert.ok(runs.single, 'the single-pass spec ran first');
+			assert.equal(body.rows, 8);
+			assert.deepEqual(body, summaryOf(runs.single, out, 'Summary'));
+		},
+	},
+	{
 		name: 'E2E single pass over the sample dataset produces a summary',
 		workflowId: 'e2eSinglePass00001',
 		check(run, { out }) {
