@@ -112,6 +112,33 @@ const nightly = workflow(
 		{ name: 'Groundedness', type: `${P}.judgeGroundedness`, pos: [1160, 100], params: { threshold: 3 } },
 		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [1380, 100], params: { threshold: 3 } },
 		{ name: 'Root-Cause Router', type: `${P}.rootCauseRouter`, pos: [1620, 100] },
+		{ name: 'Eval Aggregate', type: `${P}.evalAggregate`, pos: [1620, -200], params: { output: 'summary' } },
+		{
+			name: 'Load Last Run',
+			type: 'n8n-nodes-base.code',
+			v: 2,
+			pos: [1840, -200],
+			params: {
+				jsCode:
+					"// Last night's summary lives in this workflow's static data (kept for scheduled runs).\nconst store = $getWorkflowStaticData('global');\nreturn [{ json: { current: $input.first().json, baseline: store.lastSummary ?? null } }];",
+			},
+		},
+		{
+			name: 'Regression Gate',
+			type: `${P}.regressionGate`,
+			pos: [2060, -200],
+			params: { current: '={{ $json.current }}', baseline: '={{ $json.baseline ?? "" }}' },
+		},
+		{
+			name: 'Save This Run',
+			type: 'n8n-nodes-base.code',
+			v: 2,
+			pos: [2300, -200],
+			params: {
+				jsCode:
+					"// Tonight's summary becomes tomorrow's baseline, regressed or not.\nconst store = $getWorkflowStaticData('global');\nstore.lastSummary = $input.first().json.summary;\nreturn $input.all();",
+			},
+		},
 		{
 			name: 'Post Failures to Slack',
 			type: 'n8n-nodes-base.slack',
@@ -151,6 +178,11 @@ const nightly = workflow(
 		['ROUGE', 'Groundedness'],
 		['Groundedness', 'Relevance'],
 		['Relevance', 'Root-Cause Router'],
+		['Relevance', 'Eval Aggregate'],
+		['Eval Aggregate', 'Load Last Run'],
+		['Load Last Run', 'Regression Gate'],
+		['Regression Gate', 'Save This Run', 0],
+		['Regression Gate', 'Save This Run', 1],
 		...ROUTER_OUTPUTS.slice(1, 7).map((_, i) => ['Root-Cause Router', 'Post Failures to Slack', i + 1]),
 		...ROUTER_OUTPUTS.slice(1, 7).map((_, i) => ['Root-Cause Router', 'Open GitHub Issue', i + 1]),
 	],

@@ -77,6 +77,17 @@ function checkNightly(run, { out, dist }, withJudge) {
 		}
 	}
 
+	// The run-level branch: one summary over every row, gated against the previous night's.
+	const [summary] = out(run, 'Eval Aggregate', 0);
+	assert.equal(summary.rows, source.length);
+	assert.equal(summary.perMetric.f1_score.measured, source.filter((r) => r.ground_truth).length);
+	const gated = [...out(run, 'Regression Gate', 0), ...out(run, 'Regression Gate', 1)];
+	assert.equal(gated.length, 1, 'the gate emits one verdict');
+	// Manual runs keep no static data, so there is never a baseline here: nothing can regress.
+	assert.equal(gated[0].baselineFound, false);
+	assert.equal(out(run, 'Regression Gate', 1).length, 0);
+	assert.equal(out(run, 'Save This Run', 0).length, 1);
+
 	let routed = 0;
 	ROUTER_OUTPUTS.forEach((name, k) => {
 		for (const item of out(run, 'Root-Cause Router', k)) {
