@@ -366,7 +366,7 @@ async function publishSubWorkflows(workflows, env) {
 		wf.nodes.some((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger'),
 	);
 	for (const wf of subs) {
-		const r = await runN8n(['publish:workflow', `--id=${wf.id}`], env);
+		const r = await runN8n(['publish:workflow', `--id=${wf.id}`], { ...env, N8N_LOG_LEVEL: 'info' });
 		// The command exits 0 even when the update failed, so read what it said.
 		if (r.status !== 0 || !/Publishing workflow/.test(r.stdout + r.stderr) || /Error/.test(r.stdout + r.stderr)) {
 			throw new Error(`publishing ${wf.id} failed:\n${r.stdout}\n${r.stderr}`);
