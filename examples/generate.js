@@ -34,15 +34,17 @@ function workflow(key, id, name, nodes, edges, extra = {}) {
 			node.notesInFlow = true;
 		}
 		if (n.webhookId) node.webhookId = n.webhookId;
+		if (n.credentials) node.credentials = n.credentials;
 		byName.set(n.name, node);
 		return node;
 	});
 	const connections = {};
-	for (const [from, to, output = 0] of edges) {
+	for (const [from, to, output = 0, type = 'main', input = 0] of edges) {
 		if (!byName.has(from) || !byName.has(to)) throw new Error(`bad edge ${from} -> ${to}`);
-		const c = (connections[from] ??= { main: [] });
-		while (c.main.length <= output) c.main.push([]);
-		c.main[output].push({ node: to, type: 'main', index: 0 });
+		const c = (connections[from] ??= {});
+		const list = (c[type] ??= []);
+		while (list.length <= output) list.push([]);
+		list[output].push({ node: to, type, index: input });
 	}
 	return {
 		id,
@@ -408,7 +410,84 @@ const queueParent = workflow(
 	],
 );
 
+// An n8n AI Agent answers every dataset question; its answers are paired back with the rows
+// and judged. The Chat Model uses n8n's own OpenAI credential (any OpenAI-compatible base URL).
+const agent = workflow(
+	'agent',
+	'ragEvalAgent000001',
+	'RAG evaluation: an n8n AI Agent',
+	[
+		{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
+		{
+			name: 'Eval Dataset',
+			type: `${P}.evalDataset`,
+			pos: [220, 0],
+			params: { source: 'text', text: dataset('rag-support-sample.jsonl'), format: 'jsonl', schema: 'auto' },
+		},
+		{
+			name: 'Support Agent',
+			type: '@n8n/n8n-nodes-langchain.agent',
+			v: 3,
+			pos: [480, 120],
+			params: {
+				promptType: 'define',
+				text: '={{ $json.request }}',
+				options: {
+					systemMessage:
+						'=You answer customer support questions in one or two sentences, using only these documents:\n{{ ($json.retrieved_context || []).map((c) => c.content).join("\\n") }}',
+				},
+			},
+		},
+		{
+			name: 'Chat Model',
+			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+			v: 1.2,
+			pos: [480, 320],
+			params: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, options: { temperature: 0 } },
+			notes: 'Set an OpenAI credential (or an OpenAI-compatible base URL)',
+		},
+		{
+			name: 'Pair Answers With Rows',
+			type: 'n8n-nodes-base.merge',
+			v: 3.2,
+			pos: [760, 0],
+			params: { mode: 'combine', combineBy: 'combineByPosition', options: {} },
+		},
+		{
+			name: 'F1 Score',
+			type: `${P}.evalF1Score`,
+			pos: [980, 0],
+			params: { response: '={{ $json.output }}' },
+		},
+		{
+			name: 'Relevance',
+			type: `${P}.judgeRelevance`,
+			pos: [1200, 0],
+			params: { response: '={{ $json.output }}', threshold: 3 },
+		},
+		{
+			name: 'Groundedness',
+			type: `${P}.judgeGroundedness`,
+			pos: [1420, 0],
+			params: { response: '={{ $json.output }}', threshold: 3 },
+		},
+		{ name: 'Eval Aggregate', type: `${P}.evalAggregate`, pos: [1640, 0], params: { output: 'summary' } },
+	],
+	[
+		['Run', 'Eval Dataset'],
+		['Eval Dataset', 'Pair Answers With Rows', 0, 'main', 0],
+		['Eval Dataset', 'Support Agent'],
+		['Support Agent', 'Pair Answers With Rows', 0, 'main', 1],
+		['Chat Model', 'Support Agent', 0, 'ai_languageModel'],
+		['Pair Answers With Rows', 'F1 Score'],
+		['F1 Score', 'Relevance'],
+		['Relevance', 'Groundedness'],
+		['Groundedness', 'Eval Aggregate'],
+	],
+);
+
 const out = {
+	'agent-evaluation': agent,
 	'batched-queue-mode': queueParent,
 	'batched-queue-mode-worker': queueWorker,
 	'nightly-rag-evaluation': nightly,

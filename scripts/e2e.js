@@ -134,13 +134,16 @@ async function main() {
 	const importDir = path.join(ARTIFACTS, 'import');
 	fs.mkdirSync(importDir, { recursive: true });
 	const cred = judge ? judgeCredential(judge.url) : null;
+	const chatCred = judge ? n8n.openAiCredential('e2e-test-key', judge.url, 'e2e-agent') : null;
 	const workflows = loadWorkflows();
 	const imported = workflows.length;
 	for (const { file, wf } of workflows.slice()) {
-		const w = cred ? n8n.withCredential(wf, cred) : wf;
+		const w = cred ? n8n.withCredential(wf, cred, chatCred) : wf;
 		fs.writeFileSync(path.join(importDir, path.basename(file)), JSON.stringify(w, null, 2));
 		// Each example also runs as a newcomer without OPENAI_API_KEY gets it: no judge credential.
-		const hasJudge = wf.nodes.some((n) => n.type.startsWith('n8n-nodes-rag-eval.judge'));
+		const hasJudge =
+			wf.nodes.some((n) => n.type.startsWith('n8n-nodes-rag-eval.judge')) &&
+			!wf.nodes.some((n) => n.type.startsWith('@n8n/n8n-nodes-langchain.lmChat'));
 		if (hasJudge && file.includes(`${path.sep}examples${path.sep}`)) {
 			const bare = { ...wf, id: `${wf.id}N`, name: `${wf.name} (no judge model)` };
 			fs.writeFileSync(path.join(importDir, `bare-${path.basename(file)}`), JSON.stringify(bare, null, 2));
@@ -161,7 +164,9 @@ async function main() {
 
 	if (cred) {
 		const credFile = path.join(ARTIFACTS, 'credentials.json');
-		fs.writeFileSync(credFile, JSON.stringify([cred]));
+		const { model, ...chat } = chatCred;
+		void model;
+		fs.writeFileSync(credFile, JSON.stringify([cred, chat]));
 		const r = await step('import credential', () => n8n.runN8n(['import:credentials', `--input=${credFile}`], env));
 		record('import judge credential', r.status === 0 ? null : new Error(r.stderr.slice(-2000)));
 	}

@@ -375,19 +375,38 @@ async function publishSubWorkflows(workflows, env) {
 	return subs.map((wf) => wf.id);
 }
 
-/** Copy of a workflow whose judge nodes use the given credential, as if picked in the editor. */
-function withCredential(wf, cred) {
+/**
+ * Copy of a workflow whose judge nodes use the given credential, and whose OpenAI Chat Model
+ * nodes use `chatCred` when given, as if both were picked in the editor.
+ */
+function withCredential(wf, cred, chatCred) {
 	const copy = JSON.parse(JSON.stringify(wf));
 	for (const node of copy.nodes) {
 		if (node.type.startsWith('n8n-nodes-rag-eval.judge')) {
 			node.credentials = { ragEvalLlmApi: { id: cred.id, name: cred.name } };
 		}
+		if (chatCred && node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') {
+			node.credentials = { openAiApi: { id: chatCred.id, name: chatCred.name } };
+			if (chatCred.model) node.parameters.model = { __rl: true, mode: 'id', value: chatCred.model };
+		}
 	}
 	return copy;
 }
 
+/** n8n's own OpenAI credential for Chat Model nodes, pointing at the same server as the judges. */
+function openAiCredential(apiKey, baseUrl, model) {
+	return {
+		id: 'ragEvalChatModel01',
+		name: `OpenAI chat model (${model})`,
+		type: 'openAiApi',
+		model,
+		data: { apiKey, url: baseUrl || 'https://api.openai.com/v1' },
+	};
+}
+
 module.exports = {
 	withCredential,
+	openAiCredential,
 	publishSubWorkflows,
 	freePort,
 	ensureN8n,

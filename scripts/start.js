@@ -50,7 +50,13 @@ function credentialFromEnv() {
 	const data = baseUrl
 		? { provider: 'compatible', apiKey: apiKey || 'not-needed', baseUrl, model }
 		: { provider: 'openai', apiKey, model };
-	return { id: 'ragEvalJudgeFromEnv', name: `Judge model (${model})`, type: 'ragEvalLlmApi', data };
+	return {
+		id: 'ragEvalJudgeFromEnv',
+		name: `Judge model (${model})`,
+		type: 'ragEvalLlmApi',
+		data,
+		chat: n8n.openAiCredential(apiKey || 'not-needed', baseUrl, model),
+	};
 }
 
 function exampleWorkflows() {
@@ -107,7 +113,10 @@ async function main() {
 	const cred = credentialFromEnv();
 	if (cred) {
 		const file = path.join(HOME, 'credential.json');
-		fs.writeFileSync(file, JSON.stringify([cred]), { mode: 0o600 });
+		const { chat, ...judgeCred } = cred;
+		const { model: chatModel, ...chatCred } = chat;
+		void chatModel;
+		fs.writeFileSync(file, JSON.stringify([judgeCred, chatCred]), { mode: 0o600 });
 		const r = await n8n.runN8n(['import:credentials', `--input=${file}`], env);
 		fs.rmSync(file, { force: true });
 		if (r.status !== 0) throw new Error(`importing the judge credential failed:\n${r.stderr}`);
@@ -122,7 +131,7 @@ async function main() {
 	fs.rmSync(importDir, { recursive: true, force: true });
 	fs.mkdirSync(importDir, { recursive: true });
 	for (const wf of workflows) {
-		const w = cred ? n8n.withCredential(wf, cred) : wf;
+		const w = cred ? n8n.withCredential(wf, cred, cred.chat) : wf;
 		fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(w, null, 2));
 	}
 	if (workflows.length) {
