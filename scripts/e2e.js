@@ -228,9 +228,42 @@ async function main() {
 		}
 	}
 	if (judge) judge.child.kill();
+	// Optional suites in their own processes, counted in the one closing line:
+	// --browser (or E2E_BROWSER=1) and --queue (or E2E_QUEUE=1).
+	const extra = [
+		['browser', path.join(REPO, 'test', 'browser', 'editor.browser.js'), 'E2E_BROWSER'],
+		['queue', path.join(REPO, 'scripts', 'queue.js'), 'E2E_QUEUE'],
+	];
+	for (const [name, script, envVar] of extra) {
+		if (!process.argv.includes(`--${name}`) && process.env[envVar] !== '1') continue;
+		const s = Date.now();
+		const r = await runChild(script);
+		timings.push(`${name} suite ${((Date.now() - s) / 1000).toFixed(0)} s`);
+		const m = r.stdout.match(/^(\d+) passed, (\d+) failed$/m);
+		if (!m) {
+			record(`${name} suite`, new Error(`no summary line (exit ${r.status})`));
+			continue;
+		}
+		passed += Number(m[1]);
+		for (let i = 0; i < Number(m[2]); i++) failures.push(`${name} #${i + 1}`);
+		if (r.status !== 0 && Number(m[2]) === 0) record(`${name} suite exit`, new Error(`exit ${r.status}`));
+	}
 	log(`timings: ${timings.join('; ')}; total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 	process.stdout.write(`${passed} passed, ${failures.length} failed\n`);
 	process.exitCode = failures.length ? 1 : 0;
+}
+
+// Runs a suite script with this Node, echoing its output and keeping it for the summary line.
+function runChild(script) {
+	return new Promise((resolve) => {
+		const child = spawn(process.execPath, [script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+		let stdout = '';
+		child.stdout.on('data', (d) => {
+			stdout += d;
+			process.stdout.write(String(d).replace(/^(\d+ passed, \d+ failed)$/gm, '(suite) $1'));
+		});
+		child.on('close', (status) => resolve({ status, stdout }));
+	});
 }
 
 /**

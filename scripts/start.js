@@ -148,11 +148,11 @@ async function main() {
 	process.on('SIGTERM', stop);
 	const url = `http://localhost:${PORT}`;
 	await waitForHealth(`http://127.0.0.1:${PORT}`, child, 180000);
-	const first = workflows[0];
+	const first = workflows.find((w) => w.id === 'ragEvalNightly001') || workflows[0];
 	const lines = [
 		'',
 		`n8n is ready at ${url}  (started in ${((Date.now() - t0) / 1000).toFixed(0)} s)`,
-		first ? `open the first example: ${url}/workflow/${first.id}` : '',
+		first ? `open the example "${first.name}": ${url}/workflow/${first.id}` : '',
 		`log in as ${owner.email}`,
 		owner.fresh
 			? `password: ${owner.password}   (shown once; kept in ${path.relative(REPO, path.join(HOME, 'owner.json'))})`
