@@ -79,7 +79,17 @@ async function shot(page, name) {
 	return file;
 }
 
+// Debian's chromium, installed with apt-get when missing (CI machines start without it).
+function ensureChromium() {
+	if (fs.existsSync(CHROMIUM)) return;
+	log('installing chromium from Debian (apt-get)');
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+	execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+}
+
 async function main() {
+	ensureChromium();
 	PORT = PORT || (await n8n.freePort());
 	BASE = `http://localhost:${PORT}`;
 	const home = path.join(ART, 'n8n-home');
@@ -158,11 +168,18 @@ async function main() {
 			const found = {};
 			for (const q of ['Eval Dataset', 'BLEU', 'Groundedness']) {
 				await search.fill(q);
-				await page.waitForTimeout(1200);
-				found[q] = await page.locator('[data-test-id="node-creator-item-name"]').allInnerTexts();
+				// Results render asynchronously: poll until ours shows up, or give up after 10 s.
+				const deadline = Date.now() + 10000;
+				do {
+					await page.waitForTimeout(300);
+					found[q] = await page.locator('[data-test-id="node-creator-item-name"]').allInnerTexts();
+				} while (!found[q].some((n) => n.startsWith(q)) && Date.now() < deadline);
 			}
 			for (const [q, names] of Object.entries(found)) {
-				assert.ok(names.includes(q), `searching "${q}" lists our node; got ${JSON.stringify(names)}`);
+				assert.ok(
+					names.some((n) => n.startsWith(q)),
+					`searching "${q}" lists our node; got ${JSON.stringify(names)}`,
+				);
 			}
 			await shot(page, 'node-panel-search');
 			await page.keyboard.press('Escape');
