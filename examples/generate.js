@@ -90,7 +90,12 @@ const nightly = workflow(
 			name: 'Eval Dataset',
 			type: `${P}.evalDataset`,
 			pos: [240, 100],
-			params: { source: 'text', text: dataset('rag-support-sample.jsonl'), format: 'jsonl', schema: 'auto' },
+			params: {
+				source: 'text',
+				text: dataset('rag-support-sample.jsonl'),
+				format: 'jsonl',
+				schema: 'auto',
+			},
 			notes: 'Bundled sample: examples/datasets/rag-support-sample.jsonl',
 		},
 		{
@@ -107,14 +112,25 @@ const nightly = workflow(
 				jsonBody: '={{ JSON.stringify({ question: $json.request }) }}',
 				options: {},
 			},
-			notes: 'Enable and point at your RAG endpoint to score fresh answers; the sample carries responses',
+			notes:
+				'Enable and point at your RAG endpoint to score fresh answers; the sample carries responses',
 		},
 		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [720, 100] },
 		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [940, 100] },
-		{ name: 'Groundedness', type: `${P}.judgeGroundedness`, pos: [1160, 100], params: { threshold: 3 } },
+		{
+			name: 'Groundedness',
+			type: `${P}.judgeGroundedness`,
+			pos: [1160, 100],
+			params: { threshold: 3 },
+		},
 		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [1380, 100], params: { threshold: 3 } },
 		{ name: 'Root-Cause Router', type: `${P}.rootCauseRouter`, pos: [1620, 100] },
-		{ name: 'Eval Aggregate', type: `${P}.evalAggregate`, pos: [1620, -200], params: { output: 'summary' } },
+		{
+			name: 'Eval Aggregate',
+			type: `${P}.evalAggregate`,
+			pos: [1620, -200],
+			params: { output: 'summary' },
+		},
 		{
 			name: 'Load Last Run',
 			type: 'n8n-nodes-base.code',
@@ -185,7 +201,11 @@ const nightly = workflow(
 		['Load Last Run', 'Regression Gate'],
 		['Regression Gate', 'Save This Run', 0],
 		['Regression Gate', 'Save This Run', 1],
-		...ROUTER_OUTPUTS.slice(1, 7).map((_, i) => ['Root-Cause Router', 'Post Failures to Slack', i + 1]),
+		...ROUTER_OUTPUTS.slice(1, 7).map((_, i) => [
+			'Root-Cause Router',
+			'Post Failures to Slack',
+			i + 1,
+		]),
 		...ROUTER_OUTPUTS.slice(1, 7).map((_, i) => ['Root-Cause Router', 'Open GitHub Issue', i + 1]),
 	],
 );
@@ -201,7 +221,12 @@ const ciGate = workflow(
 			v: 2,
 			pos: [0, 0],
 			webhookId: 'b7d0c1c4-6a43-4f51-9f3c-5a1e0c9e2a11',
-			params: { httpMethod: 'POST', path: 'rag-eval-ci', responseMode: 'responseNode', options: {} },
+			params: {
+				httpMethod: 'POST',
+				path: 'rag-eval-ci',
+				responseMode: 'responseNode',
+				options: {},
+			},
 			notes: 'POST {"rows": [...]} in any supported dataset format',
 		},
 		{
@@ -210,7 +235,12 @@ const ciGate = workflow(
 			pos: [220, 0],
 			params: { fieldToSplitOut: 'body.rows', options: {} },
 		},
-		{ name: 'Eval Dataset', type: `${P}.evalDataset`, pos: [440, 0], params: { source: 'items', schema: 'auto' } },
+		{
+			name: 'Eval Dataset',
+			type: `${P}.evalDataset`,
+			pos: [440, 0],
+			params: { source: 'items', schema: 'auto' },
+		},
 		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [660, 0], params: { threshold: 0.5 } },
 		{ name: 'BLEU', type: `${P}.evalBleu`, pos: [880, 0], params: { threshold: 0.2 } },
 		{
@@ -260,7 +290,12 @@ const batchWorker = workflow(
 		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [220, 0] },
 		{ name: 'BLEU', type: `${P}.evalBleu`, pos: [440, 0] },
 		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [660, 0] },
-		{ name: 'Partial Aggregate', type: `${P}.evalAggregate`, pos: [880, 0], params: { output: 'partial' } },
+		{
+			name: 'Partial Aggregate',
+			type: `${P}.evalAggregate`,
+			pos: [880, 0],
+			params: { output: 'partial' },
+		},
 	],
 	[
 		['Batch In', 'F1 Score'],
@@ -280,7 +315,12 @@ const batched = workflow(
 			name: 'Eval Dataset',
 			type: `${P}.evalDataset`,
 			pos: [220, 0],
-			params: { source: 'text', text: dataset('rag-support-sample.jsonl'), format: 'jsonl', schema: 'auto' },
+			params: {
+				source: 'text',
+				text: dataset('rag-support-sample.jsonl'),
+				format: 'jsonl',
+				schema: 'auto',
+			},
 			notes: 'Bundled sample: examples/datasets/rag-support-sample.jsonl',
 		},
 		{
@@ -303,7 +343,12 @@ const batched = workflow(
 			},
 			notes: 'Runs "RAG evaluation: batch worker" on each batch',
 		},
-		{ name: 'Merged Summary', type: `${P}.evalAggregate`, pos: [880, -120], params: { output: 'summary' } },
+		{
+			name: 'Merged Summary',
+			type: `${P}.evalAggregate`,
+			pos: [880, -120],
+			params: { output: 'summary' },
+		},
 	],
 	[
 		['Run', 'Eval Dataset'],
@@ -339,7 +384,12 @@ const queueWorker = workflow(
 		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [440, 0] },
 		{ name: 'BLEU', type: `${P}.evalBleu`, pos: [660, 0] },
 		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [880, 0] },
-		{ name: 'Partial Aggregate', type: `${P}.evalAggregate`, pos: [1100, 0], params: { output: 'partial' } },
+		{
+			name: 'Partial Aggregate',
+			type: `${P}.evalAggregate`,
+			pos: [1100, 0],
+			params: { output: 'partial' },
+		},
 	],
 	[
 		['Batch Webhook', 'Rows'],
@@ -361,14 +411,24 @@ const queueParent = workflow(
 			v: 2,
 			pos: [0, 0],
 			webhookId: '9a7c4e13-5b2f-4d6a-8e01-2c3b4d5e6f70',
-			params: { httpMethod: 'POST', path: 'rag-eval-batched', responseMode: 'lastNode', options: {} },
+			params: {
+				httpMethod: 'POST',
+				path: 'rag-eval-batched',
+				responseMode: 'lastNode',
+				options: {},
+			},
 			notes: 'POST {} to run; answers with the merged summary',
 		},
 		{
 			name: 'Eval Dataset',
 			type: `${P}.evalDataset`,
 			pos: [220, 0],
-			params: { source: 'text', text: dataset('rag-support-sample.jsonl'), format: 'jsonl', schema: 'auto' },
+			params: {
+				source: 'text',
+				text: dataset('rag-support-sample.jsonl'),
+				format: 'jsonl',
+				schema: 'auto',
+			},
 		},
 		{
 			name: 'Batches',
@@ -398,7 +458,12 @@ const queueParent = workflow(
 			},
 			notes: 'Each batch is a new execution that n8n main queues for any worker',
 		},
-		{ name: 'Merged Summary', type: `${P}.evalAggregate`, pos: [660, -120], params: { output: 'summary' } },
+		{
+			name: 'Merged Summary',
+			type: `${P}.evalAggregate`,
+			pos: [660, -120],
+			params: { output: 'summary' },
+		},
 	],
 	[
 		['Start Run', 'Eval Dataset'],
@@ -422,7 +487,12 @@ const agent = workflow(
 			name: 'Eval Dataset',
 			type: `${P}.evalDataset`,
 			pos: [220, 0],
-			params: { source: 'text', text: dataset('rag-support-sample.jsonl'), format: 'jsonl', schema: 'auto' },
+			params: {
+				source: 'text',
+				text: dataset('rag-support-sample.jsonl'),
+				format: 'jsonl',
+				schema: 'auto',
+			},
 		},
 		{
 			name: 'Support Agent',
@@ -443,7 +513,10 @@ const agent = workflow(
 			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
 			v: 1.2,
 			pos: [480, 320],
-			params: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, options: { temperature: 0 } },
+			params: {
+				model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
+				options: { temperature: 0 },
+			},
 			notes: 'Set an OpenAI credential (or an OpenAI-compatible base URL)',
 		},
 		{
@@ -471,7 +544,12 @@ const agent = workflow(
 			pos: [1420, 0],
 			params: { response: '={{ $json.output }}', threshold: 3 },
 		},
-		{ name: 'Eval Aggregate', type: `${P}.evalAggregate`, pos: [1640, 0], params: { output: 'summary' } },
+		{
+			name: 'Eval Aggregate',
+			type: `${P}.evalAggregate`,
+			pos: [1640, 0],
+			params: { output: 'summary' },
+		},
 	],
 	[
 		['Run', 'Eval Dataset'],

@@ -76,10 +76,13 @@ function loadWorkflows() {
 		if (f.endsWith('.json')) files.push(path.join(e2eDir, f));
 	}
 	// E2E-only workflows take the bundled sample dataset from the file, so they compare like with like.
-	const sample = fs.readFileSync(path.join(exDir, 'datasets', 'rag-support-sample.jsonl'), 'utf8').trim();
+	const sample = fs
+		.readFileSync(path.join(exDir, 'datasets', 'rag-support-sample.jsonl'), 'utf8')
+		.trim();
 	return files.map((file) => {
 		const wf = JSON.parse(fs.readFileSync(file, 'utf8'));
-		for (const node of wf.nodes) if (node.parameters.text === '__DATASET__') node.parameters.text = sample;
+		for (const node of wf.nodes)
+			if (node.parameters.text === '__DATASET__') node.parameters.text = sample;
 		return { file, wf };
 	});
 }
@@ -121,8 +124,10 @@ async function main() {
 	if (judge) {
 		log(`judge test server at ${judge.url}`);
 		process.on('exit', () => judge.child.kill());
-	}
-	else log('no judge test server (test/support/openai-server-cli.js): judge specs run without a model');
+	} else
+		log(
+			'no judge test server (test/support/openai-server-cli.js): judge specs run without a model',
+		);
 
 	const env = n8n.n8nEnv(userFolder, {
 		N8N_LOG_LEVEL: 'info',
@@ -146,7 +151,10 @@ async function main() {
 			!wf.nodes.some((n) => n.type.startsWith('@n8n/n8n-nodes-langchain.lmChat'));
 		if (hasJudge && file.includes(`${path.sep}examples${path.sep}`)) {
 			const bare = { ...wf, id: `${wf.id}N`, name: `${wf.name} (no judge model)` };
-			fs.writeFileSync(path.join(importDir, `bare-${path.basename(file)}`), JSON.stringify(bare, null, 2));
+			fs.writeFileSync(
+				path.join(importDir, `bare-${path.basename(file)}`),
+				JSON.stringify(bare, null, 2),
+			);
 			workflows.push({ file: `${file}#bare`, wf: bare });
 		}
 	}
@@ -167,7 +175,9 @@ async function main() {
 		const { model, ...chat } = chatCred;
 		void model;
 		fs.writeFileSync(credFile, JSON.stringify([cred, chat]));
-		const r = await step('import credential', () => n8n.runN8n(['import:credentials', `--input=${credFile}`], env));
+		const r = await step('import credential', () =>
+			n8n.runN8n(['import:credentials', `--input=${credFile}`], env),
+		);
 		record('import judge credential', r.status === 0 ? null : new Error(r.stderr.slice(-2000)));
 	}
 	const imp = await step('import workflows', () =>
@@ -175,12 +185,17 @@ async function main() {
 	);
 	record(
 		`import ${workflows.length} workflows (${imported} files)`,
-		imp.status === 0 && !/error/i.test(imp.stderr) ? null : new Error(`${imp.stdout}\n${imp.stderr}`.slice(-3000)),
+		imp.status === 0 && !/error/i.test(imp.stderr)
+			? null
+			: new Error(`${imp.stdout}\n${imp.stderr}`.slice(-3000)),
 	);
 
 	try {
 		const ids = await step('publish sub-workflows', () =>
-			n8n.publishSubWorkflows(workflows.map((w) => w.wf), env),
+			n8n.publishSubWorkflows(
+				workflows.map((w) => w.wf),
+				env,
+			),
 		);
 		record(`publish ${ids.length} sub-workflows`, null);
 	} catch (e) {
@@ -188,7 +203,9 @@ async function main() {
 	}
 
 	const specs = [];
-	for (const f of fs.readdirSync(path.join(REPO, 'test', 'e2e')).filter((f) => f.endsWith('.spec.js'))) {
+	for (const f of fs
+		.readdirSync(path.join(REPO, 'test', 'e2e'))
+		.filter((f) => f.endsWith('.spec.js'))) {
 		for (const s of require(path.join(REPO, 'test', 'e2e', f))) specs.push(s);
 	}
 	const ctx = { out, judge: judge ? judge.url : null, dist: path.join(REPO, 'dist'), pkg };
@@ -196,7 +213,10 @@ async function main() {
 	const covered = new Set();
 	for (const spec of specs.filter((s) => !s.webhook)) {
 		if (!byId.has(spec.workflowId)) {
-			record(spec.name, new Error(`workflow ${spec.workflowId} not found among imported workflows`));
+			record(
+				spec.name,
+				new Error(`workflow ${spec.workflowId} not found among imported workflows`),
+			);
 			continue;
 		}
 		covered.add(spec.workflowId);
@@ -205,12 +225,19 @@ async function main() {
 			timeoutMs: 240000,
 		});
 		timings.push(`execute ${spec.workflowId} ${r.seconds.toFixed(1)} s`);
-		fs.writeFileSync(path.join(ARTIFACTS, `${spec.workflowId}.out.txt`), `${r.stdout}\n--- stderr\n${r.stderr}`);
+		fs.writeFileSync(
+			path.join(ARTIFACTS, `${spec.workflowId}.out.txt`),
+			`${r.stdout}\n--- stderr\n${r.stderr}`,
+		);
 		const run = parseRun(r.stdout);
 		try {
-			if (!run) throw new Error(`no run data (exit ${r.status}):\n${(r.stdout + r.stderr).slice(-2500)}`);
+			if (!run)
+				throw new Error(`no run data (exit ${r.status}):\n${(r.stdout + r.stderr).slice(-2500)}`);
 			const err = run.data.resultData.error;
-			if (err) throw new Error(`execution failed in node ${err.node?.name ?? '?'}: ${err.message} ${err.description ?? ''}`);
+			if (err)
+				throw new Error(
+					`execution failed in node ${err.node?.name ?? '?'}: ${err.message} ${err.description ?? ''}`,
+				);
 			await spec.check(run, ctx);
 			record(spec.name, null);
 		} catch (e) {
@@ -246,7 +273,8 @@ async function main() {
 		}
 		passed += Number(m[1]);
 		for (let i = 0; i < Number(m[2]); i++) failures.push(`${name} #${i + 1}`);
-		if (r.status !== 0 && Number(m[2]) === 0) record(`${name} suite exit`, new Error(`exit ${r.status}`));
+		if (r.status !== 0 && Number(m[2]) === 0)
+			record(`${name} suite exit`, new Error(`exit ${r.status}`));
 	}
 	log(`timings: ${timings.join('; ')}; total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 	process.stdout.write(`${passed} passed, ${failures.length} failed\n`);
@@ -256,7 +284,10 @@ async function main() {
 // Runs a suite script with this Node, echoing its output and keeping it for the summary line.
 function runChild(script) {
 	return new Promise((resolve) => {
-		const child = spawn(process.execPath, [script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+		const child = spawn(process.execPath, [script], {
+			cwd: REPO,
+			stdio: ['ignore', 'pipe', 'inherit'],
+		});
 		let stdout = '';
 		child.stdout.on('data', (d) => {
 			stdout += d;
@@ -281,19 +312,31 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 			if (published.has(id)) continue;
 			published.add(id);
 			const r = await n8n.runN8n(['publish:workflow', `--id=${id}`], env);
-			if (r.status !== 0) record(`publish ${id}`, new Error(`${r.stdout}\n${r.stderr}`.slice(-2000)));
+			if (r.status !== 0)
+				record(`publish ${id}`, new Error(`${r.stdout}\n${r.stderr}`.slice(-2000)));
 		}
 	}
 	const port = Number(process.env.E2E_N8N_PORT || (await n8n.freePort()));
-	const serverEnv = { ...env, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_LOG_LEVEL: 'warn' };
+	const serverEnv = {
+		...env,
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_LOG_LEVEL: 'warn',
+	};
 	const logFile = fs.openSync(path.join(ARTIFACTS, 'n8n-server.log'), 'w');
-	const server = spawn('node', [n8n.n8nBin(), 'start'], { env: serverEnv, stdio: ['ignore', logFile, logFile] });
+	const server = spawn('node', [n8n.n8nBin(), 'start'], {
+		env: serverEnv,
+		stdio: ['ignore', logFile, logFile],
+	});
 	try {
 		const base = `http://127.0.0.1:${port}`;
 		const deadline = Date.now() + 180000;
 		for (;;) {
 			if (server.exitCode !== null) throw new Error(`n8n start exited with ${server.exitCode}`);
-			const ok = await fetch(`${base}/healthz/readiness`).then((x) => x.ok, () => false);
+			const ok = await fetch(`${base}/healthz/readiness`).then(
+				(x) => x.ok,
+				() => false,
+			);
 			if (ok) break;
 			if (Date.now() > deadline) throw new Error('n8n start did not become ready');
 			await new Promise((res) => setTimeout(res, 1000));

@@ -74,7 +74,9 @@ function run(cmd, args, opts, label) {
 				resolve();
 			} else {
 				const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
-				reject(new Error(`${label} failed (exit ${code}) after ${secs} s; log ${logFile}:\n${tail}`));
+				reject(
+					new Error(`${label} failed (exit ${code}) after ${secs} s; log ${logFile}:\n${tail}`),
+				);
 			}
 		});
 	});
@@ -114,7 +116,10 @@ async function ensureN8n() {
 	// A package.json of its own keeps npm from walking up into an unrelated project.
 	const pkgJson = path.join(dir, 'package.json');
 	if (!fs.existsSync(pkgJson)) {
-		fs.writeFileSync(pkgJson, JSON.stringify({ name: 'rag-eval-n8n-runtime', private: true }, null, 2));
+		fs.writeFileSync(
+			pkgJson,
+			JSON.stringify({ name: 'rag-eval-n8n-runtime', private: true }, null, 2),
+		);
 	}
 	if (!fs.existsSync(path.join(dir, 'node_modules', 'n8n', 'package.json'))) {
 		log(`installing n8n@${N8N_VERSION} into ${dir} (first run only, several minutes)`);
@@ -146,7 +151,9 @@ async function ensureN8n() {
 			log(`sqlite3 already built in ${path.relative(dir, sq)}`);
 			continue;
 		}
-		log(`building sqlite3 from source with node-gyp (about 2 minutes on 2 cores): ${path.relative(dir, sq)}`);
+		log(
+			`building sqlite3 from source with node-gyp (about 2 minutes on 2 cores): ${path.relative(dir, sq)}`,
+		);
 		await run(
 			'node',
 			[gyp, 'rebuild', '--release', `--nodedir=${nodedir}`, `--jobs=${os.cpus().length}`],
@@ -216,7 +223,6 @@ function safeReaddir(p) {
 	}
 }
 
-
 /** Builds the package when dist/ is missing or older than any source file. */
 function buildIfStale() {
 	const distTime = fs.existsSync(path.join(REPO, 'dist'))
@@ -233,7 +239,11 @@ function buildIfStale() {
 		return;
 	}
 	log('building the package (npm run build)');
-	const r = spawnSync('npm', ['run', '--silent', 'build'], { cwd: REPO, env: node24Env(), stdio: 'inherit' });
+	const r = spawnSync('npm', ['run', '--silent', 'build'], {
+		cwd: REPO,
+		env: node24Env(),
+		stdio: 'inherit',
+	});
 	if (r.status !== 0) throw new Error('npm run build failed');
 }
 
@@ -319,7 +329,10 @@ function n8nEnv(userFolder, extra = {}) {
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
-		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL && process.env.N8N_LOG_LEVEL !== 'silent' ? process.env.N8N_LOG_LEVEL : 'warn',
+		N8N_LOG_LEVEL:
+			process.env.N8N_LOG_LEVEL && process.env.N8N_LOG_LEVEL !== 'silent'
+				? process.env.N8N_LOG_LEVEL
+				: 'warn',
 		N8N_LOG_OUTPUT: 'console',
 		N8N_NO_COLOR: 'true',
 		NO_COLOR: '1',
@@ -366,9 +379,16 @@ async function publishSubWorkflows(workflows, env) {
 		wf.nodes.some((n) => n.type === 'n8n-nodes-base.executeWorkflowTrigger'),
 	);
 	for (const wf of subs) {
-		const r = await runN8n(['publish:workflow', `--id=${wf.id}`], { ...env, N8N_LOG_LEVEL: 'info' });
+		const r = await runN8n(['publish:workflow', `--id=${wf.id}`], {
+			...env,
+			N8N_LOG_LEVEL: 'info',
+		});
 		// The command exits 0 even when the update failed, so read what it said.
-		if (r.status !== 0 || !/Publishing workflow/.test(r.stdout + r.stderr) || /Error/.test(r.stdout + r.stderr)) {
+		if (
+			r.status !== 0 ||
+			!/Publishing workflow/.test(r.stdout + r.stderr) ||
+			/Error/.test(r.stdout + r.stderr)
+		) {
 			throw new Error(`publishing ${wf.id} failed:\n${r.stdout}\n${r.stderr}`);
 		}
 	}

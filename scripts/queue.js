@@ -56,7 +56,13 @@ async function waitReady(url, proc, label) {
 		if (proc.child.exitCode !== null) {
 			throw new Error(`${label} exited:\n${fs.readFileSync(proc.file, 'utf8').slice(-3000)}`);
 		}
-		if (await fetch(url).then((r) => r.ok, () => false)) return;
+		if (
+			await fetch(url).then(
+				(r) => r.ok,
+				() => false,
+			)
+		)
+			return;
 		if (Date.now() > deadline) throw new Error(`${label} not ready at ${url}`);
 		await new Promise((r) => setTimeout(r, 1000));
 	}
@@ -67,7 +73,10 @@ function ensureRedis() {
 	log('installing redis-server from Debian (apt-get)');
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-	const r = spawnSync('apt-get', ['install', '-y', '-qq', 'redis-server'], { stdio: 'inherit', env });
+	const r = spawnSync('apt-get', ['install', '-y', '-qq', 'redis-server'], {
+		stdio: 'inherit',
+		env,
+	});
 	if (r.status !== 0) throw new Error('could not install redis-server');
 }
 
@@ -105,7 +114,8 @@ function executionsByWorkflow(userFolder) {
 
 function workerExecutionIds(file) {
 	const ids = new Set();
-	for (const m of fs.readFileSync(file, 'utf8').matchAll(/started execution (\d+)/gi)) ids.add(m[1]);
+	for (const m of fs.readFileSync(file, 'utf8').matchAll(/started execution (\d+)/gi))
+		ids.add(m[1]);
 	return ids;
 }
 
@@ -148,13 +158,21 @@ async function main() {
 	let single;
 	{
 		const port = await n8n.freePort();
-		const env = { ...base, N8N_PORT: String(port), N8N_LISTEN_ADDRESS: '127.0.0.1', N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()) };
+		const env = {
+			...base,
+			N8N_PORT: String(port),
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
+		};
 		const s = Date.now();
 		const main = startProcess('single', 'node', [n8n.n8nBin(), 'start'], env);
 		try {
 			await waitReady(`http://127.0.0.1:${port}/healthz/readiness`, main, 'single-process n8n');
 			single = await callWebhook(`http://127.0.0.1:${port}`, 'rag-eval-batched', body);
-			record('single-process run answers with a merged summary of 8 rows', single.rows === 8 ? null : new Error(JSON.stringify(single).slice(0, 500)));
+			record(
+				'single-process run answers with a merged summary of 8 rows',
+				single.rows === 8 ? null : new Error(JSON.stringify(single).slice(0, 500)),
+			);
 		} catch (e) {
 			record('single-process run', e);
 		} finally {
@@ -167,9 +185,12 @@ async function main() {
 	const s = Date.now();
 	try {
 		const redisPort = await n8n.freePort();
-		const redis = startProcess('redis', 'redis-server', [
-			'--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-		], process.env);
+		const redis = startProcess(
+			'redis',
+			'redis-server',
+			['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+			process.env,
+		);
 		for (let i = 0; i < 50; i++) {
 			const ping = spawnSync('redis-cli', ['-p', String(redisPort), 'ping'], { encoding: 'utf8' });
 			if (ping.stdout.trim() === 'PONG') break;
@@ -208,33 +229,51 @@ async function main() {
 		const execs = await executionsByWorkflow(userFolder);
 		const perWorker = workers.map((w) => {
 			const ids = [...workerExecutionIds(w.file)];
-			return { name: w.name, batches: ids.filter((id) => execs.get(id)?.workflowId === WORKER_WF).length, all: ids.length };
+			return {
+				name: w.name,
+				batches: ids.filter((id) => execs.get(id)?.workflowId === WORKER_WF).length,
+				all: ids.length,
+			};
 		});
-		log(`executions per worker: ${perWorker.map((w) => `${w.name} ${w.all} (batches ${w.batches})`).join(', ')}`);
-		record('queue mode: batch executions ran on both workers', (() => {
-			try {
-				for (const w of perWorker) assert.ok(w.batches >= 1, `${w.name} ran no batch`);
-				assert.equal(perWorker.reduce((a, w) => a + w.batches, 0), 8, '8 batches of 1 row');
-				return null;
-			} catch (e) {
-				return e;
-			}
-		})());
-		record('queue mode: merged summary equals the single-process run', (() => {
-			try {
-				assert.ok(single, 'single-process reference available');
-				assert.deepEqual(merged, single);
-				return null;
-			} catch (e) {
-				return e;
-			}
-		})());
+		log(
+			`executions per worker: ${perWorker.map((w) => `${w.name} ${w.all} (batches ${w.batches})`).join(', ')}`,
+		);
+		record(
+			'queue mode: batch executions ran on both workers',
+			(() => {
+				try {
+					for (const w of perWorker) assert.ok(w.batches >= 1, `${w.name} ran no batch`);
+					assert.equal(
+						perWorker.reduce((a, w) => a + w.batches, 0),
+						8,
+						'8 batches of 1 row',
+					);
+					return null;
+				} catch (e) {
+					return e;
+				}
+			})(),
+		);
+		record(
+			'queue mode: merged summary equals the single-process run',
+			(() => {
+				try {
+					assert.ok(single, 'single-process reference available');
+					assert.deepEqual(merged, single);
+					return null;
+				} catch (e) {
+					return e;
+				}
+			})(),
+		);
 	} catch (e) {
 		record('queue mode run', e);
 	} finally {
 		await stopAll();
 	}
-	log(`queue phase ${((Date.now() - s) / 1000).toFixed(0)} s; total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+	log(
+		`queue phase ${((Date.now() - s) / 1000).toFixed(0)} s; total ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+	);
 	process.stdout.write(`${passed} passed, ${failed.length} failed\n`);
 	process.exitCode = failed.length ? 1 : 0;
 }

@@ -28,7 +28,8 @@ function ownerAccount() {
 	if (fs.existsSync(file)) return { ...JSON.parse(fs.readFileSync(file, 'utf8')), fresh: false };
 	const owner = {
 		email: process.env.RAG_EVAL_OWNER_EMAIL || 'owner@rag-eval.local',
-		password: process.env.RAG_EVAL_OWNER_PASSWORD || `Eval-${crypto.randomBytes(9).toString('base64url')}1`,
+		password:
+			process.env.RAG_EVAL_OWNER_PASSWORD || `Eval-${crypto.randomBytes(9).toString('base64url')}1`,
 	};
 	fs.mkdirSync(HOME, { recursive: true });
 	fs.writeFileSync(file, JSON.stringify(owner, null, 2), { mode: 0o600 });
@@ -106,7 +107,10 @@ async function main() {
 		N8N_INSTANCE_OWNER_FIRST_NAME: 'Eval',
 		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
 		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcryptHash(owner.password),
-		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL && process.env.N8N_LOG_LEVEL !== 'silent' ? process.env.N8N_LOG_LEVEL : 'info',
+		N8N_LOG_LEVEL:
+			process.env.N8N_LOG_LEVEL && process.env.N8N_LOG_LEVEL !== 'silent'
+				? process.env.N8N_LOG_LEVEL
+				: 'info',
 	});
 
 	log('step 3/5: judge model credential');
@@ -120,9 +124,13 @@ async function main() {
 		const r = await n8n.runN8n(['import:credentials', `--input=${file}`], env);
 		fs.rmSync(file, { force: true });
 		if (r.status !== 0) throw new Error(`importing the judge credential failed:\n${r.stderr}`);
-		log(`created credential "${cred.name}" (${cred.data.provider}${cred.data.baseUrl ? ` at ${cred.data.baseUrl}` : ''})`);
+		log(
+			`created credential "${cred.name}" (${cred.data.provider}${cred.data.baseUrl ? ` at ${cred.data.baseUrl}` : ''})`,
+		);
 	} else {
-		log('no OPENAI_API_KEY / OPENAI_BASE_URL: judge nodes will report "not_applicable: no judge model configured"; deterministic metrics run as usual');
+		log(
+			'no OPENAI_API_KEY / OPENAI_BASE_URL: judge nodes will report "not_applicable: no judge model configured"; deterministic metrics run as usual',
+		);
 	}
 
 	log('step 4/5: import the example workflows');
@@ -142,7 +150,10 @@ async function main() {
 	}
 
 	log('step 5/5: start n8n');
-	const child = spawn('node', [n8n.n8nBin(), 'start'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+	const child = spawn('node', [n8n.n8nBin(), 'start'], {
+		env,
+		stdio: ['ignore', 'inherit', 'inherit'],
+	});
 	const stop = () => child.kill('SIGTERM');
 	process.on('SIGINT', stop);
 	process.on('SIGTERM', stop);

@@ -32,12 +32,19 @@ function loadPlaywright() {
 		const dir = path.join(n8n.cacheRoot(), 'playwright');
 		if (!fs.existsSync(path.join(dir, 'node_modules', 'playwright-core'))) {
 			fs.mkdirSync(dir, { recursive: true });
-			fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"rag-eval-playwright","private":true}');
-			execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', 'playwright-core@1'], {
-				cwd: dir,
-				env: n8n.node24Env(),
-				stdio: 'inherit',
-			});
+			fs.writeFileSync(
+				path.join(dir, 'package.json'),
+				'{"name":"rag-eval-playwright","private":true}',
+			);
+			execFileSync(
+				'npm',
+				['install', '--no-audit', '--no-fund', '--loglevel=error', 'playwright-core@1'],
+				{
+					cwd: dir,
+					env: n8n.node24Env(),
+					stdio: 'inherit',
+				},
+			);
 		}
 		return require(path.join(dir, 'node_modules', 'playwright-core'));
 	}
@@ -62,8 +69,13 @@ function startN8n(home, password) {
 		};
 		child.stdout.on('data', onData);
 		child.stderr.on('data', onData);
-		child.on('exit', (code) => reject(new Error(`launcher exited (${code}):\n${buf.slice(-3000)}`)));
-		setTimeout(() => reject(new Error(`launcher not ready in time:\n${buf.slice(-3000)}`)), 600000).unref();
+		child.on('exit', (code) =>
+			reject(new Error(`launcher exited (${code}):\n${buf.slice(-3000)}`)),
+		);
+		setTimeout(
+			() => reject(new Error(`launcher not ready in time:\n${buf.slice(-3000)}`)),
+			600000,
+		).unref();
 	});
 }
 
@@ -99,7 +111,11 @@ async function main() {
 	const server = await startN8n(home, password);
 	const owner = JSON.parse(fs.readFileSync(path.join(home, 'owner.json'), 'utf8'));
 	const { chromium } = loadPlaywright();
-	const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+	const browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		headless: true,
+		args: ['--no-sandbox'],
+	});
 	const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
 	let passed = 0;
 	const failed = [];
@@ -117,7 +133,10 @@ async function main() {
 	try {
 		await test('log in as the launcher-created owner', async () => {
 			await page.goto(`${BASE}/signin`);
-			await page.locator('input[type="email"], input[name="emailOrLdapLoginId"]').first().fill(owner.email);
+			await page
+				.locator('input[type="email"], input[name="emailOrLdapLoginId"]')
+				.first()
+				.fill(owner.email);
 			await page.locator('input[type="password"]').first().fill(password);
 			await shot(page, 'signin');
 			await page.keyboard.press('Enter');
@@ -151,9 +170,13 @@ async function main() {
 				const known = await page.evaluate(async () =>
 					(await (await fetch('/types/nodes.json')).json()).map((t) => t.name),
 				);
-				for (const node of wf.nodes) assert.ok(known.includes(node.type), `${node.type} is a known node type`);
+				for (const node of wf.nodes)
+					assert.ok(known.includes(node.type), `${node.type} is a known node type`);
 				const body = await page.locator('body').innerText();
-				assert.doesNotMatch(body, /install this node|node is not currently installed|unknown node/i);
+				assert.doesNotMatch(
+					body,
+					/install this node|node is not currently installed|unknown node/i,
+				);
 				await shot(page, `workflow-${wf.id}`);
 			});
 		}
@@ -162,7 +185,9 @@ async function main() {
 			await page.goto(`${BASE}/workflow/${wf.id}`);
 			await page.locator('[data-test-id="canvas-node"]').first().waitFor({ timeout: 60000 });
 			await page.locator('[data-test-id="node-creator-plus-button"]').first().click();
-			const search = page.locator('[data-test-id="node-creator-search-bar"] input, input[placeholder^="Search"]').first();
+			const search = page
+				.locator('[data-test-id="node-creator-search-bar"] input, input[placeholder^="Search"]')
+				.first();
 			await search.waitFor({ timeout: 15000 });
 			// Result names only: the panel echoes the query in its "No results for ..." text.
 			const found = {};
@@ -185,7 +210,8 @@ async function main() {
 			await page.keyboard.press('Escape');
 		});
 		await test('a judge node opens with its parameters', async () => {
-			const wf = examples.find((w) => w.nodes.some((n) => n.type.includes('.judge'))) || examples[0];
+			const wf =
+				examples.find((w) => w.nodes.some((n) => n.type.includes('.judge'))) || examples[0];
 			const judge = wf.nodes.find((n) => n.type.includes('.judge'));
 			await page.goto(`${BASE}/workflow/${wf.id}`);
 			const el = page.locator(`[data-test-id="canvas-node"][data-node-name="${judge.name}"]`);

@@ -55,11 +55,18 @@ module.exports = [
 			const merged = summaryOf(run, out, 'Merged Summary');
 			assert.equal(merged.rows, 8);
 			assert.equal(merged.perMetric.bleu.measured, rows.length);
-			const want = bleuCorpus(rows.map((r) => r.response), rows.map((r) => r.expected_response));
-			assert.ok(Math.abs(merged.perMetric.bleu.corpus.value - want) < 1e-12, `${merged.perMetric.bleu.corpus.value} vs ${want}`);
+			const want = bleuCorpus(
+				rows.map((r) => r.response),
+				rows.map((r) => r.expected_response),
+			);
+			assert.ok(
+				Math.abs(merged.perMetric.bleu.corpus.value - want) < 1e-12,
+				`${merged.perMetric.bleu.corpus.value} vs ${want}`,
+			);
 			const batches = run.data.resultData.runData['Evaluate Batch'];
 			assert.equal(batches.length, 3, '8 rows in batches of 3 run the sub-workflow 3 times');
-			for (const b of batches) assert.equal(b.data.main[0].length, 1, 'each batch returns one partial');
+			for (const b of batches)
+				assert.equal(b.data.main[0].length, 1, 'each batch returns one partial');
 			assert.ok(runs.single, 'the single-pass spec ran first');
 			compareWhenBoth(out);
 		},

@@ -5,9 +5,21 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 
 const ROWS = [
-	{ query: 'What is the refund window?', response: 'Refunds are possible within 30 days.', ground_truth: 'Refunds are possible within 30 days.' },
-	{ query: 'Do you ship abroad?', response: 'We were founded in 2012 in Berlin.', ground_truth: 'Yes, we ship to all EU countries.' },
-	{ query: 'Support hours?', response: 'Support is open from 8:00 to 18:00 on weekdays.', ground_truth: 'Weekdays from 8:00 to 18:00.' },
+	{
+		query: 'What is the refund window?',
+		response: 'Refunds are possible within 30 days.',
+		ground_truth: 'Refunds are possible within 30 days.',
+	},
+	{
+		query: 'Do you ship abroad?',
+		response: 'We were founded in 2012 in Berlin.',
+		ground_truth: 'Yes, we ship to all EU countries.',
+	},
+	{
+		query: 'Support hours?',
+		response: 'Support is open from 8:00 to 18:00 on weekdays.',
+		ground_truth: 'Weekdays from 8:00 to 18:00.',
+	},
 ];
 
 function expected(dist, rows) {
@@ -32,7 +44,10 @@ module.exports = [
 			assert.equal(body.pass, false);
 			assert.equal(body.failed.length, want.failed);
 			assert.ok(Math.abs(body.f1_mean - want.f1) < 1e-12, `f1_mean ${body.f1_mean} vs ${want.f1}`);
-			assert.ok(Math.abs(body.bleu_mean - want.bleu) < 1e-12, `bleu_mean ${body.bleu_mean} vs ${want.bleu}`);
+			assert.ok(
+				Math.abs(body.bleu_mean - want.bleu) < 1e-12,
+				`bleu_mean ${body.bleu_mean} vs ${want.bleu}`,
+			);
 		},
 	},
 	{

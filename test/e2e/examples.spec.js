@@ -28,7 +28,9 @@ function datasetRows(name) {
 }
 
 function checkNightly(run, { out, dist }, withJudge) {
-	const wf = JSON.parse(fs.readFileSync(path.join(EXAMPLES, 'nightly-rag-evaluation.workflow.json'), 'utf8'));
+	const wf = JSON.parse(
+		fs.readFileSync(path.join(EXAMPLES, 'nightly-rag-evaluation.workflow.json'), 'utf8'),
+	);
 	const embedded = wf.nodes.find((n) => n.name === 'Eval Dataset').parameters.text;
 	assert.equal(
 		embedded,
@@ -54,7 +56,10 @@ function checkNightly(run, { out, dist }, withJudge) {
 			assert.equal(s.status, 'not_applicable');
 		}
 	}
-	assert.ok(f1.some((i) => i.eval.f1_score.value === 1), 'the verbatim answer scores F1 = 1');
+	assert.ok(
+		f1.some((i) => i.eval.f1_score.value === 1),
+		'the verbatim answer scores F1 = 1',
+	);
 
 	const judged = out(run, 'Relevance', 0);
 	assert.equal(judged.length, source.length);
@@ -66,7 +71,10 @@ function checkNightly(run, { out, dist }, withJudge) {
 			assert.ok(s, `eval.${key} present`);
 			if (withJudge) {
 				assert.equal(s.status, 'ok', `${key}: ${s.error || s.reason}`);
-				assert.ok(Number.isInteger(s.value) && s.value >= 1 && s.value <= 5, `${key} on the 1-5 scale`);
+				assert.ok(
+					Number.isInteger(s.value) && s.value >= 1 && s.value <= 5,
+					`${key} on the 1-5 scale`,
+				);
 				assert.equal(s.pass, s.value >= 3);
 				assert.ok(s.usage && s.usage.promptTokens > 0, 'token usage recorded');
 			} else {
@@ -104,9 +112,17 @@ function checkNightly(run, { out, dist }, withJudge) {
 	});
 	assert.equal(routed, source.length, 'the router sends every row to exactly one output');
 	if (!withJudge) {
-		assert.equal(out(run, 'Root-Cause Router', 0).length, 0, 'no row passes when the judges could not run');
+		assert.equal(
+			out(run, 'Root-Cause Router', 0).length,
+			0,
+			'no row passes when the judges could not run',
+		);
 	} else {
-		assert.equal(out(run, 'Root-Cause Router', ROUTER_OUTPUTS.length - 1).length, 0, 'all judges ran');
+		assert.equal(
+			out(run, 'Root-Cause Router', ROUTER_OUTPUTS.length - 1).length,
+			0,
+			'all judges ran',
+		);
 	}
 }
 

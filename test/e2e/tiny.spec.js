@@ -12,7 +12,11 @@ module.exports = [
 		check(run, { out, dist }) {
 			const rows = out(run, 'Eval Dataset', 0);
 			const invalid = out(run, 'Eval Dataset', 1);
-			assert.equal(rows.length + invalid.length, 4, 'every dataset row leaves the Eval Dataset node');
+			assert.equal(
+				rows.length + invalid.length,
+				4,
+				'every dataset row leaves the Eval Dataset node',
+			);
 			assert.ok(rows.length >= 3, `expected the three rows with a response, got ${rows.length}`);
 			const scored = out(run, 'BLEU', 0);
 			assert.equal(scored.length, rows.length, 'rows in = rows out');
@@ -30,7 +34,10 @@ module.exports = [
 				}
 			}
 			const identical = scored.find((i) => i.response === i.expected_response);
-			assert.ok(identical && Math.abs(identical.eval.bleu.value - 1) < 1e-12, 'identical pair scores 1');
+			assert.ok(
+				identical && Math.abs(identical.eval.bleu.value - 1) < 1e-12,
+				'identical pair scores 1',
+			);
 		},
 	},
 ];
