@@ -40,8 +40,8 @@ case "$cmd" in
 		echo "== unit and engine tests"
 		npx jest --ci "$@"
 		if [ -f scripts/e2e.js ] && [ "${SKIP_E2E:-0}" != "1" ]; then
-			echo "== end to end against real n8n"
-			node scripts/e2e.js
+			echo "== end to end against real n8n: examples, the editor in Chromium, queue mode"
+			node scripts/e2e.js --browser --queue
 		fi
 		;;
 	*)
