@@ -7,6 +7,7 @@ import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
 import type { Governor } from './governor';
 import type { ChatMessage, ChatResult, ModelSource, ResponseMode } from './model';
+import { coerceInput, InputError } from '../core/inputs';
 import { parseReply, truncate } from './parse';
 import { dataRule, isMissing, placeholdersOf, promptHash, renderPrompt } from './prompt';
 import { DATA_TAG_PLACEHOLDER, type JudgeDecl, type JudgePrompt } from './types';
@@ -209,6 +210,25 @@ async function judgeRow(
 			reason: `missing required field${missing.length > 1 ? 's' : ''}: ${names}`,
 			signature: sign(requestedModel),
 		};
+	}
+	// Present but malformed inputs are the row's error, named by field, never sent to the model:
+	// the same rule (and message) as the deterministic metrics.
+	for (const input of decl.inputs) {
+		const v = values[input.name];
+		if (isMissing(v)) continue;
+		try {
+			coerceInput(input, v);
+		} catch (e) {
+			if (!(e instanceof InputError)) throw e;
+			return {
+				...base,
+				value: null,
+				pass: null,
+				status: 'error',
+				error: e.message,
+				signature: sign(requestedModel),
+			};
+		}
 	}
 	const na = decl.notApplicable?.(values) ?? null;
 	if (na !== null) {
