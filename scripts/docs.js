@@ -19,20 +19,20 @@ const thr = (d) => `${d.threshold.direction === 'higher' ? '>=' : '<='} ${d.thre
 function nodesTable() {
 	const lines = [];
 	lines.push('### Deterministic metrics', '');
-	lines.push('| node | score key | reads | scale | pass when | reference behaviour matched |');
-	lines.push('| --- | --- | --- | --- | --- | --- |');
+	lines.push('| node | what it measures | score key | reads | scale | pass when | reference behaviour matched |');
+	lines.push('| --- | --- | --- | --- | --- | --- | --- |');
 	for (const d of lib.metricRegistry) {
 		const key = d.scoreKey ? `${d.scoreKey({})} (the ROUGE type)` : d.id;
 		lines.push(
-			`| <a id="eval${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)}** | \`${key}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
+			`| <a id="eval${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} | \`${key}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
 		);
 	}
 	lines.push('', '### LLM judges', '');
-	lines.push('| node | score key | reads | scale | pass when | rubric |');
-	lines.push('| --- | --- | --- | --- | --- | --- |');
+	lines.push('| node | what it measures | score key | reads | scale | pass when | rubric |');
+	lines.push('| --- | --- | --- | --- | --- | --- | --- |');
 	for (const d of lib.judgeRegistry) {
 		lines.push(
-			`| <a id="judge${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)} Judge** | \`${d.id}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
+			`| <a id="judge${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)} Judge** | ${esc(d.description)} | \`${d.id}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
 		);
 	}
 	lines.push('', '### Pipeline nodes', '');
