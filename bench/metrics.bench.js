@@ -7,6 +7,9 @@
  *
  * The reference is bench/reference/metrics_ref.py under a Python with nltk (Debian
  * python3-nltk; set PYTHON to choose the interpreter). Without nltk it prints ours only.
+ * sacreBLEU is not packaged for Debian: install the real package where pip works
+ * (`python3 -m pip install --target DIR sacrebleu==2.6.0`) and set SACREBLEU_PATH=DIR; without it
+ * the lean port bench/reference/sacrebleu_ref.py is timed and a "reference:" line says so.
  */
 'use strict';
 const fs = require('fs');
