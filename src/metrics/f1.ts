@@ -6,7 +6,8 @@
  * intersection size; 0.0 when nothing is shared, else 2PR/(P+R) with Python's evaluation order.
  */
 import type { InputDecl, MetricDecl } from '../core/types';
-import { pySplit } from './tokenize/py';
+import { CharTokenTable, Scratch } from './tokenize/ids';
+import { isPyWhitespaceCode, pySplit } from './tokenize/py';
 import { requireText } from './tokenize/util';
 
 const PUNCTUATION_RE = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
@@ -40,22 +41,134 @@ export function f1Tokens(text: string): string[] {
 	return pySplit(lowered.replace(ARTICLES_RE, ' '));
 }
 
-function counts(tokens: string[]): Map<string, number> {
-	const m = new Map<string, number>();
-	for (const t of tokens) m.set(t, (m.get(t) ?? 0) + 1);
-	return m;
+// 1 = Python whitespace, 2 = string.punctuation (dropped), 3 = [A-Z], 4 = [a-z0-9] kept as is,
+// 0 = other control characters (the fast path hands those texts to f1Tokens).
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+	if ((c >= 9 && c <= 13) || (c >= 28 && c <= 32)) ASCII_CLASS[c] = 1;
+	else if ('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'.includes(String.fromCharCode(c)))
+		ASCII_CLASS[c] = 2;
+	else if (c >= 65 && c <= 90) ASCII_CLASS[c] = 3;
+	else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) ASCII_CLASS[c] = 4;
 }
+
+const table = new CharTokenTable();
+const refLeft = new Scratch();
+let predIds: Int32Array = new Int32Array(256);
+let refIds: Int32Array = new Int32Array(256);
+
+/**
+ * Token ids of f1Tokens(text) into `out` (returned, maybe grown); `count[0]` gets the length.
+ * One pass over the lowercased text (JS `toLowerCase`, as f1Tokens; only run when the text is
+ * not ASCII): Python whitespace ends a token, ASCII punctuation is dropped, anything else is kept.
+ * `\b(a|an|the)\b` is then applied per token, which equals applying it to the whole text since
+ * a token's edges are whitespace (non-word) there: a token of [a-z0-9] only can match just as a
+ * whole ("a", "an", "the" are dropped); a token holding other characters (a possible inner word
+ * boundary) and an "a" or "t" goes through the regex and str.split() like f1Tokens.
+ */
+function f1Ids(text: string, out: Int32Array, count: number[]): Int32Array {
+	let src = text;
+	for (let i = 0; i < text.length; i++) {
+		if (text.charCodeAt(i) >= 128) {
+			src = text.toLowerCase();
+			break;
+		}
+	}
+	let n = 0;
+	let open = false;
+	let complex = false;
+	let hasAT = false;
+	const len = src.length;
+	let buf = table.reserve(len);
+	let pos = table.cursor;
+	let start = pos;
+	let h = 0;
+	for (let i = 0; i <= len; i++) {
+		const c = i < len ? src.charCodeAt(i) : 32;
+		const k = c < 128 ? ASCII_CLASS[c] : isPyWhitespaceCode(c) ? 1 : 0;
+		if (k === 2) continue;
+		if (k === 1) {
+			if (!open) continue;
+			open = false;
+			const tl = pos - start;
+			if (!complex) {
+				if (
+					(tl === 1 && buf[start] === 97) ||
+					(tl === 2 && buf[start] === 97 && buf[start + 1] === 110) ||
+					(tl === 3 && buf[start] === 116 && buf[start + 1] === 104 && buf[start + 2] === 101)
+				) {
+					pos = start;
+					continue;
+				}
+				if (n === out.length) out = grow(out);
+				out[n++] = table.commit(start, pos, h);
+			} else if (!hasAT) {
+				if (n === out.length) out = grow(out);
+				out[n++] = table.commit(start, pos, h);
+			} else {
+				let tok = '';
+				for (let j = start; j < pos; j++) tok += String.fromCharCode(buf[j]);
+				table.commit(start, start, 0x811c9dc5);
+				for (const piece of pySplit(tok.replace(ARTICLES_RE, ' '))) {
+					if (n === out.length) out = grow(out);
+					out[n++] = table.intern(piece);
+				}
+				// intern may have replaced the buffer: take it again with room for the rest.
+				buf = table.reserve(len - i);
+			}
+			pos = table.cursor;
+			continue;
+		}
+		if (!open) {
+			start = pos;
+			h = 0x811c9dc5;
+			open = true;
+			complex = false;
+			hasAT = false;
+		}
+		let u = c;
+		if (k === 3) u = c + 32;
+		else if (k === 0) complex = true;
+		if (u === 97 || u === 116) hasAT = true;
+		buf[pos++] = u;
+		h = Math.imul(h ^ u, 0x01000193);
+	}
+	count[0] = n;
+	return out;
+}
+
+function grow(a: Int32Array): Int32Array {
+	const b = new Int32Array(a.length * 2);
+	b.set(a);
+	return b;
+}
+
+const lens = [0];
 
 /** Azure's `f1_score` for one pair, in [0, 1]. */
 export function f1Score(response: string, groundTruth: string): number {
-	const pred = f1Tokens(requireText(response, 'response'));
-	const ref = f1Tokens(requireText(groundTruth, 'groundTruth'));
-	const refCounts = counts(ref);
+	const resp = requireText(response, 'response');
+	const gt = requireText(groundTruth, 'groundTruth');
+	table.reset();
+	predIds = f1Ids(resp, predIds, lens);
+	const predLen = lens[0];
+	refIds = f1Ids(gt, refIds, lens);
+	const refLen = lens[0];
+	// common = sum((Counter(pred) & Counter(ref)).values()): each prediction token takes one
+	// remaining reference occurrence.
+	const left = refLeft.zeroed(table.size);
+	for (let i = 0; i < refLen; i++) left[refIds[i]]++;
 	let common = 0;
-	for (const [tok, c] of counts(pred)) common += Math.min(c, refCounts.get(tok) ?? 0);
+	for (let i = 0; i < predLen; i++) {
+		const id = predIds[i];
+		if (left[id] > 0) {
+			left[id]--;
+			common++;
+		}
+	}
 	if (common === 0) return 0;
-	const precision = (1.0 * common) / pred.length;
-	const recall = (1.0 * common) / ref.length;
+	const precision = (1.0 * common) / predLen;
+	const recall = (1.0 * common) / refLen;
 	return (2.0 * precision * recall) / (precision + recall);
 }
 

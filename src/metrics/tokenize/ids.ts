@@ -1,0 +1,338 @@
+/**
+ * Allocation-free interning for the metric hot paths. Tokens become dense integer ids (first-seen
+ * order) and n-grams become dense ids built from (prefix id, token id) pairs, in tables that are
+ * reused from call to call and emptied in O(1) by bumping a generation stamp. Ids are only ever
+ * compared for equality, so these tables change no score: they replace `Map<string, number>` and
+ * per-call `Map` n-gram spaces whose allocation and string hashing dominated short pairs.
+ * Nothing is remembered between calls (each call starts with `reset()`), so there is no cache.
+ */
+
+function mix(h: number): number {
+	h ^= h >>> 16;
+	h = Math.imul(h, 0x7feb352d);
+	h ^= h >>> 15;
+	h = Math.imul(h, 0x846ca68b);
+	return h ^ (h >>> 16);
+}
+
+/**
+ * Token interning from UTF-16 units written straight into a shared buffer, so a tokenizer can
+ * produce ids without building a string per token: `begin()`, `push(c)` per unit, `end()`.
+ */
+export class CharTokenTable {
+	private buf = new Uint16Array(4096);
+	private pos = 0;
+	private start = 0;
+	private hash = 0;
+	private slotGen = new Int32Array(1024);
+	private slotId = new Int32Array(1024);
+	private mask = 1023;
+	private gen = 1;
+	private idStart = new Int32Array(512);
+	private idLen = new Int32Array(512);
+	private idHash = new Int32Array(512);
+	/** Number of distinct tokens since the last reset (ids are 0..size-1). */
+	size = 0;
+
+	/** Forgets every token (O(1)). */
+	reset(): void {
+		this.size = 0;
+		this.pos = 0;
+		if (++this.gen === 0x7fffffff) {
+			this.slotGen.fill(0);
+			this.gen = 1;
+		}
+	}
+
+	/**
+	 * Low-level writing: the buffer with room for `extra` more units past `cursor`. The caller
+	 * writes units there itself and interns them with `commit` (hash = fnv1a over the units).
+	 */
+	reserve(extra: number): Uint16Array {
+		if (this.pos + extra > this.buf.length) {
+			let cap = this.buf.length;
+			while (cap < this.pos + extra) cap *= 2;
+			const next = new Uint16Array(cap);
+			next.set(this.buf);
+			this.buf = next;
+		}
+		return this.buf;
+	}
+
+	/** Where the next unit goes. */
+	get cursor(): number {
+		return this.pos;
+	}
+
+	/** Interns units [start, end) written after `reserve` with their FNV-1a hash (from 0x811c9dc5). */
+	commit(start: number, end: number, fnv: number): number {
+		this.start = start;
+		this.pos = end;
+		this.hash = fnv;
+		return this.end();
+	}
+
+	/** Starts a new token. */
+	begin(): void {
+		this.start = this.pos;
+		this.hash = 0x811c9dc5;
+	}
+
+	/** Appends one UTF-16 unit to the current token. */
+	push(c: number): void {
+		if (this.pos === this.buf.length) {
+			const next = new Uint16Array(this.buf.length * 2);
+			next.set(this.buf);
+			this.buf = next;
+		}
+		this.buf[this.pos++] = c;
+		this.hash = Math.imul(this.hash ^ c, 0x01000193);
+	}
+
+	/** Length of the current token so far. */
+	get length(): number {
+		return this.pos - this.start;
+	}
+
+	/** Drops the current token without interning it. */
+	discard(): void {
+		this.pos = this.start;
+	}
+
+	/** The unit at offset `i` of the current token. */
+	at(i: number): number {
+		return this.buf[this.start + i];
+	}
+
+	/** The current token as a string. */
+	text(): string {
+		let s = '';
+		for (let i = this.start; i < this.pos; i++) s += String.fromCharCode(this.buf[i]);
+		return s;
+	}
+
+	/** Interns the current token and returns its id. */
+	end(): number {
+		const start = this.start;
+		const len = this.pos - start;
+		const hash = mix(this.hash ^ len);
+		const buf = this.buf;
+		let i = hash & this.mask;
+		for (;;) {
+			if (this.slotGen[i] !== this.gen) break;
+			const id = this.slotId[i];
+			if (this.idHash[id] === hash && this.idLen[id] === len) {
+				const s = this.idStart[id];
+				let k = 0;
+				while (k < len && buf[s + k] === buf[start + k]) k++;
+				if (k === len) {
+					this.pos = start;
+					return id;
+				}
+			}
+			i = (i + 1) & this.mask;
+		}
+		const id = this.size++;
+		if (id === this.idStart.length) {
+			const grow = (a: Int32Array) => {
+				const n = new Int32Array(a.length * 2);
+				n.set(a);
+				return n;
+			};
+			this.idStart = grow(this.idStart);
+			this.idLen = grow(this.idLen);
+			this.idHash = grow(this.idHash);
+		}
+		this.idStart[id] = start;
+		this.idLen[id] = len;
+		this.idHash[id] = hash;
+		this.slotGen[i] = this.gen;
+		this.slotId[i] = id;
+		if (this.size * 2 > this.mask) this.rehash();
+		return id;
+	}
+
+	/** Interns a whole string (same ids as pushing its units one by one). */
+	intern(s: string): number {
+		this.begin();
+		for (let i = 0; i < s.length; i++) this.push(s.charCodeAt(i));
+		return this.end();
+	}
+
+	private rehash(): void {
+		const cap = (this.mask + 1) * 2;
+		this.mask = cap - 1;
+		this.slotGen = new Int32Array(cap);
+		this.slotId = new Int32Array(cap);
+		this.gen = 1;
+		for (let id = 0; id < this.size; id++) {
+			let i = this.idHash[id] & this.mask;
+			while (this.slotGen[i] === 1) i = (i + 1) & this.mask;
+			this.slotGen[i] = 1;
+			this.slotId[i] = id;
+		}
+	}
+}
+
+/** Dense ids for pairs of non-negative int32 (an n-gram = its prefix n-gram id + last token). */
+export class PairTable {
+	private slotGen = new Int32Array(1024);
+	private slotA = new Int32Array(1024);
+	private slotB = new Int32Array(1024);
+	private slotId = new Int32Array(1024);
+	private mask = 1023;
+	private gen = 1;
+	/** Number of distinct pairs since the last reset. */
+	size = 0;
+
+	/** Forgets every pair (O(1)). */
+	reset(): void {
+		this.size = 0;
+		if (++this.gen === 0x7fffffff) {
+			this.slotGen.fill(0);
+			this.gen = 1;
+		}
+	}
+
+	/** The id of (a, b), assigning the next one when new. */
+	id(a: number, b: number): number {
+		let i = mix(Math.imul(a, 0x9e3779b1) ^ b) & this.mask;
+		for (;;) {
+			if (this.slotGen[i] !== this.gen) break;
+			if (this.slotA[i] === a && this.slotB[i] === b) return this.slotId[i];
+			i = (i + 1) & this.mask;
+		}
+		const id = this.size++;
+		this.slotGen[i] = this.gen;
+		this.slotA[i] = a;
+		this.slotB[i] = b;
+		this.slotId[i] = id;
+		if (this.size * 2 > this.mask) this.rehash();
+		return id;
+	}
+
+	private rehash(): void {
+		const oldGen = this.slotGen;
+		const oldA = this.slotA;
+		const oldB = this.slotB;
+		const oldId = this.slotId;
+		const live = this.gen;
+		const cap = (this.mask + 1) * 2;
+		this.mask = cap - 1;
+		this.slotGen = new Int32Array(cap);
+		this.slotA = new Int32Array(cap);
+		this.slotB = new Int32Array(cap);
+		this.slotId = new Int32Array(cap);
+		this.gen = 1;
+		for (let j = 0; j < oldGen.length; j++) {
+			if (oldGen[j] !== live) continue;
+			const a = oldA[j];
+			const b = oldB[j];
+			let i = mix(Math.imul(a, 0x9e3779b1) ^ b) & this.mask;
+			while (this.slotGen[i] === 1) i = (i + 1) & this.mask;
+			this.slotGen[i] = 1;
+			this.slotA[i] = a;
+			this.slotB[i] = b;
+			this.slotId[i] = oldId[j];
+		}
+	}
+}
+
+/** A reusable Int32Array of at least `n` zeroed slots (the previous contents are cleared). */
+export class Scratch {
+	private arr = new Int32Array(256);
+
+	/** `n` zeroed slots (the array may be longer; slots past `n` are unspecified). */
+	zeroed(n: number): Int32Array {
+		if (n > this.arr.length) {
+			let cap = this.arr.length;
+			while (cap < n) cap *= 2;
+			this.arr = new Int32Array(cap);
+			return this.arr;
+		}
+		this.arr.fill(0, 0, n);
+		return this.arr;
+	}
+}
+
+/**
+ * Clipped n-gram statistics of one hypothesis against one reference for orders 1..maxN, from
+ * token ids: per order, matches = Σ over distinct hypothesis n-grams of min(hyp count, ref
+ * count), i.e. `sum((Counter(hyp_ngrams) & Counter(ref_ngrams)).values())`. Writes `matches[n-1]`.
+ */
+export class NgramMatcher {
+	private readonly pairs = new PairTable();
+	private readonly refCounts = new Scratch();
+	private hIds = new Int32Array(256);
+	private rIds = new Int32Array(256);
+	private hPrev = new Int32Array(256);
+	private rPrev = new Int32Array(256);
+
+	/**
+	 * `hyp` / `ref` hold token ids below `vocab` (lengths hLen / rLen). Order-1 n-gram ids are the
+	 * token ids; order n ids come from the pair table keyed on (order n-1 id, token · 8 + n).
+	 */
+	match(
+		hyp: Int32Array | number[],
+		hLen: number,
+		ref: Int32Array | number[],
+		rLen: number,
+		vocab: number,
+		maxN: number,
+		matches: number[],
+	): void {
+		if (this.hIds.length < hLen) {
+			this.hIds = new Int32Array(hLen * 2);
+			this.hPrev = new Int32Array(hLen * 2);
+		}
+		if (this.rIds.length < rLen) {
+			this.rIds = new Int32Array(rLen * 2);
+			this.rPrev = new Int32Array(rLen * 2);
+		}
+		let hp = this.hPrev;
+		let rp = this.rPrev;
+		let hc = this.hIds;
+		let rc = this.rIds;
+		for (let i = 0; i < hLen; i++) hp[i] = hyp[i];
+		for (let i = 0; i < rLen; i++) rp[i] = ref[i];
+		const pairs = this.pairs;
+		pairs.reset();
+		for (let n = 1; n <= maxN; n++) {
+			const hn = hLen - n + 1;
+			const rn = rLen - n + 1;
+			if (hn <= 0 || rn <= 0) {
+				matches[n - 1] = 0;
+				continue;
+			}
+			let size = vocab;
+			if (n > 1) {
+				// Ids of order n from order n-1 ids (in *p) and the n-th token.
+				for (let i = 0; i < rn; i++) rc[i] = pairs.id(rp[i], ref[i + n - 1] * 8 + n);
+				for (let i = 0; i < hn; i++) hc[i] = pairs.id(hp[i], hyp[i + n - 1] * 8 + n);
+				size = pairs.size;
+				let t = hp;
+				hp = hc;
+				hc = t;
+				t = rp;
+				rp = rc;
+				rc = t;
+			}
+			// hp / rp now hold order-n ids.
+			const counts = this.refCounts.zeroed(size);
+			for (let i = 0; i < rn; i++) counts[rp[i]]++;
+			let m = 0;
+			for (let i = 0; i < hn; i++) {
+				const id = hp[i];
+				if (counts[id] > 0) {
+					counts[id]--;
+					m++;
+				}
+			}
+			matches[n - 1] = m;
+		}
+		this.hPrev = hp;
+		this.rPrev = rp;
+		this.hIds = hc;
+		this.rIds = rc;
+	}
+}
