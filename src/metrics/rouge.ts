@@ -9,8 +9,8 @@
  */
 import type { MetricDecl, MetricResult } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
-import { rougeTokenize } from './tokenize/rouge';
-import { clippedOverlap, countIds, Interner, NgramSpace, requireText } from './tokenize/util';
+import { CharTokenTable, NgramMatcher, Scratch } from './tokenize/ids';
+import { requireText } from './tokenize/util';
 
 /** The ROUGE variants rouge_score offers (Azure exposes all but rougeLsum). */
 export type RougeType =
@@ -92,18 +92,159 @@ export function lcsLength(a: readonly number[], b: readonly number[]): number {
 	return m - ones;
 }
 
-/** rouge_score's `_lcs_table` + `_backtrack_norec`: reference indices of one LCS. */
-function lcsIndices(ref: readonly number[], can: readonly number[]): number[] {
-	const rows = ref.length;
-	const cols = can.length;
+const table = new CharTokenTable();
+const matcher = new NgramMatcher();
+const scratchA = new Scratch();
+const scratchB = new Scratch();
+const scratchC = new Scratch();
+let tIds: Int32Array = new Int32Array(256);
+let pIds: Int32Array = new Int32Array(256);
+let tSents: Int32Array = new Int32Array(64);
+let pSents: Int32Array = new Int32Array(64);
+const lens = [0, 0];
+// The (maybe grown) sentence-end array of the last rougeIds call that recorded sentences.
+let lastSents: Int32Array = tSents;
+const matchOut = [0, 0, 0, 0, 0];
+
+function grow(a: Int32Array): Int32Array {
+	const b = new Int32Array(a.length * 2);
+	b.set(a);
+	return b;
+}
+
+/**
+ * rouge_score's tokenizer (see tokenize/rouge.ts) straight to ids in one pass: the text is
+ * lowercased with JS `toLowerCase` only when it is not ASCII (ASCII A-Z are mapped on the fly,
+ * the same result), and every maximal [a-z0-9] run is a token. With `sents`, also records for
+ * each non-empty "\n"-separated line (rougeLsum's sentences) the token count at its end.
+ * Returns the ids; lens[0] = token count, lens[1] = sentence count.
+ */
+function rougeIds(text: string, out: Int32Array, sents: Int32Array | null): Int32Array {
+	let src = text;
+	for (let i = 0; i < text.length; i++) {
+		if (text.charCodeAt(i) >= 128) {
+			src = text.toLowerCase();
+			break;
+		}
+	}
+	const len = src.length;
+	const buf = table.reserve(len);
+	let pos = table.cursor;
+	let start = -1;
+	let h = 0;
+	let n = 0;
+	let ns = 0;
+	let lineChars = 0;
+	for (let i = 0; i <= len; i++) {
+		let c = i < len ? src.charCodeAt(i) : 10;
+		if (c >= 65 && c <= 90) c += 32;
+		if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+			if (start < 0) {
+				start = pos;
+				h = 0x811c9dc5;
+			}
+			buf[pos++] = c;
+			h = Math.imul(h ^ c, 0x01000193);
+			lineChars++;
+			continue;
+		}
+		if (start >= 0) {
+			if (n === out.length) out = grow(out);
+			out[n++] = table.commit(start, pos, h);
+			pos = table.cursor;
+			start = -1;
+		}
+		if (sents) {
+			if (c === 10 && i <= len) {
+				if (lineChars > 0) {
+					if (ns === sents.length) sents = grow(sents);
+					sents[ns++] = n;
+				}
+				lineChars = 0;
+			} else lineChars++;
+		}
+	}
+	lens[0] = n;
+	lens[1] = ns;
+	if (sents) lastSents = sents;
+	return out;
+}
+
+/**
+ * LCS length of two id sequences by Hyyrö's bit-parallel algorithm (as lcsLength), with the
+ * per-token match masks in a reusable flat array indexed by id instead of a Map.
+ */
+function lcsLengthIds(a: Int32Array, m: number, b: Int32Array, bn: number, vocab: number): number {
+	if (m === 0 || bn === 0) return 0;
+	const words = (m + 31) >>> 5;
+	const masks = scratchA.zeroed(vocab * words);
+	for (let i = 0; i < m; i++) masks[a[i] * words + (i >>> 5)] |= 1 << (i & 31);
+	const tail = m & 31;
+	const tailMask = tail === 0 ? 0xffffffff : ((1 << tail) >>> 0) - 1;
+	if (words === 1) {
+		let v = tailMask >>> 0;
+		for (let j = 0; j < bn; j++) {
+			const mk = masks[b[j]] >>> 0;
+			if (mk === 0) continue;
+			const u = (v & mk) >>> 0;
+			v = ((((v + u) >>> 0) | (v & ~u)) & tailMask) >>> 0;
+		}
+		let x = v;
+		x -= (x >>> 1) & 0x55555555;
+		x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+		return m - ((((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24);
+	}
+	const v = new Uint32Array(words).fill(0xffffffff);
+	v[words - 1] = tailMask;
+	for (let j = 0; j < bn; j++) {
+		const base = b[j] * words;
+		let any = 0;
+		for (let w = 0; w < words; w++) any |= masks[base + w];
+		if (any === 0) continue;
+		let carry = 0;
+		for (let w = 0; w < words; w++) {
+			const vw = v[w];
+			const u = vw & (masks[base + w] >>> 0);
+			const sum = vw + (u >>> 0) + carry;
+			carry = sum > 0xffffffff ? 1 : 0;
+			v[w] = ((sum >>> 0) | (vw & ~u)) >>> 0;
+		}
+		v[words - 1] &= tailMask;
+	}
+	let ones = 0;
+	for (let w = 0; w < words; w++) {
+		let x = v[w];
+		x -= (x >>> 1) & 0x55555555;
+		x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+		ones += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+	}
+	return m - ones;
+}
+
+/**
+ * rouge_score's `_lcs_table` + `_backtrack_norec` on ref[rs, re) and can[cs, ce): marks in
+ * `mark` (indexed from rs) the reference positions of the LCS it backtracks.
+ */
+function markLcs(
+	ref: Int32Array,
+	rs: number,
+	re: number,
+	can: Int32Array,
+	cs: number,
+	ce: number,
+	mark: Int32Array,
+): void {
+	const rows = re - rs;
+	const cols = ce - cs;
+	if (rows === 0 || cols === 0) return;
 	const width = cols + 1;
-	const t = new Int32Array((rows + 1) * width);
+	const t = scratchC.zeroed((rows + 1) * width);
 	for (let i = 1; i <= rows; i++) {
-		const ri = ref[i - 1];
+		const ri = ref[rs + i - 1];
 		const row = i * width;
 		const up = row - width;
 		for (let j = 1; j <= cols; j++) {
-			if (ri === can[j - 1]) t[row + j] = t[up + j - 1] + 1;
+			if (ri === can[cs + j - 1]) t[row + j] = t[up + j - 1] + 1;
 			else {
 				const a = t[up + j];
 				const b = t[row + j - 1];
@@ -111,46 +252,64 @@ function lcsIndices(ref: readonly number[], can: readonly number[]): number[] {
 			}
 		}
 	}
-	const out: number[] = [];
 	let i = rows;
 	let j = cols;
 	while (i > 0 && j > 0) {
-		if (ref[i - 1] === can[j - 1]) {
-			out.push(i - 1);
+		if (ref[rs + i - 1] === can[cs + j - 1]) {
+			mark[i - 1] = 1;
 			i--;
 			j--;
 		} else if (t[i * width + j - 1] > t[(i - 1) * width + j]) j--;
 		else i--;
 	}
-	return out.reverse();
 }
 
-function summaryLevelLcs(refSents: number[][], canSents: number[][]): RougeScore {
-	if (refSents.length === 0 || canSents.length === 0) return score(0, 0);
-	let m = 0;
-	let n = 0;
-	for (const s of refSents) m += s.length;
-	for (const s of canSents) n += s.length;
+/**
+ * rouge_score's `_summary_level_lcs`: for each reference sentence the union of its LCS
+ * positions with every candidate sentence, taken in increasing order and clipped by the
+ * remaining token counts of both texts.
+ */
+function summaryLevelLcs(
+	ref: Int32Array,
+	refEnds: Int32Array,
+	nRef: number,
+	can: Int32Array,
+	canEnds: Int32Array,
+	nCan: number,
+	vocab: number,
+): RougeScore {
+	if (nRef === 0 || nCan === 0) return score(0, 0);
+	const m = refEnds[nRef - 1];
+	const n = canEnds[nCan - 1];
 	if (n === 0 || m === 0) return score(0, 0);
-	const cntR = new Map<number, number>();
-	const cntC = new Map<number, number>();
-	for (const s of refSents) for (const t of s) cntR.set(t, (cntR.get(t) ?? 0) + 1);
-	for (const s of canSents) for (const t of s) cntC.set(t, (cntC.get(t) ?? 0) + 1);
+	const counts = scratchB.zeroed(vocab * 2);
+	for (let i = 0; i < m; i++) counts[ref[i] * 2]++;
+	for (let i = 0; i < n; i++) counts[can[i] * 2 + 1]++;
 	let hits = 0;
-	for (const r of refSents) {
-		const union = new Set<number>();
-		for (const c of canSents) for (const idx of lcsIndices(r, c)) union.add(idx);
-		const sorted = [...union].sort((x, y) => x - y);
-		for (const idx of sorted) {
-			const tok = r[idx];
-			const c = cntC.get(tok) ?? 0;
-			const rr = cntR.get(tok) ?? 0;
-			if (c > 0 && rr > 0) {
-				hits++;
-				cntC.set(tok, c - 1);
-				cntR.set(tok, rr - 1);
+	let rs = 0;
+	const mark = new Int32Array(m);
+	for (let r = 0; r < nRef; r++) {
+		const re = refEnds[r];
+		const rl = re - rs;
+		if (rl > 0) {
+			mark.fill(0, 0, rl);
+			let cs = 0;
+			for (let c = 0; c < nCan; c++) {
+				const ce = canEnds[c];
+				markLcs(ref, rs, re, can, cs, ce, mark);
+				cs = ce;
+			}
+			for (let k = 0; k < rl; k++) {
+				if (!mark[k]) continue;
+				const tok = ref[rs + k];
+				if (counts[tok * 2 + 1] > 0 && counts[tok * 2] > 0) {
+					hits++;
+					counts[tok * 2 + 1]--;
+					counts[tok * 2]--;
+				}
 			}
 		}
+		rs = re;
 	}
 	return score(hits / n, hits / m);
 }
@@ -162,30 +321,31 @@ export function rougeScore(response: string, groundTruth: string, type: RougeTyp
 	if (!ROUGE_TYPES.includes(type)) {
 		throw new TypeError(`type must be one of ${ROUGE_TYPES.join(', ')}, got ${String(type)}`);
 	}
-	const interner = new Interner();
+	table.reset();
 	if (type === 'rougeLsum') {
-		const sents = (text: string) =>
-			text
-				.split('\n')
-				.filter((s) => s.length > 0)
-				.map((s) => interner.intern(rougeTokenize(s)));
-		return summaryLevelLcs(sents(target), sents(prediction));
+		tIds = rougeIds(target, tIds, tSents);
+		tSents = lastSents;
+		const tn = lens[1];
+		pIds = rougeIds(prediction, pIds, pSents);
+		pSents = lastSents;
+		const pn = lens[1];
+		return summaryLevelLcs(tIds, tSents, tn, pIds, pSents, pn, table.size);
 	}
-	const t = interner.intern(rougeTokenize(target));
-	const p = interner.intern(rougeTokenize(prediction));
+	tIds = rougeIds(target, tIds, null);
+	const tl = lens[0];
+	pIds = rougeIds(prediction, pIds, null);
+	const pl = lens[0];
 	if (type === 'rougeL') {
-		if (t.length === 0 || p.length === 0) return score(0, 0);
-		const lcs = lcsLength(t, p);
-		return score(lcs / p.length, lcs / t.length);
+		if (tl === 0 || pl === 0) return score(0, 0);
+		const lcs = lcsLengthIds(tIds, tl, pIds, pl, table.size);
+		return score(lcs / pl, lcs / tl);
 	}
 	const n = Number(type.slice(5));
-	const space = new NgramSpace(interner.size);
-	const tIds = space.levels(t, n)[n - 1];
-	const pIds = space.levels(p, n)[n - 1];
-	const size = space.size(n);
-	const overlap = clippedOverlap(tIds, countIds(tIds, size), countIds(pIds, size));
-	const tCount = tIds.length;
-	const pCount = pIds.length;
+	// Clipped overlap of target n-grams with prediction n-grams (min counts, symmetric).
+	matcher.match(tIds, tl, pIds, pl, table.size, n, matchOut);
+	const overlap = matchOut[n - 1];
+	const tCount = Math.max(tl - n + 1, 0);
+	const pCount = Math.max(pl - n + 1, 0);
 	return score(overlap / Math.max(pCount, 1), overlap / Math.max(tCount, 1));
 }
 
