@@ -12,7 +12,8 @@ import type { MetricDecl } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
 import { nltkTokenize } from './tokenize';
 import { pyExp, pyLog } from './tokenize/pymath';
-import { clippedOverlap, countIds, fsum, Interner, NgramSpace, requireText } from './tokenize/util';
+import { matchTokenNgrams } from './tokenize/ids';
+import { fsum, requireText } from './tokenize/util';
 
 const MAX_ORDER = 4;
 const WEIGHTS = [0.25, 0.25, 0.25, 0.25];
@@ -32,21 +33,10 @@ export interface BleuStats {
 
 /** Statistics of one pair from already tokenized texts (one reference). */
 export function bleuStatsFromTokens(hyp: readonly string[], ref: readonly string[]): BleuStats {
-	const interner = new Interner();
-	const h = interner.intern(hyp);
-	const r = interner.intern(ref);
-	const space = new NgramSpace(interner.size);
-	const hl = space.levels(h, MAX_ORDER);
-	const rl = space.levels(r, MAX_ORDER);
-	const matches: number[] = [];
+	const matches = [0, 0, 0, 0];
+	matchTokenNgrams(hyp, ref, MAX_ORDER, matches);
 	const totals: number[] = [];
-	for (let n = 1; n <= MAX_ORDER; n++) {
-		const size = space.size(n);
-		const hc = countIds(hl[n - 1], size);
-		const rc = countIds(rl[n - 1], size);
-		matches.push(clippedOverlap(hl[n - 1], hc, rc));
-		totals.push(Math.max(1, hl[n - 1].length));
-	}
+	for (let n = 1; n <= MAX_ORDER; n++) totals.push(Math.max(1, hyp.length - n + 1));
 	return { matches, totals, hypLen: hyp.length, refLen: ref.length };
 }
 

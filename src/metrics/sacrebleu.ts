@@ -12,7 +12,8 @@ import { responseGroundTruthInputs } from './f1';
 import { pyExp, pyLog } from './tokenize/pymath';
 import { pyRstrip } from './tokenize/py';
 import { tokenize13a } from './tokenize/sacrebleu13a';
-import { clippedOverlap, countIds, Interner, NgramSpace, requireText } from './tokenize/util';
+import { matchTokenNgrams } from './tokenize/ids';
+import { requireText } from './tokenize/util';
 
 const MAX_ORDER = 4;
 
@@ -37,21 +38,10 @@ export interface SacreBleuResult extends SacreBleuStats {
 export function sacreBleuStats(response: string, groundTruth: string): SacreBleuStats {
 	const hyp = tokenize13a(pyRstrip(requireText(response, 'response')));
 	const ref = tokenize13a(pyRstrip(requireText(groundTruth, 'groundTruth')));
-	const interner = new Interner();
-	const h = interner.intern(hyp);
-	const r = interner.intern(ref);
-	const space = new NgramSpace(interner.size);
-	const hl = space.levels(h, MAX_ORDER);
-	const rl = space.levels(r, MAX_ORDER);
-	const counts: number[] = [];
+	const counts = [0, 0, 0, 0];
+	matchTokenNgrams(hyp, ref, MAX_ORDER, counts);
 	const totals: number[] = [];
-	for (let n = 1; n <= MAX_ORDER; n++) {
-		const size = space.size(n);
-		const hc = countIds(hl[n - 1], size);
-		const rc = countIds(rl[n - 1], size);
-		counts.push(clippedOverlap(hl[n - 1], hc, rc));
-		totals.push(hl[n - 1].length);
-	}
+	for (let n = 1; n <= MAX_ORDER; n++) totals.push(Math.max(hyp.length - n + 1, 0));
 	return { counts, totals, sysLen: hyp.length, refLen: ref.length };
 }
 

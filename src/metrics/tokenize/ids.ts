@@ -336,3 +336,26 @@ export class NgramMatcher {
 		this.rIds = rc;
 	}
 }
+
+const sharedTable = new CharTokenTable();
+const sharedMatcher = new NgramMatcher();
+let hypIds: Int32Array = new Int32Array(256);
+let refIds: Int32Array = new Int32Array(256);
+
+/**
+ * Clipped n-gram matches of two token lists for orders 1..maxN into `matches` (see
+ * NgramMatcher), interning the tokens in a shared table reset on every call.
+ */
+export function matchTokenNgrams(
+	hyp: readonly string[],
+	ref: readonly string[],
+	maxN: number,
+	matches: number[],
+): void {
+	sharedTable.reset();
+	if (hypIds.length < hyp.length) hypIds = new Int32Array(hyp.length * 2);
+	if (refIds.length < ref.length) refIds = new Int32Array(ref.length * 2);
+	for (let i = 0; i < hyp.length; i++) hypIds[i] = sharedTable.intern(hyp[i]);
+	for (let i = 0; i < ref.length; i++) refIds[i] = sharedTable.intern(ref[i]);
+	sharedMatcher.match(hypIds, hyp.length, refIds, ref.length, sharedTable.size, maxN, matches);
+}
