@@ -11,11 +11,17 @@ import type { MetricDecl } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
 import { pyExp, pyLog } from './tokenize/pymath';
 import { pyRstrip } from './tokenize/py';
-import { tokenize13a } from './tokenize/sacrebleu13a';
-import { matchTokenNgrams } from './tokenize/ids';
+import { tokenize13aIds } from './tokenize/sacrebleu13a';
+import { CharTokenTable, NgramMatcher } from './tokenize/ids';
 import { requireText } from './tokenize/util';
 
 const MAX_ORDER = 4;
+
+const table = new CharTokenTable();
+const matcher = new NgramMatcher();
+let hypIds: Int32Array = new Int32Array(256);
+let refIds: Int32Array = new Int32Array(256);
+const lens = [0];
 
 /** Mergeable sufficient statistics of sacreBLEU (one pair, or summed over a corpus). */
 export interface SacreBleuStats {
@@ -36,13 +42,18 @@ export interface SacreBleuResult extends SacreBleuStats {
 
 /** sacreBLEU statistics of one pair (13a tokens after `rstrip()`, one reference). */
 export function sacreBleuStats(response: string, groundTruth: string): SacreBleuStats {
-	const hyp = tokenize13a(pyRstrip(requireText(response, 'response')));
-	const ref = tokenize13a(pyRstrip(requireText(groundTruth, 'groundTruth')));
+	const hypText = pyRstrip(requireText(response, 'response'));
+	const refText = pyRstrip(requireText(groundTruth, 'groundTruth'));
+	table.reset();
+	hypIds = tokenize13aIds(hypText, table, hypIds, lens);
+	const hl = lens[0];
+	refIds = tokenize13aIds(refText, table, refIds, lens);
+	const rl = lens[0];
 	const counts = [0, 0, 0, 0];
-	matchTokenNgrams(hyp, ref, MAX_ORDER, counts);
+	matcher.match(hypIds, hl, refIds, rl, table.size, MAX_ORDER, counts);
 	const totals: number[] = [];
-	for (let n = 1; n <= MAX_ORDER; n++) totals.push(Math.max(hyp.length - n + 1, 0));
-	return { counts, totals, sysLen: hyp.length, refLen: ref.length };
+	for (let n = 1; n <= MAX_ORDER; n++) totals.push(Math.max(hl - n + 1, 0));
+	return { counts, totals, sysLen: hl, refLen: rl };
 }
 
 function myLog(x: number): number {
