@@ -33,6 +33,50 @@ const PUNCTUATION: Rule[] = [
 	[/[*]/g, ' $& '],
 ];
 
+// The character each PUNCTUATION rule (and the bracket rule, last) needs in order to fire, as a
+// bit of `needs`. The rules before them only insert spaces and backquotes, so a character absent
+// from the sentence stays absent and the rule can be skipped without changing the text.
+const DOT = 1;
+const COLON_COMMA = 2;
+const SEMI_ETC = 4;
+const QUESTION_BANG = 8;
+const APOS = 16;
+const STAR = 32;
+const BRACKET = 64;
+const PUNCTUATION_NEEDS = [
+	DOT,
+	COLON_COMMA,
+	COLON_COMMA,
+	DOT,
+	SEMI_ETC,
+	DOT,
+	QUESTION_BANG,
+	APOS,
+	STAR,
+];
+const CHAR_BITS = new Uint8Array(128);
+for (const [chars, bit] of [
+	['.', DOT],
+	[':,', COLON_COMMA],
+	[';@#$%&', SEMI_ETC],
+	['?!', QUESTION_BANG],
+	["'", APOS],
+	['*', STAR],
+	['[](){}<>', BRACKET],
+] as const) {
+	for (const ch of chars) CHAR_BITS[ch.charCodeAt(0)] = bit;
+}
+
+/** Union of the CHAR_BITS of the characters of `text`. */
+function presentBits(text: string): number {
+	let bits = 0;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (c < 128) bits |= CHAR_BITS[c];
+	}
+	return bits;
+}
+
 const PARENS_BRACKETS: Rule = [/[\][(){}<>]/g, ' $& '];
 const DOUBLE_DASHES: Rule = [/--/g, ' -- '];
 
@@ -68,8 +112,11 @@ export function nltkWordTokenizeSentence(sentence: string): string[] {
 	let text = sentence;
 	const quotes = ANY_QUOTE.test(text);
 	if (quotes) for (const [re, sub] of STARTING_QUOTES) text = text.replace(re, sub);
-	for (const [re, sub] of PUNCTUATION) text = text.replace(re, sub);
-	text = text.replace(PARENS_BRACKETS[0], PARENS_BRACKETS[1]);
+	const bits = presentBits(text);
+	for (let i = 0; i < PUNCTUATION.length; i++) {
+		if (bits & PUNCTUATION_NEEDS[i]) text = text.replace(PUNCTUATION[i][0], PUNCTUATION[i][1]);
+	}
+	if (bits & BRACKET) text = text.replace(PARENS_BRACKETS[0], PARENS_BRACKETS[1]);
 	if (text.includes('--')) text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
 	text = ` ${text} `;
 	if (quotes) {
