@@ -59,9 +59,12 @@ export function bleuFromStats(stats: BleuStats): number {
 	const bp = brevityPenalty(stats.refLen, stats.hypLen);
 	const p: number[] = [];
 	let incvnt = 1;
+	// math.log(hyp_len) is the same for every order: computed once, at most.
+	let logHypLen = NaN;
 	for (let i = 0; i < MAX_ORDER; i++) {
 		if (stats.matches[i] === 0 && stats.hypLen > 1) {
-			const numerator = 1 / ((2 ** incvnt * METHOD4_K) / pyLog(stats.hypLen));
+			if (Number.isNaN(logHypLen)) logHypLen = pyLog(stats.hypLen);
+			const numerator = 1 / ((2 ** incvnt * METHOD4_K) / logHypLen);
 			p.push(numerator / stats.totals[i]);
 			incvnt++;
 		} else {

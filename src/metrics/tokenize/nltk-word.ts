@@ -43,6 +43,15 @@ const QUESTION_BANG = 8;
 const APOS = 16;
 const STAR = 32;
 const BRACKET = 64;
+const BACKTICK = 128;
+const DQUOTE = 256;
+const OTHER_WS = 512;
+const NON_ASCII = 1024;
+// Quote rules: STARTING_QUOTES and ENDING_QUOTES in order. The ending whitespace rule (\s+ -> ' ')
+// only matters for whitespace other than ' ': the clitic rules after it need one space after
+// the clitic and consume it, and a longer run of spaces changes none of their matches.
+const STARTING_NEEDS = [BACKTICK | NON_ASCII, DQUOTE, BACKTICK | DQUOTE, DQUOTE | APOS, APOS];
+const ENDING_NEEDS = [NON_ASCII, APOS, DQUOTE, OTHER_WS | NON_ASCII, APOS, APOS];
 const PUNCTUATION_NEEDS = [
 	DOT,
 	COLON_COMMA,
@@ -54,7 +63,7 @@ const PUNCTUATION_NEEDS = [
 	APOS,
 	STAR,
 ];
-const CHAR_BITS = new Uint8Array(128);
+const CHAR_BITS = new Uint16Array(128);
 for (const [chars, bit] of [
 	['.', DOT],
 	[':,', COLON_COMMA],
@@ -63,6 +72,9 @@ for (const [chars, bit] of [
 	["'", APOS],
 	['*', STAR],
 	['[](){}<>', BRACKET],
+	['`', BACKTICK],
+	['"', DQUOTE],
+	['\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f', OTHER_WS],
 ] as const) {
 	for (const ch of chars) CHAR_BITS[ch.charCodeAt(0)] = bit;
 }
@@ -72,7 +84,7 @@ function presentBits(text: string): number {
 	let bits = 0;
 	for (let i = 0; i < text.length; i++) {
 		const c = text.charCodeAt(i);
-		if (c < 128) bits |= CHAR_BITS[c];
+		bits |= c < 128 ? CHAR_BITS[c] : NON_ASCII;
 	}
 	return bits;
 }
@@ -111,8 +123,15 @@ const ANY_CONTRACTION = /cannot|d'ye|gimme|gonna|gotta|lemme|more'n|wanna|'t(?:i
 export function nltkWordTokenizeSentence(sentence: string): string[] {
 	let text = sentence;
 	const quotes = ANY_QUOTE.test(text);
-	if (quotes) for (const [re, sub] of STARTING_QUOTES) text = text.replace(re, sub);
+	// Rules before the punctuation ones only add spaces and backquotes (and drop '"'), so the
+	// characters found here bound what each later rule can see.
 	const bits = presentBits(text);
+	if (quotes) {
+		for (let i = 0; i < STARTING_QUOTES.length; i++) {
+			if (bits & STARTING_NEEDS[i])
+				text = text.replace(STARTING_QUOTES[i][0], STARTING_QUOTES[i][1]);
+		}
+	}
 	for (let i = 0; i < PUNCTUATION.length; i++) {
 		if (bits & PUNCTUATION_NEEDS[i]) text = text.replace(PUNCTUATION[i][0], PUNCTUATION[i][1]);
 	}
@@ -120,7 +139,9 @@ export function nltkWordTokenizeSentence(sentence: string): string[] {
 	if (text.includes('--')) text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
 	text = ` ${text} `;
 	if (quotes) {
-		for (const [re, sub] of ENDING_QUOTES) text = text.replace(re, sub);
+		for (let i = 0; i < ENDING_QUOTES.length; i++) {
+			if (bits & ENDING_NEEDS[i]) text = text.replace(ENDING_QUOTES[i][0], ENDING_QUOTES[i][1]);
+		}
 	} else {
 		// Without quotes only the whitespace rule of ENDING_QUOTES can fire; pySplit below
 		// makes it a no-op for the tokens.
