@@ -48,7 +48,7 @@ const errored = (metric: string, error: string): Score => ({
 const verdict = (metric: string, value: boolean): Score => ({
 	metric,
 	value,
-	scale: { kind: 'binary' },
+	scale: { kind: 'binary', min: 0, max: 1 },
 	pass: value,
 	status: 'ok',
 	reason: `${metric} is ${value ? 'yes' : 'no'}`,
@@ -203,7 +203,7 @@ describe('Eval Dataset on the real engine: de-duplication, sampling, limit', () 
 	// And one row that cannot be read at all.
 	input[10] = { request_id: 'q11', request: 'question 11', response: 42 };
 
-	const dataset = (options: IDataObject) =>
+	const dataset = (options: INodeParameters) =>
 		runWorkflow(one('n8n-nodes-rag-eval.evalDataset', { source: 'items', options }), {
 			startItems: input.map((json) => ({ json })),
 		});
