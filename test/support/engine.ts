@@ -204,6 +204,8 @@ export interface RunOptions {
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
 	/** Items fed to the start node (defaults to one empty item). */
 	startItems?: INodeExecutionData[];
+	/** Cancel the execution (as the editor's Stop button does) once this settles. */
+	cancelWhen?: Promise<unknown>;
 }
 
 /** Read a workflow file relative to the repo's test folder or absolute. */
@@ -281,7 +283,10 @@ export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Prom
 	const pinData: IPinData | undefined = opts.startItems
 		? { [startNode.name]: opts.startItems }
 		: wf.pinData;
-	const result = await execute.run({ workflow, startNode, pinData });
+	const running = execute.run({ workflow, startNode, pinData });
+	void opts.cancelWhen?.then(() => running.cancel());
+	// A cancelled run never resolves `running`; its final data comes through the after-hook.
+	const result = opts.cancelWhen ? await Promise.race([running, done]) : await running;
 	await done;
 	const runData = result.data.resultData.runData;
 

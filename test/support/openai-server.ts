@@ -27,6 +27,8 @@ export interface RecordedRequest {
 		json_schema?: { name: string; schema: unknown; strict?: boolean };
 	};
 	unexpected: boolean;
+	/** Resolves when the client closed the connection before the server answered (an abort). */
+	clientAborted: Promise<void>;
 }
 
 /** What the server answers to one call. */
@@ -196,7 +198,13 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 			const headers: Record<string, string> = {};
 			for (const [k, v] of Object.entries(req.headers))
 				headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
+			let onAbort: () => void = () => {};
+			const clientAborted = new Promise<void>((resolve) => (onAbort = resolve));
+			res.on('close', () => {
+				if (!res.writableFinished) onAbort();
+			});
 			const rec: RecordedRequest = {
+				clientAborted,
 				method: req.method ?? 'GET',
 				path: url.pathname,
 				query: Object.fromEntries(url.searchParams.entries()),
