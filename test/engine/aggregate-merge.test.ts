@@ -80,10 +80,24 @@ describe('Eval Aggregate and Judge Agreement on the real engine', () => {
 		expect(r.nodeError('Node')).toBeUndefined();
 		const [res] = r.output('Node');
 		expect(res.n).toBe(40);
-		const confusion = res.confusion as Record<string, number>;
-		const total = Object.values(confusion).reduce((s, v) => s + (typeof v === 'number' ? v : 0), 0);
-		expect(total).toBeGreaterThanOrEqual(40);
-		expect(res.fitness).toBeDefined();
-		expect(Array.isArray(res.disagreements)).toBe(true);
+		// By construction, per block of five rows (i % 5 = 0..4): the judge scores 1, 3, 5, 2, 4
+		// (pass from 3) and the human says no, yes, yes, yes, yes. So per block: one true negative,
+		// three true positives and one false negative (i % 5 = 3); never a false positive.
+		expect(res.scale).toBe('binary');
+		expect(res.confusion).toEqual({
+			truePositive: 24,
+			falsePositive: 0,
+			falseNegative: 8,
+			trueNegative: 8,
+		});
+		// Cohen's kappa by hand: observed 32/40 = 0.8; expected 0.6 * 0.8 + 0.4 * 0.2 = 0.56.
+		const kappa = res.kappa as { kappa: number; observedAgreement: number };
+		expect(kappa.observedAgreement).toBeCloseTo(0.8, 12);
+		expect(kappa.kappa).toBeCloseTo((0.8 - 0.56) / (1 - 0.56), 12);
+		// Below the default 0.6 gate: not fit, and the eight disagreeing rows are named.
+		expect(res.fitness).toMatchObject({ verdict: 'not_fit', fit: false });
+		expect((res.disagreements as { requestId: string }[]).map((d) => d.requestId)).toEqual(
+			[3, 8, 13, 18, 23, 28, 33, 38].map((i) => `r${i}`),
+		);
 	});
 });
