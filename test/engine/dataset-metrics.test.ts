@@ -18,7 +18,7 @@ describe('Manual Trigger -> Eval Dataset -> BLEU -> ROUGE (split) -> METEOR', ()
 		});
 		for (const n of r.executedNodes()) expect(r.nodeError(n)).toBeUndefined();
 
-		// 7 non-blank lines: 5 valid rows, a malformed line (3) and a wrong type (4).
+		// 6 non-blank lines (line 5 is blank): 4 valid rows, a malformed line (3) and a wrong type (4).
 		const rows = r.output('Eval Dataset', 0);
 		const invalid = r.output('Eval Dataset', 1);
 		expect(rows.map((x) => x.row)).toEqual([1, 2, 6, 7]);
