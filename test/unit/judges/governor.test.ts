@@ -42,7 +42,7 @@ describe('Governor', () => {
 			return 1;
 		};
 		const results = await Promise.all([...Array.from({ length: 12 }, () => gov.run('a', task))]);
-		expect(results.every((r) => r.value === 1 && r.attempts === 1)).toBe(true);
+		expect(results).toEqual(Array.from({ length: 12 }, () => ({ value: 1, attempts: 1 })));
 		expect(peak).toBe(3);
 		expect(gov.active('a')).toBe(0);
 		// a second key in the same governor has its own cap
@@ -155,7 +155,7 @@ describe('Governor', () => {
 			})
 			.catch((e: ModelCallError) => e);
 		expect(err).toMatchObject({ kind: 'timeout', attempts: 2 });
-		expect(signals.every((s) => s.aborted)).toBe(true);
+		expect(signals.map((s) => s.aborted)).toEqual([true, true]);
 	});
 
 	it('the cancel signal aborts the running call, queued calls and backoff sleeps', async () => {

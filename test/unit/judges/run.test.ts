@@ -56,7 +56,8 @@ describe('runJudge against the local server', () => {
 		expect(score.signature).toMatch(
 			/^judge:groundedness@1\|model:judge-model-2024\|temp:0\|prompt:[0-9a-f]{12}$/,
 		);
-		expect(score.latencyMs).toBeGreaterThanOrEqual(0);
+		// Latency is recorded, but its size is wall-clock time: only its presence is asserted.
+		expect(score.latencyMs).toEqual(expect.any(Number));
 		const [req] = server.chatRequests();
 		expect(req.model).toBe('judge-model');
 		expect((req.body as { temperature: number }).temperature).toBe(0);
