@@ -41,6 +41,10 @@ describe('judgeRegistry', () => {
 			expect(schema.required).toEqual(Object.keys(schema.properties));
 			expect(schema.additionalProperties).toBe(false);
 			const keys = Object.keys(schema.properties);
+			// The reason comes before the verdict, which is the last property. (indexOf alone would
+			// pass with no reason at all: -1 is less than anything.)
+			expect(keys).toContain('reason');
+			expect(['score', 'verdict']).toContain(keys[keys.length - 1]);
 			expect(keys.indexOf('reason')).toBeLessThan(keys.length - 1);
 			for (const input of decl.inputs)
 				expect(placeholdersOf(decl.prompt.user)).toContain(input.name);
