@@ -62,42 +62,55 @@ function run13a(input: string): number {
 	room(len * 24 + 16);
 	let a = bufA;
 	let b = bufB;
-	// Rule 1 on ` ${line} `.
+	// Rule 1 on ` ${line} `. A space (itself in the class) stays a single space: the padding
+	// would only lengthen runs of spaces. Rules 2-4 never match two spaces together (each needs
+	// a '.', ',' or '-'), so a match touching a space run touches only its edge space, which a
+	// longer run keeps in the same place; split() then drops the run whatever its length.
 	let n = 0;
+	let seen = 0;
 	for (let i = -1; i <= line.length; i++) {
 		const c = i < 0 || i === line.length ? 32 : line.charCodeAt(i);
-		if (c < 128 && RULE1[c]) {
+		if (c === 32) a[n++] = 32;
+		else if (c < 128 && RULE1[c]) {
 			a[n++] = 32;
 			a[n++] = c;
 			a[n++] = 32;
-		} else a[n++] = c;
-	}
-	// Rule 2: ([^0-9])([.,]) -> '$1 $2 '.
-	let m = 0;
-	for (let j = 0; j < n; j++) {
-		const c = a[j];
-		if (j + 1 < n && !isDigit(c) && isDotComma(a[j + 1])) {
-			b[m++] = c;
-			b[m++] = 32;
-			b[m++] = a[j + 1];
-			b[m++] = 32;
-			j++;
-		} else b[m++] = c;
-	}
-	// Rule 3: ([.,])([^0-9]) -> ' $1 $2'.
-	n = 0;
-	for (let j = 0; j < m; j++) {
-		const c = b[j];
-		if (j + 1 < m && isDotComma(c) && !isDigit(b[j + 1])) {
-			a[n++] = 32;
+		} else {
 			a[n++] = c;
-			a[n++] = 32;
-			a[n++] = b[j + 1];
-			j++;
-		} else a[n++] = c;
+			if (c === 46 || c === 44) seen |= 1;
+			else if (c === 45) seen |= 2;
+		}
 	}
+	// Rules 2 and 3 only fire on a '.' or ',', rule 4 on a '-': skipped when there is none.
+	if (seen & 1) {
+		// Rule 2: ([^0-9])([.,]) -> '$1 $2 '.
+		let m = 0;
+		for (let j = 0; j < n; j++) {
+			const c = a[j];
+			if (j + 1 < n && !isDigit(c) && isDotComma(a[j + 1])) {
+				b[m++] = c;
+				b[m++] = 32;
+				b[m++] = a[j + 1];
+				b[m++] = 32;
+				j++;
+			} else b[m++] = c;
+		}
+		// Rule 3: ([.,])([^0-9]) -> ' $1 $2'.
+		n = 0;
+		for (let j = 0; j < m; j++) {
+			const c = b[j];
+			if (j + 1 < m && isDotComma(c) && !isDigit(b[j + 1])) {
+				a[n++] = 32;
+				a[n++] = c;
+				a[n++] = 32;
+				a[n++] = b[j + 1];
+				j++;
+			} else a[n++] = c;
+		}
+	}
+	if (!(seen & 2)) return n;
 	// Rule 4: ([0-9])(-) -> '$1 $2 '.
-	m = 0;
+	let m = 0;
 	for (let j = 0; j < n; j++) {
 		const c = a[j];
 		if (j + 1 < n && isDigit(c) && a[j + 1] === 45) {
