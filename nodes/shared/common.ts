@@ -116,3 +116,24 @@ export function readParam(
 		return { ok: false, error: `parameter ${name}: ${message}` };
 	}
 }
+
+/**
+ * Read the threshold for one item. An expression can hand back text: numeric text is read as its
+ * number, anything else is a row error naming the field rather than a silently failed row.
+ */
+export function readThreshold(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	fallback: number,
+): { ok: true; value: number } | { ok: false; error: string } {
+	const r = readParam(ctx, 'threshold', itemIndex, fallback);
+	if (!r.ok) return r;
+	const v = r.value;
+	if (typeof v === 'number' && Number.isFinite(v)) return { ok: true, value: v };
+	if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)))
+		return { ok: true, value: Number(v) };
+	return {
+		ok: false,
+		error: `threshold: expected a number, got ${JSON.stringify(v) ?? String(v)}`,
+	};
+}

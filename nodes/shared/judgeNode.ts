@@ -30,6 +30,7 @@ import type { JudgeDecl } from '../../src/judges/types';
 import {
 	iconFor,
 	readParam,
+	readThreshold,
 	routeScored,
 	SCORING_OUTPUTS,
 	splitProperties,
@@ -266,23 +267,24 @@ export async function executeJudge(
 	for (const p of decl.params) if (options[p.name] !== undefined) params[p.name] = options[p.name];
 
 	const tasks = items.map(async (item, i): Promise<Score> => {
-		const threshold = this.getNodeParameter('threshold', i, decl.threshold.default) as number;
+		const t = readThreshold(this, i, decl.threshold.default);
+		const threshold = t.ok ? t.value : undefined;
+		const rowError = (error: string): Score => ({
+			metric: decl.id,
+			value: null,
+			scale: decl.scale,
+			threshold,
+			direction: decl.threshold.direction,
+			pass: null,
+			status: 'error',
+			error: `row ${i + 1}: ${error}`,
+			signature: judgeSignature(decl, { model: modelOverride ?? 'unknown', temperature }),
+		});
+		if (!t.ok) return rowError(t.error);
 		const raw: Record<string, unknown> = { ...params };
 		for (const input of decl.inputs) {
 			const r = readParam(this, input.name, i);
-			if (!r.ok) {
-				return {
-					metric: decl.id,
-					value: null,
-					scale: decl.scale,
-					threshold,
-					direction: decl.threshold.direction,
-					pass: null,
-					status: 'error',
-					error: `row ${i + 1}: ${r.error}`,
-					signature: judgeSignature(decl, { model: modelOverride ?? 'unknown', temperature }),
-				};
-			}
+			if (!r.ok) return rowError(r.error);
 			raw[input.name] = r.value;
 		}
 		if (!source) {

@@ -16,6 +16,7 @@ import type { InputDecl, MetricDecl, ParamDecl, Score } from '../../src/core/typ
 import {
 	iconFor,
 	readParam,
+	readThreshold,
 	routeScored,
 	SCORING_OUTPUTS,
 	splitProperties,
@@ -129,9 +130,10 @@ export async function executeMetric(
 				p.type === 'options' ? this.getNodeParameter(p.name, i, p.default) : options[p.name];
 			if (v !== undefined) params[p.name] = v;
 		}
-		const threshold = this.getNodeParameter('threshold', i, decl.threshold.default) as number;
+		const t = readThreshold(this, i, decl.threshold.default);
+		const threshold = t.ok ? t.value : undefined;
 		const raw: Record<string, unknown> = {};
-		let paramError: string | undefined;
+		let paramError: string | undefined = t.ok ? undefined : t.error;
 		for (const input of decl.inputs) {
 			const r = readParam(this, input.name, i);
 			if (r.ok) raw[input.name] = r.value;

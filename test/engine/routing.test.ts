@@ -312,3 +312,33 @@ describe('metric node: where rows that were not scored go', () => {
 			expect((x.eval as Record<string, Score>).f1_score.value).toBeNull();
 	});
 });
+
+describe('a threshold that is not a number', () => {
+	const input = [
+		{ response: 'the cat sat', expected_response: 'the cat sat', t: 'high' },
+		{ response: 'the cat sat', expected_response: 'the cat sat', t: '0.9' },
+		{ response: 'the cat sat', expected_response: 'dogs', t: 0.5 },
+	];
+	const scoresOf = async (type: string, key: string) => {
+		const r = await runWorkflow(one(type, { threshold: '={{ $json.t }}' }), {
+			startItems: input.map((json) => ({ json })),
+		});
+		expect(r.nodeError('Node')).toBeUndefined();
+		return r.output('Node').map((x) => (x.eval as Record<string, Score>)[key]);
+	};
+
+	it('is a row error naming the row and the field on a metric node, never a silent fail', async () => {
+		const [bad, numericText, ok] = await scoresOf('n8n-nodes-rag-eval.evalF1Score', 'f1_score');
+		expect(bad).toMatchObject({ status: 'error', value: null, pass: null });
+		expect(bad.error).toBe('row 1: threshold: expected a number, got "high"');
+		// Text holding a number (as sheets and CSV columns deliver it) is read as that number.
+		expect(numericText).toMatchObject({ status: 'ok', value: 1, pass: true, threshold: 0.9 });
+		expect(ok).toMatchObject({ status: 'ok', value: 0, pass: false, threshold: 0.5 });
+	});
+
+	it('is a row error on a judge node before any model call', async () => {
+		const [bad] = await scoresOf('n8n-nodes-rag-eval.judgeGroundedness', 'groundedness');
+		expect(bad).toMatchObject({ status: 'error', value: null, pass: null });
+		expect(bad.error).toBe('row 1: threshold: expected a number, got "high"');
+	});
+});
