@@ -53,21 +53,11 @@ function mul(ah: number, al: number, bh: number, bl: number): void {
 	L = e - (H - p);
 }
 
-/** (H, L) = (ah, al) / b for a small integer b. */
-function divD(ah: number, al: number, b: number): void {
-	const q1 = ah / b;
-	twoProd(q1, b);
-	const p = H;
-	const e = L;
-	const s = ah - p;
-	const v = s - ah;
-	const f = ah - (s - v) + (-p - v);
-	const q2 = (s + (f - e + al)) / b;
-	H = q1 + q2;
-	L = q2 - (H - q1);
-}
-
-/** (H, L) = e^x / 2^k as a double-double for x in about [-700, 700]; returns k. */
+/**
+ * (H, L) = e^x / 2^k as a double-double for x in about [-700, 700]; returns k.
+ * The helpers above are inlined by hand into locals below (the hot loop of every BLEU score);
+ * every floating-point operation is the same, in the same order, so H and L are bit-identical.
+ */
 function expDD(x: number): number {
 	const k = Math.round(x / LN2_HI);
 	twoProd(-LN2_HI, k);
@@ -82,14 +72,52 @@ function expDD(x: number): number {
 	let tl = rl;
 	let sh = rh;
 	let sl = rl;
+	// rh split once (Dekker), as twoProd(th, rh) would do on every term.
+	const rc = SPLITTER * rh;
+	const rhh = rc - (rc - rh);
+	const rhl = rh - rhh;
 	for (let i = 2; i <= 12; i++) {
-		mul(th, tl, rh, rl);
-		divD(H, L, i);
-		th = H;
-		tl = L;
-		add(sh, sl, th, tl);
-		sh = H;
-		sl = L;
+		// mul(th, tl, rh, rl) -> (mh, ml)
+		let p = th * rh;
+		let c = SPLITTER * th;
+		const thh = c - (c - th);
+		const thl = th - thh;
+		let q = thh * rhh - p + thh * rhl + thl * rhh + thl * rhl;
+		let e = q + (th * rl + tl * rh);
+		const mh = p + e;
+		const ml = e - (mh - p);
+		// divD(mh, ml, i) -> (th, tl)
+		const q1 = mh / i;
+		p = q1 * i;
+		c = SPLITTER * q1;
+		const qh = c - (c - q1);
+		const ql = q1 - qh;
+		const d = SPLITTER * i;
+		const ih = d - (d - i);
+		const il = i - ih;
+		q = qh * ih - p + qh * il + ql * ih + ql * il;
+		e = q;
+		const s0 = mh - p;
+		let v = s0 - mh;
+		const f0 = mh - (s0 - v) + (-p - v);
+		const q2 = (s0 + (f0 - e + ml)) / i;
+		th = q1 + q2;
+		tl = q2 - (th - q1);
+		// add(sh, sl, th, tl) -> (sh, sl)
+		let s1 = sh + th;
+		v = s1 - sh;
+		const e0 = sh - (s1 - v) + (th - v);
+		const t = sl + tl;
+		v = t - sl;
+		const f = sl - (t - v) + (tl - v);
+		let ee = e0 + t;
+		let s2 = s1 + ee;
+		ee = ee - (s2 - s1);
+		ee += f;
+		s1 = s2 + ee;
+		s2 = ee - (s1 - s2);
+		sh = s1;
+		sl = s2;
 	}
 	for (let i = 0; i < 8; i++) {
 		add(sh, sl, 2, 0);
