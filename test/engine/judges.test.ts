@@ -236,6 +236,6 @@ describe('judges on the real engine', () => {
 		expect(g[0].model).toBe('duck-model');
 		expect(g[0].usage!.totalTokens).toBeGreaterThan(0);
 		// The duck-typed model was called in text mode: no response_format on the wire.
-		expect(server.chatRequests().every((c) => c.responseFormat === undefined)).toBe(true);
+		expect(server.chatRequests().map((c) => c.responseFormat)).toEqual([undefined, undefined]);
 	});
 });
