@@ -67,13 +67,38 @@ let refIds: Int32Array = new Int32Array(256);
  * boundary) and an "a" or "t" goes through the regex and str.split() like f1Tokens.
  */
 function f1Ids(text: string, out: Int32Array, count: number[]): Int32Array {
-	let src = text;
-	for (let i = 0; i < text.length; i++) {
-		if (text.charCodeAt(i) >= 128) {
-			src = text.toLowerCase();
-			break;
-		}
+	// Lowercased unit by unit (lowerTable); a unit without a context-free one-unit lowercase
+	// restarts the scan on text.toLowerCase().
+	return (
+		f1Scan(text, out, count, true) ?? (f1Scan(text.toLowerCase(), out, count, false) as Int32Array)
+	);
+}
+
+let lower: Uint16Array | undefined;
+
+/**
+ * JS `toLowerCase` per BMP unit, or 0 where it is not a context-free single unit: surrogates,
+ * U+03A3 (final-sigma rule) and units whose lowercase is longer (U+0130). Built on first use.
+ */
+function lowerTable(): Uint16Array {
+	if (lower) return lower;
+	const t = new Uint16Array(65536);
+	for (let c = 128; c < 65536; c++) {
+		if ((c >= 0xd800 && c <= 0xdfff) || c === 0x3a3) continue;
+		const l = String.fromCharCode(c).toLowerCase();
+		if (l.length === 1) t[c] = l.charCodeAt(0);
 	}
+	lower = t;
+	return t;
+}
+
+function f1Scan(
+	src: string,
+	out: Int32Array,
+	count: number[],
+	perUnit: boolean,
+): Int32Array | null {
+	const low = perUnit ? lowerTable() : null;
 	let n = 0;
 	let open = false;
 	let complex = false;
@@ -84,7 +109,11 @@ function f1Ids(text: string, out: Int32Array, count: number[]): Int32Array {
 	let start = pos;
 	let h = 0;
 	for (let i = 0; i <= len; i++) {
-		const c = i < len ? src.charCodeAt(i) : 32;
+		let c = i < len ? src.charCodeAt(i) : 32;
+		if (c >= 128 && low) {
+			c = low[c];
+			if (c === 0) return null;
+		}
 		const k = c < 128 ? ASCII_CLASS[c] : isPyWhitespaceCode(c) ? 1 : 0;
 		if (k === 2) continue;
 		if (k === 1) {
