@@ -41,15 +41,17 @@ export function f1Tokens(text: string): string[] {
 	return pySplit(lowered.replace(ARTICLES_RE, ' '));
 }
 
-// 1 = Python whitespace, 2 = string.punctuation (dropped), 3 = [A-Z], 4 = [a-z0-9] kept as is,
-// 0 = other control characters (the fast path hands those texts to f1Tokens).
-const ASCII_CLASS = new Uint8Array(128);
+// Per ASCII unit: the unit it becomes in a token (A-Z lowercased; control characters are kept
+// and make the token "complex"), or WS (Python whitespace) / PUNCT (string.punctuation, dropped).
+const WS = -1;
+const PUNCT = -2;
+const ASCII_MAP = new Int16Array(128);
 for (let c = 0; c < 128; c++) {
-	if ((c >= 9 && c <= 13) || (c >= 28 && c <= 32)) ASCII_CLASS[c] = 1;
+	if ((c >= 9 && c <= 13) || (c >= 28 && c <= 32)) ASCII_MAP[c] = WS;
 	else if ('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'.includes(String.fromCharCode(c)))
-		ASCII_CLASS[c] = 2;
-	else if (c >= 65 && c <= 90) ASCII_CLASS[c] = 3;
-	else if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) ASCII_CLASS[c] = 4;
+		ASCII_MAP[c] = PUNCT;
+	else if (c >= 65 && c <= 90) ASCII_MAP[c] = c + 32;
+	else ASCII_MAP[c] = c;
 }
 
 const table = new CharTokenTable();
@@ -102,65 +104,74 @@ function f1Scan(
 	let n = 0;
 	let open = false;
 	let complex = false;
-	let hasAT = false;
 	const len = src.length;
 	let buf = table.reserve(len);
 	let pos = table.cursor;
 	let start = pos;
 	let h = 0;
 	for (let i = 0; i <= len; i++) {
-		let c = i < len ? src.charCodeAt(i) : 32;
-		if (c >= 128 && low) {
-			c = low[c];
-			if (c === 0) return null;
-		}
-		const k = c < 128 ? ASCII_CLASS[c] : isPyWhitespaceCode(c) ? 1 : 0;
-		if (k === 2) continue;
-		if (k === 1) {
-			if (!open) continue;
-			open = false;
-			const tl = pos - start;
-			if (!complex) {
-				if (
-					(tl === 1 && buf[start] === 97) ||
-					(tl === 2 && buf[start] === 97 && buf[start + 1] === 110) ||
-					(tl === 3 && buf[start] === 116 && buf[start + 1] === 104 && buf[start + 2] === 101)
-				) {
-					pos = start;
-					continue;
+		let c = 32;
+		let m: number;
+		if (i < len) {
+			c = src.charCodeAt(i);
+			if (c < 128) m = ASCII_MAP[c];
+			else {
+				if (low) {
+					c = low[c];
+					if (c === 0) return null;
 				}
-				if (n === out.length) out = grow(out);
-				out[n++] = table.commit(start, pos, h);
-			} else if (!hasAT) {
-				if (n === out.length) out = grow(out);
-				out[n++] = table.commit(start, pos, h);
-			} else {
-				let tok = '';
-				for (let j = start; j < pos; j++) tok += String.fromCharCode(buf[j]);
-				table.commit(start, start, 0x811c9dc5);
-				for (const piece of pySplit(tok.replace(ARTICLES_RE, ' '))) {
-					if (n === out.length) out = grow(out);
-					out[n++] = table.intern(piece);
-				}
-				// intern may have replaced the buffer: take it again with room for the rest.
-				buf = table.reserve(len - i);
+				m = c < 128 ? ASCII_MAP[c] : isPyWhitespaceCode(c) ? WS : c;
 			}
+		} else m = WS;
+		if (m >= 0) {
+			// A kept unit (already lowercased).
+			if (!open) {
+				start = pos;
+				h = 0x811c9dc5;
+				open = true;
+				complex = false;
+			}
+			if (m >= 128 || m < 32 || m === 127) complex = true;
+			buf[pos++] = m;
+			h = Math.imul(h ^ m, 0x01000193);
+			continue;
+		}
+		if (m === PUNCT || !open) continue;
+		// Whitespace ends the open token.
+		open = false;
+		const tl = pos - start;
+		if (!complex) {
+			if (
+				(tl === 1 && buf[start] === 97) ||
+				(tl === 2 && buf[start] === 97 && buf[start + 1] === 110) ||
+				(tl === 3 && buf[start] === 116 && buf[start + 1] === 104 && buf[start + 2] === 101)
+			) {
+				pos = start;
+				continue;
+			}
+			if (n === out.length) out = grow(out);
+			out[n++] = table.commit(start, pos, h);
 			pos = table.cursor;
 			continue;
 		}
-		if (!open) {
-			start = pos;
-			h = 0x811c9dc5;
-			open = true;
-			complex = false;
-			hasAT = false;
+		let hasAT = false;
+		for (let j = start; j < pos; j++) if (buf[j] === 97 || buf[j] === 116) hasAT = true;
+		if (!hasAT) {
+			if (n === out.length) out = grow(out);
+			out[n++] = table.commit(start, pos, h);
+			pos = table.cursor;
+			continue;
 		}
-		let u = c;
-		if (k === 3) u = c + 32;
-		else if (k === 0) complex = true;
-		if (u === 97 || u === 116) hasAT = true;
-		buf[pos++] = u;
-		h = Math.imul(h ^ u, 0x01000193);
+		let tok = '';
+		for (let j = start; j < pos; j++) tok += String.fromCharCode(buf[j]);
+		table.commit(start, start, 0x811c9dc5);
+		for (const piece of pySplit(tok.replace(ARTICLES_RE, ' '))) {
+			if (n === out.length) out = grow(out);
+			out[n++] = table.intern(piece);
+		}
+		// intern may have replaced the buffer: take it again with room for the rest.
+		buf = table.reserve(len - i);
+		pos = table.cursor;
 	}
 	count[0] = n;
 	return out;

@@ -66,10 +66,7 @@ export class CharTokenTable {
 
 	/** Interns units [start, end) written after `reserve` with their FNV-1a hash (from 0x811c9dc5). */
 	commit(start: number, end: number, fnv: number): number {
-		this.start = start;
-		this.pos = end;
-		this.hash = fnv;
-		return this.end();
+		return this.find(start, end - start, mix(fnv ^ (end - start)));
 	}
 
 	/** Starts a new token. */
@@ -113,16 +110,25 @@ export class CharTokenTable {
 
 	/** Interns the current token and returns its id. */
 	end(): number {
-		const start = this.start;
-		const len = this.pos - start;
-		const hash = mix(this.hash ^ len);
+		const len = this.pos - this.start;
+		return this.find(this.start, len, mix(this.hash ^ len));
+	}
+
+	/** The id of units [start, start + len) (mixed hash `hash`): an existing one, or a new one. */
+	private find(start: number, len: number, hash: number): number {
 		const buf = this.buf;
-		let i = hash & this.mask;
-		for (;;) {
-			if (this.slotGen[i] !== this.gen) break;
-			const id = this.slotId[i];
-			if (this.idHash[id] === hash && this.idLen[id] === len) {
-				const s = this.idStart[id];
+		const slotGen = this.slotGen;
+		const slotId = this.slotId;
+		const idHash = this.idHash;
+		const idLen = this.idLen;
+		const idStart = this.idStart;
+		const gen = this.gen;
+		const mask = this.mask;
+		let i = hash & mask;
+		while (slotGen[i] === gen) {
+			const id = slotId[i];
+			if (idHash[id] === hash && idLen[id] === len) {
+				const s = idStart[id];
 				let k = 0;
 				while (k < len && buf[s + k] === buf[start + k]) k++;
 				if (k === len) {
@@ -130,26 +136,29 @@ export class CharTokenTable {
 					return id;
 				}
 			}
-			i = (i + 1) & this.mask;
+			i = (i + 1) & mask;
 		}
 		const id = this.size++;
-		if (id === this.idStart.length) {
-			const grow = (a: Int32Array) => {
-				const n = new Int32Array(a.length * 2);
-				n.set(a);
-				return n;
-			};
-			this.idStart = grow(this.idStart);
-			this.idLen = grow(this.idLen);
-			this.idHash = grow(this.idHash);
-		}
+		if (id === idStart.length) this.growIds();
 		this.idStart[id] = start;
 		this.idLen[id] = len;
 		this.idHash[id] = hash;
-		this.slotGen[i] = this.gen;
-		this.slotId[i] = id;
-		if (this.size * 2 > this.mask) this.rehash();
+		slotGen[i] = gen;
+		slotId[i] = id;
+		this.pos = start + len;
+		if (this.size * 2 > mask) this.rehash();
 		return id;
+	}
+
+	private growIds(): void {
+		const grow = (a: Int32Array) => {
+			const n = new Int32Array(a.length * 2);
+			n.set(a);
+			return n;
+		};
+		this.idStart = grow(this.idStart);
+		this.idLen = grow(this.idLen);
+		this.idHash = grow(this.idHash);
 	}
 
 	/** Interns a whole string (same ids as pushing its units one by one). */
