@@ -119,6 +119,24 @@ const CONTRACTIONS: RegExp[] = [
 const ANY_QUOTE = /["'`«“‘„»”’]/;
 const ANY_CONTRACTION = /cannot|d'ye|gimme|gonna|gotta|lemme|more'n|wanna|'t(?:is|was)/i;
 
+// PUNCTUATION[0] and [5] (the sentence-final period) as sticky regexes. Everything after their
+// '.' must be closing brackets/quotes or whitespace up to the end, none of which is a '.', so the
+// only position where they can match is just before the last '.' of the text: trying them there
+// alone finds the same (single, non-global) match as the scan from the start.
+const FINAL_PERIOD_1 = new RegExp(PUNCTUATION[0][0].source, 'y');
+const FINAL_PERIOD_2 = new RegExp(PUNCTUATION[5][0].source, 'y');
+
+/** `text.replace(PUNCTUATION[0 or 5])`, with '$1 $2 $3 ' (first) or '$1 $2$3 '. */
+function finalPeriod(text: string, re: RegExp, first: boolean): string {
+	const q = text.lastIndexOf('.');
+	if (q < 1) return text;
+	re.lastIndex = q - 1;
+	const m = re.exec(text);
+	if (!m) return text;
+	const sub = first ? `${m[1]} ${m[2]} ${m[3]} ` : `${m[1]} ${m[2]}${m[3]} `;
+	return text.slice(0, q - 1) + sub + text.slice(q - 1 + m[0].length);
+}
+
 /** `NLTKWordTokenizer().tokenize(sentence)` (no parenthesis conversion). */
 export function nltkWordTokenizeSentence(sentence: string): string[] {
 	let text = sentence;
@@ -133,7 +151,12 @@ export function nltkWordTokenizeSentence(sentence: string): string[] {
 		}
 	}
 	for (let i = 0; i < PUNCTUATION.length; i++) {
-		if (bits & PUNCTUATION_NEEDS[i]) text = text.replace(PUNCTUATION[i][0], PUNCTUATION[i][1]);
+		if (!(bits & PUNCTUATION_NEEDS[i])) continue;
+		if (i === 0) text = finalPeriod(text, FINAL_PERIOD_1, true);
+		else if (i === 5) text = finalPeriod(text, FINAL_PERIOD_2, false);
+		else if (i === 3) {
+			if (text.includes('..')) text = text.replace(PUNCTUATION[3][0], PUNCTUATION[3][1]);
+		} else text = text.replace(PUNCTUATION[i][0], PUNCTUATION[i][1]);
 	}
 	if (bits & BRACKET) text = text.replace(PARENS_BRACKETS[0], PARENS_BRACKETS[1]);
 	if (text.includes('--')) text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
