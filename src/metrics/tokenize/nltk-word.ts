@@ -175,9 +175,12 @@ export function nltkWordTokenizeSentence(sentence: string): string[] {
 
 /** `nltk.word_tokenize(text)`: Punkt english sentences, then the NLTK word tokenizer on each. */
 export function wordTokenize(text: string): string[] {
+	const sentences = sentTokenize(text);
+	if (sentences.length === 1) return nltkWordTokenizeSentence(sentences[0]);
 	const out: string[] = [];
-	for (const sentence of sentTokenize(text)) {
-		for (const tok of nltkWordTokenizeSentence(sentence)) out.push(tok);
+	for (let i = 0; i < sentences.length; i++) {
+		const toks = nltkWordTokenizeSentence(sentences[i]);
+		for (let k = 0; k < toks.length; k++) out.push(toks[k]);
 	}
 	return out;
 }
