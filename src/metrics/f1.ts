@@ -6,7 +6,7 @@
  * intersection size; 0.0 when nothing is shared, else 2PR/(P+R) with Python's evaluation order.
  */
 import type { InputDecl, MetricDecl } from '../core/types';
-import { CharTokenTable, Scratch } from './tokenize/ids';
+import { CharTokenTable, lowerUnitTable, Scratch } from './tokenize/ids';
 import { isPyWhitespaceCode, pySplit } from './tokenize/py';
 import { requireText } from './tokenize/util';
 
@@ -69,29 +69,11 @@ let refIds: Int32Array = new Int32Array(256);
  * boundary) and an "a" or "t" goes through the regex and str.split() like f1Tokens.
  */
 function f1Ids(text: string, out: Int32Array, count: number[]): Int32Array {
-	// Lowercased unit by unit (lowerTable); a unit without a context-free one-unit lowercase
+	// Lowercased unit by unit (lowerUnitTable); a unit without a context-free one-unit lowercase
 	// restarts the scan on text.toLowerCase().
 	return (
 		f1Scan(text, out, count, true) ?? (f1Scan(text.toLowerCase(), out, count, false) as Int32Array)
 	);
-}
-
-let lower: Uint16Array | undefined;
-
-/**
- * JS `toLowerCase` per BMP unit, or 0 where it is not a context-free single unit: surrogates,
- * U+03A3 (final-sigma rule) and units whose lowercase is longer (U+0130). Built on first use.
- */
-function lowerTable(): Uint16Array {
-	if (lower) return lower;
-	const t = new Uint16Array(65536);
-	for (let c = 128; c < 65536; c++) {
-		if ((c >= 0xd800 && c <= 0xdfff) || c === 0x3a3) continue;
-		const l = String.fromCharCode(c).toLowerCase();
-		if (l.length === 1) t[c] = l.charCodeAt(0);
-	}
-	lower = t;
-	return t;
 }
 
 function f1Scan(
@@ -100,7 +82,7 @@ function f1Scan(
 	count: number[],
 	perUnit: boolean,
 ): Int32Array | null {
-	const low = perUnit ? lowerTable() : null;
+	const low = perUnit ? lowerUnitTable() : null;
 	let n = 0;
 	let open = false;
 	let complex = false;

@@ -9,7 +9,7 @@
  */
 import type { MetricDecl, MetricResult } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
-import { CharTokenTable, NgramMatcher, Scratch } from './tokenize/ids';
+import { CharTokenTable, lowerUnitTable, NgramMatcher, Scratch } from './tokenize/ids';
 import { requireText } from './tokenize/util';
 
 /** The ROUGE variants rouge_score offers (Azure exposes all but rougeLsum). */
@@ -120,13 +120,29 @@ function grow(a: Int32Array): Int32Array {
  * Returns the ids; lens[0] = token count, lens[1] = sentence count.
  */
 function rougeIds(text: string, out: Int32Array, sents: Int32Array | null): Int32Array {
-	let src = text;
-	for (let i = 0; i < text.length; i++) {
-		if (text.charCodeAt(i) >= 128) {
-			src = text.toLowerCase();
-			break;
-		}
-	}
+	// Lowercased unit by unit (lowerUnitTable); a unit without a context-free one-unit lowercase
+	// restarts the scan on text.toLowerCase().
+	return (
+		rougeScan(text, out, sents, true) ??
+		(rougeScan(text.toLowerCase(), out, sents, false) as Int32Array)
+	);
+}
+
+// Per ASCII unit: the lowercase unit when it is [A-Za-z0-9], else 0 (a separator).
+const ALNUM = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) ALNUM[c] = c;
+for (let c = 97; c <= 122; c++) {
+	ALNUM[c] = c;
+	ALNUM[c - 32] = c;
+}
+
+function rougeScan(
+	src: string,
+	out: Int32Array,
+	sents: Int32Array | null,
+	perUnit: boolean,
+): Int32Array | null {
+	const low = perUnit ? lowerUnitTable() : null;
 	const len = src.length;
 	const buf = table.reserve(len);
 	let pos = table.cursor;
@@ -136,15 +152,26 @@ function rougeIds(text: string, out: Int32Array, sents: Int32Array | null): Int3
 	let ns = 0;
 	let lineChars = 0;
 	for (let i = 0; i <= len; i++) {
-		let c = i < len ? src.charCodeAt(i) : 10;
-		if (c >= 65 && c <= 90) c += 32;
-		if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+		let c = 10;
+		let t = 0;
+		if (i < len) {
+			c = src.charCodeAt(i);
+			if (c < 128) t = ALNUM[c];
+			else {
+				if (low) {
+					c = low[c];
+					if (c === 0) return null;
+				}
+				if (c < 128) t = ALNUM[c];
+			}
+		}
+		if (t !== 0) {
 			if (start < 0) {
 				start = pos;
 				h = 0x811c9dc5;
 			}
-			buf[pos++] = c;
-			h = Math.imul(h ^ c, 0x01000193);
+			buf[pos++] = t;
+			h = Math.imul(h ^ t, 0x01000193);
 			lineChars++;
 			continue;
 		}
@@ -155,7 +182,7 @@ function rougeIds(text: string, out: Int32Array, sents: Int32Array | null): Int3
 			start = -1;
 		}
 		if (sents) {
-			if (c === 10 && i <= len) {
+			if (c === 10) {
 				if (lineChars > 0) {
 					if (ns === sents.length) sents = grow(sents);
 					sents[ns++] = n;

@@ -7,6 +7,24 @@
  * Nothing is remembered between calls (each call starts with `reset()`), so there is no cache.
  */
 
+let lower: Uint16Array | undefined;
+
+/**
+ * JS `toLowerCase` per BMP unit, or 0 where it is not a context-free single unit: surrogates,
+ * U+03A3 (final-sigma rule) and units whose lowercase is longer (U+0130). Built on first use.
+ */
+export function lowerUnitTable(): Uint16Array {
+	if (lower) return lower;
+	const t = new Uint16Array(65536);
+	for (let c = 128; c < 65536; c++) {
+		if ((c >= 0xd800 && c <= 0xdfff) || c === 0x3a3) continue;
+		const l = String.fromCharCode(c).toLowerCase();
+		if (l.length === 1) t[c] = l.charCodeAt(0);
+	}
+	lower = t;
+	return t;
+}
+
 function mix(h: number): number {
 	h ^= h >>> 16;
 	h = Math.imul(h, 0x7feb352d);
