@@ -44,19 +44,11 @@ function add(ah: number, al: number, bh: number, bl: number): void {
 	L = s1;
 }
 
-/** (H, L) = (ah, al) · (bh, bl). */
-function mul(ah: number, al: number, bh: number, bl: number): void {
-	twoProd(ah, bh);
-	const p = H;
-	const e = L + (ah * bl + al * bh);
-	H = p + e;
-	L = e - (H - p);
-}
-
 /**
  * (H, L) = e^x / 2^k as a double-double for x in about [-700, 700]; returns k.
- * The helpers above are inlined by hand into locals below (the hot loop of every BLEU score);
- * every floating-point operation is the same, in the same order, so H and L are bit-identical.
+ * The double-double product, division and sum steps of the two loops are written out in locals
+ * (the hot path of every BLEU score): the same floating-point operations in the same order as
+ * the helper functions they replace, so H and L are bit-identical.
  */
 function expDD(x: number): number {
 	const k = Math.round(x / LN2_HI);
@@ -120,10 +112,34 @@ function expDD(x: number): number {
 		sl = s2;
 	}
 	for (let i = 0; i < 8; i++) {
-		add(sh, sl, 2, 0);
-		mul(sh, sl, H, L);
-		sh = H;
-		sl = L;
+		// add(sh, sl, 2, 0) -> (ah, al)
+		let s1 = sh + 2;
+		let v = s1 - sh;
+		const e0 = sh - (s1 - v) + (2 - v);
+		const t = sl + 0;
+		v = t - sl;
+		const f = sl - (t - v) + (0 - v);
+		let ee = e0 + t;
+		let s2 = s1 + ee;
+		ee = ee - (s2 - s1);
+		ee += f;
+		s1 = s2 + ee;
+		s2 = ee - (s1 - s2);
+		const ah = s1;
+		const al = s2;
+		// mul(sh, sl, ah, al) -> (sh, sl)
+		const p = sh * ah;
+		const c = SPLITTER * sh;
+		const shh = c - (c - sh);
+		const shl = sh - shh;
+		const d = SPLITTER * ah;
+		const ahh = d - (d - ah);
+		const ahl = ah - ahh;
+		const q = shh * ahh - p + shh * ahl + shl * ahh + shl * ahl;
+		const e = q + (sh * al + sl * ah);
+		const mh = p + e;
+		sl = e - (mh - p);
+		sh = mh;
 	}
 	add(sh, sl, 1, 0);
 	return k;
