@@ -3,14 +3,15 @@
  * drop `<skipped>`, join `-\n` hyphenation, newlines -> spaces, unescape four entities, then the
  * ASCII punctuation regexes, then `' '.join(line.split())` with Python whitespace.
  *
- * The four regex substitutions run as four hand loops over a reusable UTF-16 buffer, each one
- * the exact left-to-right, non-overlapping scan that `re.sub` / `String.replace` with a global
+ * The four regex substitutions are hand scans over reusable UTF-16 buffers, each following the
+ * exact left-to-right, non-overlapping scan that `re.sub` / `String.replace` with a global
  * two-character pattern performs (a match consumes both characters, the scan resumes after it):
  *   1. `([{-~[-` -&(-+:-@/])` -> ' $1 '
  *   2. `([^0-9])([.,])`      -> '$1 $2 '
  *   3. `([.,])([^0-9])`      -> ' $1 $2'
  *   4. `([0-9])(-)`          -> '$1 $2 '
- * so the tokens equal the regex version's, without building the intermediate strings.
+ * Rules 1-2 share one scan and rule 4 runs inside the final split (see each for why that is the
+ * same), so the tokens equal the regex version's without building the intermediate strings.
  */
 import type { CharTokenTable } from './ids';
 import { isPyWhitespaceCode } from './py';
@@ -45,7 +46,10 @@ function room(n: number): void {
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isDotComma = (c: number) => c === 46 || c === 44;
 
-/** The 13a-tokenized line in bufA[0, returned length) (tokens separated by whitespace). */
+/**
+ * Rules 1-3 of the 13a-tokenized line into bufA[0, returned length); rule 4 and the split are
+ * left to `split13a`.
+ */
 function run13a(input: string): number {
 	let line = input;
 	if (line.includes('<skipped>')) line = line.replaceAll('<skipped>', '');
@@ -58,100 +62,118 @@ function run13a(input: string): number {
 			.replaceAll('&gt;', '>');
 	}
 	const len = line.length + 2;
-	// Rule 1 at most triples the text, rules 2-4 at most double it each.
-	room(len * 24 + 16);
-	let a = bufA;
-	let b = bufB;
-	// Rule 1 on ` ${line} `. A space (itself in the class) stays a single space: the padding
-	// would only lengthen runs of spaces. Rules 2-4 never match two spaces together (each needs
-	// a '.', ',' or '-'), so a match touching a space run touches only its edge space, which a
-	// longer run keeps in the same place; split() then drops the run whatever its length.
+	// Rules 1-2 at most triple the text, rule 3 at most doubles it.
+	room(len * 6 + 16);
+	const a = bufA;
+	const b = bufB;
+	// Rules 1 and 2 in one scan of ` ${line} `. Rule 1's output stream is each unit, padded with
+	// spaces when in its class. A space (itself in the class) stays a single space there: the
+	// padding would only lengthen runs of spaces, and rules 2-4 never match two spaces together
+	// (each needs a '.', ',' or '-'), so a match touching a run touches only its edge space, which
+	// a longer run keeps in the same place; split() drops the run whatever its length.
+	// Rule 2 on that stream: a '.' or ',' (never in rule 1's class, so never padded) matches with
+	// the stream unit before it when that one is not a digit and was not itself taken as the
+	// '.'/',' of the previous match; the replacement keeps that unit and emits ' x '.
 	let n = 0;
-	let seen = 0;
+	let prev = 32;
+	let prevTaken = false;
+	let dots = false;
 	for (let i = -1; i <= line.length; i++) {
 		const c = i < 0 || i === line.length ? 32 : line.charCodeAt(i);
-		if (c === 32) a[n++] = 32;
-		else if (c < 128 && RULE1[c]) {
+		if (c === 32) {
+			a[n++] = 32;
+			prev = 32;
+			prevTaken = false;
+		} else if (c < 128 && RULE1[c]) {
 			a[n++] = 32;
 			a[n++] = c;
 			a[n++] = 32;
-		} else {
-			a[n++] = c;
-			if (c === 46 || c === 44) seen |= 1;
-			else if (c === 45) seen |= 2;
-		}
-	}
-	// Rules 2 and 3 only fire on a '.' or ',', rule 4 on a '-': skipped when there is none.
-	if (seen & 1) {
-		// Rule 2: ([^0-9])([.,]) -> '$1 $2 '.
-		let m = 0;
-		for (let j = 0; j < n; j++) {
-			const c = a[j];
-			if (j + 1 < n && !isDigit(c) && isDotComma(a[j + 1])) {
-				b[m++] = c;
-				b[m++] = 32;
-				b[m++] = a[j + 1];
-				b[m++] = 32;
-				j++;
-			} else b[m++] = c;
-		}
-		// Rule 3: ([.,])([^0-9]) -> ' $1 $2'.
-		n = 0;
-		for (let j = 0; j < m; j++) {
-			const c = b[j];
-			if (j + 1 < m && isDotComma(c) && !isDigit(b[j + 1])) {
+			prev = 32;
+			prevTaken = false;
+		} else if (c === 46 || c === 44) {
+			dots = true;
+			if (!isDigit(prev) && !prevTaken) {
 				a[n++] = 32;
 				a[n++] = c;
 				a[n++] = 32;
-				a[n++] = b[j + 1];
-				j++;
-			} else a[n++] = c;
+				prevTaken = true;
+			} else {
+				a[n++] = c;
+				prevTaken = false;
+			}
+			prev = c;
+		} else {
+			a[n++] = c;
+			prev = c;
+			prevTaken = false;
 		}
 	}
-	if (!(seen & 2)) return n;
-	// Rule 4: ([0-9])(-) -> '$1 $2 '.
+	if (!dots) return n;
+	// Rule 3: ([.,])([^0-9]) -> ' $1 $2'.
 	let m = 0;
 	for (let j = 0; j < n; j++) {
 		const c = a[j];
-		if (j + 1 < n && isDigit(c) && a[j + 1] === 45) {
+		if (j + 1 < n && isDotComma(c) && !isDigit(a[j + 1])) {
+			b[m++] = 32;
 			b[m++] = c;
 			b[m++] = 32;
-			b[m++] = 45;
-			b[m++] = 32;
+			b[m++] = a[j + 1];
 			j++;
 		} else b[m++] = c;
 	}
-	// Leave the result in bufA.
-	const t = a;
-	a = b;
-	b = t;
-	bufA = a;
-	bufB = b;
+	bufA = b;
+	bufB = a;
 	return m;
+}
+
+/**
+ * Rule 4 (`([0-9])(-)` -> '$1 $2 ') and `str.split()` over bufA[0, n): a '-' right after a digit
+ * of the rule-3 stream is split off on both sides (the match consumes the digit and the '-',
+ * neither of which can belong to another match), Python whitespace separates tokens. Calls
+ * `onUnit(c)` per token unit and `onEnd()` after each token.
+ */
+function forEachToken13a(n: number, onUnit: (c: number) => void, onEnd: () => void): void {
+	const a = bufA;
+	let open = false;
+	let prev = 32;
+	for (let i = 0; i <= n; i++) {
+		const c = i === n ? 32 : a[i];
+		if (c === 45 && isDigit(prev)) {
+			if (open) onEnd();
+			onUnit(45);
+			onEnd();
+			open = false;
+		} else if (isPyWhitespaceCode(c)) {
+			if (open) onEnd();
+			open = false;
+		} else {
+			onUnit(c);
+			open = true;
+		}
+		prev = c;
+	}
 }
 
 /** Tokens of `Tokenizer13a()(line)` (the reference joins them with single spaces). */
 export function tokenize13a(line: string): string[] {
-	const n = run13a(line);
-	const a = bufA;
 	const out: string[] = [];
-	let start = -1;
-	for (let i = 0; i <= n; i++) {
-		if (i === n || isPyWhitespaceCode(a[i])) {
-			if (start >= 0) {
-				let s = '';
-				for (let k = start; k < i; k++) s += String.fromCharCode(a[k]);
-				out.push(s);
-				start = -1;
-			}
-		} else if (start < 0) start = i;
-	}
+	let tok = '';
+	forEachToken13a(
+		run13a(line),
+		(c) => {
+			tok += String.fromCharCode(c);
+		},
+		() => {
+			out.push(tok);
+			tok = '';
+		},
+	);
 	return out;
 }
 
 /**
  * The 13a tokens of `line` interned in `table`, as ids into `out` (returned, maybe grown);
- * `count[0]` gets the token count. Same tokens as tokenize13a.
+ * `count[0]` gets the token count. Same tokens as tokenize13a (the same scan, inlined).
  */
 export function tokenize13aIds(
 	line: string,
@@ -166,28 +188,39 @@ export function tokenize13aIds(
 	let start = -1;
 	let h = 0;
 	let k = 0;
+	let prev = 32;
 	for (let i = 0; i <= n; i++) {
 		const c = i === n ? 32 : a[i];
-		if (isPyWhitespaceCode(c)) {
+		const dash = c === 45 && isDigit(prev);
+		prev = c;
+		if (dash || isPyWhitespaceCode(c)) {
 			if (start >= 0) {
-				if (k === out.length) {
-					const g = new Int32Array(out.length * 2);
-					g.set(out);
-					out = g;
-				}
+				if (k === out.length) out = grow(out);
 				out[k++] = table.commit(start, pos, h);
 				pos = table.cursor;
 				start = -1;
 			}
-		} else {
-			if (start < 0) {
-				start = pos;
-				h = 0x811c9dc5;
-			}
-			buf[pos++] = c;
-			h = Math.imul(h ^ c, 0x01000193);
+			if (!dash) continue;
+			// The '-' split off by rule 4 is a token of its own.
+			buf[pos] = 45;
+			if (k === out.length) out = grow(out);
+			out[k++] = table.commit(pos, pos + 1, Math.imul(0x811c9dc5 ^ 45, 0x01000193));
+			pos = table.cursor;
+			continue;
 		}
+		if (start < 0) {
+			start = pos;
+			h = 0x811c9dc5;
+		}
+		buf[pos++] = c;
+		h = Math.imul(h ^ c, 0x01000193);
 	}
 	count[0] = k;
 	return out;
+}
+
+function grow(a: Int32Array): Int32Array {
+	const g = new Int32Array(a.length * 2);
+	g.set(a);
+	return g;
 }
