@@ -61,8 +61,6 @@ const BOUNDARY_REALIGN_RE = new RegExp(`^["')\\]}]+?(?:${PY_S}+|(?=--)|(?=\\n)|$
 const RE_NUMERIC = /^-?[.,]?\d[\d,.-]*\.?(?=\n?$)/;
 const RE_INITIAL = /^[A-Za-z_]\.(?=\n?$)/;
 const RE_ELLIPSIS = /^\.\.+(?=\n?$)/;
-// string.whitespace, which nltk uses (not str.isspace) to find the word before a candidate.
-const ASCII_WS = ' \t\n\r\x0b\x0c';
 
 interface Token {
 	tok: string;
@@ -198,9 +196,14 @@ function textContainsSentbreak(context: string, p: PunktParams): boolean {
 	return false;
 }
 
-function lastAsciiWhitespaceIndex(text: string): number {
-	for (let i = text.length - 1; i >= 0; i--) {
-		if (ASCII_WS.includes(text[i])) return i;
+/**
+ * nltk's search for the word before a candidate: the last `string.whitespace` character of
+ * text[from, to), as an offset from `from`, or 0 when there is none.
+ */
+function lastAsciiWhitespaceOffset(text: string, from: number, to: number): number {
+	for (let i = to - 1; i >= from; i--) {
+		const c = text.charCodeAt(i);
+		if (c === 32 || (c >= 9 && c <= 13)) return i - from;
 	}
 	return 0;
 }
@@ -211,40 +214,35 @@ interface Candidate {
 	nextTok: string | undefined;
 }
 
-function* potentialEndContexts(text: string): Generator<[Candidate, string]> {
-	let prevStart = 0;
-	let prevStop = 0;
-	let prev: Candidate | undefined;
-	PERIOD_CONTEXT_RE.lastIndex = 0;
-	const matches: Candidate[] = [];
-	for (let m = PERIOD_CONTEXT_RE.exec(text); m; m = PERIOD_CONTEXT_RE.exec(text)) {
-		matches.push({ index: m.index, afterTok: m[1], nextTok: m[2] });
-	}
-	for (const match of matches) {
-		const before = text.slice(prevStop, match.index);
-		const ws = lastAsciiWhitespaceIndex(before);
-		// nltk treats a whitespace at offset 0 like "none found": kept on purpose.
-		const wordStart = ws ? ws + prevStop + 1 : prevStart;
-		if (prev && prevStop <= wordStart) {
-			yield [prev, text.slice(prevStart, prevStop) + text[prev.index] + prev.afterTok];
-		}
-		prev = match;
-		prevStart = wordStart;
-		prevStop = match.index;
-	}
-	if (prev) yield [prev, text.slice(prevStart, prevStop) + text[prev.index] + prev.afterTok];
-}
-
 function sliceSentences(text: string, p: PunktParams): [number, number][] {
 	const slices: [number, number][] = [];
 	let lastBreak = 0;
-	for (const [m, context] of potentialEndContexts(text)) {
+	// nltk's _match_potential_end_contexts: each candidate's context is emitted once the next
+	// candidate shows it does not overlap (or at the end), then tested in that order.
+	const check = (m: Candidate, context: string) => {
 		if (textContainsSentbreak(context, p)) {
 			const end = m.index + 1;
 			slices.push([lastBreak, end]);
 			lastBreak = m.nextTok ? end + m.afterTok.length - m.nextTok.length : end;
 		}
+	};
+	let prevStart = 0;
+	let prevStop = 0;
+	let prev: Candidate | undefined;
+	PERIOD_CONTEXT_RE.lastIndex = 0;
+	for (let r = PERIOD_CONTEXT_RE.exec(text); r; r = PERIOD_CONTEXT_RE.exec(text)) {
+		const match: Candidate = { index: r.index, afterTok: r[1], nextTok: r[2] };
+		const ws = lastAsciiWhitespaceOffset(text, prevStop, match.index);
+		// nltk treats a whitespace at offset 0 like "none found": kept on purpose.
+		const wordStart = ws ? ws + prevStop + 1 : prevStart;
+		if (prev && prevStop <= wordStart) {
+			check(prev, text.slice(prevStart, prevStop) + text[prev.index] + prev.afterTok);
+		}
+		prev = match;
+		prevStart = wordStart;
+		prevStop = match.index;
 	}
+	if (prev) check(prev, text.slice(prevStart, prevStop) + text[prev.index] + prev.afterTok);
 	slices.push([lastBreak, pyRstrip(text).length]);
 	return slices;
 }
