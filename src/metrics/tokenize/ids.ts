@@ -181,9 +181,16 @@ export class CharTokenTable {
 
 	/** Interns a whole string (same ids as pushing its units one by one). */
 	intern(s: string): number {
-		this.begin();
-		for (let i = 0; i < s.length; i++) this.push(s.charCodeAt(i));
-		return this.end();
+		const len = s.length;
+		const buf = this.reserve(len);
+		const start = this.pos;
+		let h = 0x811c9dc5;
+		for (let i = 0; i < len; i++) {
+			const c = s.charCodeAt(i);
+			buf[start + i] = c;
+			h = Math.imul(h ^ c, 0x01000193);
+		}
+		return this.find(start, len, mix(h ^ len));
 	}
 
 	private rehash(): void {
@@ -223,18 +230,22 @@ export class PairTable {
 
 	/** The id of (a, b), assigning the next one when new. */
 	id(a: number, b: number): number {
-		let i = mix(Math.imul(a, 0x9e3779b1) ^ b) & this.mask;
-		for (;;) {
-			if (this.slotGen[i] !== this.gen) break;
-			if (this.slotA[i] === a && this.slotB[i] === b) return this.slotId[i];
-			i = (i + 1) & this.mask;
+		const mask = this.mask;
+		const gen = this.gen;
+		const slotGen = this.slotGen;
+		const slotA = this.slotA;
+		const slotB = this.slotB;
+		let i = mix(Math.imul(a, 0x9e3779b1) ^ b) & mask;
+		while (slotGen[i] === gen) {
+			if (slotA[i] === a && slotB[i] === b) return this.slotId[i];
+			i = (i + 1) & mask;
 		}
 		const id = this.size++;
-		this.slotGen[i] = this.gen;
-		this.slotA[i] = a;
-		this.slotB[i] = b;
+		slotGen[i] = gen;
+		slotA[i] = a;
+		slotB[i] = b;
 		this.slotId[i] = id;
-		if (this.size * 2 > this.mask) this.rehash();
+		if (this.size * 2 > mask) this.rehash();
 		return id;
 	}
 
@@ -327,7 +338,8 @@ export class NgramMatcher {
 		for (let n = 1; n <= maxN; n++) {
 			const hn = hLen - n + 1;
 			const rn = rLen - n + 1;
-			if (hn <= 0 || rn <= 0) {
+			// Every matched n-gram has a matched (n-1)-gram prefix: none below means none here.
+			if (hn <= 0 || rn <= 0 || (n > 1 && matches[n - 2] === 0)) {
 				matches[n - 1] = 0;
 				continue;
 			}
