@@ -160,6 +160,9 @@ export function nltkWordTokenizeSentence(sentence: string): string[] {
 	}
 	if (bits & BRACKET) text = text.replace(PARENS_BRACKETS[0], PARENS_BRACKETS[1]);
 	if (text.includes('--')) text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
+	// The padding below only matters to the quote and contraction rules (split() drops it), and
+	// ANY_CONTRACTION has no anchors or spaces, so it answers the same on the unpadded text.
+	if (!quotes && !ANY_CONTRACTION.test(text)) return pySplit(text);
 	text = ` ${text} `;
 	if (quotes) {
 		for (let i = 0; i < ENDING_QUOTES.length; i++) {
