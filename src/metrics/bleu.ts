@@ -10,9 +10,9 @@
  */
 import type { MetricDecl } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
-import { nltkTokenize } from './tokenize';
+import { nltkTokenizeIds } from './tokenize';
 import { pyExp, pyLog } from './tokenize/pymath';
-import { matchTokenNgrams } from './tokenize/ids';
+import { matchTokenizedNgrams, matchTokenNgrams } from './tokenize/ids';
 import { fsum, requireText } from './tokenize/util';
 
 const MAX_ORDER = 4;
@@ -42,9 +42,15 @@ export function bleuStatsFromTokens(hyp: readonly string[], ref: readonly string
 
 /** nltk BLEU statistics for one pair, tokenized as Azure does. */
 export function bleuStats(response: string, groundTruth: string): BleuStats {
-	const hyp = nltkTokenize(requireText(response, 'response'));
-	const ref = nltkTokenize(requireText(groundTruth, 'groundTruth'));
-	return bleuStatsFromTokens(hyp, ref);
+	const hyp = requireText(response, 'response');
+	const ref = requireText(groundTruth, 'groundTruth');
+	// Same tokens as nltkTokenize, interned straight to ids (see bleuStatsFromTokens).
+	const matches = [0, 0, 0, 0];
+	const lengths = [0, 0];
+	matchTokenizedNgrams(hyp, ref, nltkTokenizeIds, MAX_ORDER, matches, lengths);
+	const totals: number[] = [];
+	for (let n = 1; n <= MAX_ORDER; n++) totals.push(Math.max(1, lengths[0] - n + 1));
+	return { matches, totals, hypLen: lengths[0], refLen: lengths[1] };
 }
 
 function brevityPenalty(refLen: number, hypLen: number): number {

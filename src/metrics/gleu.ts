@@ -6,21 +6,26 @@
  */
 import type { MetricDecl } from '../core/types';
 import { responseGroundTruthInputs } from './f1';
-import { nltkTokenize } from './tokenize';
-import { matchTokenNgrams } from './tokenize/ids';
+import { nltkTokenizeIds } from './tokenize';
+import { matchTokenizedNgrams, matchTokenNgrams } from './tokenize/ids';
 import { requireText } from './tokenize/util';
 
 /** GLEU of already tokenized texts (one reference). */
 export function gleuFromTokens(hyp: readonly string[], ref: readonly string[]): number {
-	// everygrams pools orders 1-4: counts and clipped matches simply add up over the orders.
 	const matches = [0, 0, 0, 0];
 	matchTokenNgrams(hyp, ref, 4, matches);
+	return gleuFromCounts(hyp.length, ref.length, matches);
+}
+
+/** GLEU from the token counts and the clipped matches of orders 1-4. */
+function gleuFromCounts(hypLen: number, refLen: number, matches: number[]): number {
+	// everygrams pools orders 1-4: counts and clipped matches simply add up over the orders.
 	let hypCount = 0;
 	let refCount = 0;
 	let overlap = 0;
 	for (let n = 1; n <= 4; n++) {
-		hypCount += Math.max(hyp.length - n + 1, 0);
-		refCount += Math.max(ref.length - n + 1, 0);
+		hypCount += Math.max(hypLen - n + 1, 0);
+		refCount += Math.max(refLen - n + 1, 0);
 		overlap += matches[n - 1];
 	}
 	const nAll = Math.max(hypCount, refCount);
@@ -30,9 +35,13 @@ export function gleuFromTokens(hyp: readonly string[], ref: readonly string[]): 
 
 /** Azure's `gleu_score` for one pair, in [0, 1]. */
 export function gleuScore(response: string, groundTruth: string): number {
-	const hyp = nltkTokenize(requireText(response, 'response'));
-	const ref = nltkTokenize(requireText(groundTruth, 'groundTruth'));
-	return gleuFromTokens(hyp, ref);
+	const hyp = requireText(response, 'response');
+	const ref = requireText(groundTruth, 'groundTruth');
+	// Same tokens as nltkTokenize, interned straight to ids; then as gleuFromTokens.
+	const matches = [0, 0, 0, 0];
+	const lengths = [0, 0];
+	matchTokenizedNgrams(hyp, ref, nltkTokenizeIds, 4, matches, lengths);
+	return gleuFromCounts(lengths[0], lengths[1], matches);
 }
 
 /** Declaration of `gleu` (Azure GleuScoreEvaluator parity). */

@@ -6,6 +6,7 @@
  * per-call `Map` n-gram spaces whose allocation and string hashing dominated short pairs.
  * Nothing is remembered between calls (each call starts with `reset()`), so there is no cache.
  */
+import { isPyWhitespaceCode } from './py';
 
 let lower: Uint16Array | undefined;
 
@@ -24,6 +25,51 @@ export function lowerUnitTable(): Uint16Array {
 	lower = t;
 	return t;
 }
+
+/**
+ * Interns the tokens of `str.split()` on text (Python whitespace) into `table`, appending their
+ * ids to `out` from index `n`; returns `out` (maybe grown) and leaves the new length in
+ * `splitCount[0]`. The same ids as interning pySplit(text)'s strings, without building them.
+ */
+export function internPySplit(
+	table: CharTokenTable,
+	text: string,
+	out: Int32Array,
+	n: number,
+): Int32Array {
+	const len = text.length;
+	const buf = table.reserve(len);
+	let pos = table.cursor;
+	let start = -1;
+	let h = 0;
+	for (let i = 0; i <= len; i++) {
+		const c = i < len ? text.charCodeAt(i) : 32;
+		if (isPyWhitespaceCode(c)) {
+			if (start >= 0) {
+				if (n === out.length) {
+					const g = new Int32Array(out.length * 2);
+					g.set(out);
+					out = g;
+				}
+				out[n++] = table.commit(start, pos, h);
+				pos = table.cursor;
+				start = -1;
+			}
+		} else {
+			if (start < 0) {
+				start = pos;
+				h = 0x811c9dc5;
+			}
+			buf[pos++] = c;
+			h = Math.imul(h ^ c, 0x01000193);
+		}
+	}
+	splitCount[0] = n;
+	return out;
+}
+
+/** Length written by the last internPySplit call. */
+export const splitCount = [0];
 
 function mix(h: number): number {
 	h ^= h >>> 16;
@@ -397,4 +443,29 @@ export function matchTokenNgrams(
 	for (let i = 0; i < hyp.length; i++) hypIds[i] = sharedTable.intern(hyp[i]);
 	for (let i = 0; i < ref.length; i++) refIds[i] = sharedTable.intern(ref[i]);
 	sharedMatcher.match(hypIds, hyp.length, refIds, ref.length, sharedTable.size, maxN, matches);
+}
+
+let tokIdsA: Int32Array = new Int32Array(256);
+let tokIdsB: Int32Array = new Int32Array(256);
+
+/**
+ * Tokenizes both texts with `tokenize` into ids of one shared table (reset first) and writes the
+ * clipped n-gram matches of orders 1..maxN to `matches`; returns [hyp length, ref length].
+ */
+export function matchTokenizedNgrams(
+	hyp: string,
+	ref: string,
+	tokenize: (text: string, table: CharTokenTable, out: Int32Array, n: number) => Int32Array,
+	maxN: number,
+	matches: number[],
+	lengths: number[],
+): void {
+	sharedTable.reset();
+	tokIdsA = tokenize(hyp, sharedTable, tokIdsA, 0);
+	const hl = splitCount[0];
+	tokIdsB = tokenize(ref, sharedTable, tokIdsB, 0);
+	const rl = splitCount[0];
+	sharedMatcher.match(tokIdsA, hl, tokIdsB, rl, sharedTable.size, maxN, matches);
+	lengths[0] = hl;
+	lengths[1] = rl;
 }

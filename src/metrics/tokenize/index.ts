@@ -2,8 +2,10 @@
  * Tokenizers that the traditional metrics share, each a port of the one its reference uses:
  * Azure's `nltk_tokenize` (BLEU, GLEU, METEOR), rouge_score's tokenizer and sacreBLEU's 13a.
  */
+import { type CharTokenTable, internPySplit, splitCount } from './ids';
 import { nistInternationalTokenize } from './nist';
-import { wordTokenize } from './nltk-word';
+import { nltkWordTokenizeSentenceText, wordTokenize } from './nltk-word';
+import { sentTokenize } from './punkt';
 import { isAscii } from './py';
 
 export { nistInternationalTokenize, xmlUnescape } from './nist';
@@ -19,4 +21,35 @@ export { tokenize13a } from './sacrebleu13a';
  */
 export function nltkTokenize(text: string): string[] {
 	return isAscii(text) ? wordTokenize(text) : nistInternationalTokenize(text);
+}
+
+/**
+ * The tokens of nltkTokenize(text) interned in `table`, their ids appended to `out` from index
+ * `n` (`out` returned, maybe grown; the new length in `splitCount[0]`). For ASCII text the
+ * word tokenizer's rewritten sentences are split straight into ids, no token strings built.
+ */
+export function nltkTokenizeIds(
+	text: string,
+	table: CharTokenTable,
+	out: Int32Array,
+	n: number,
+): Int32Array {
+	if (isAscii(text)) {
+		for (const sentence of sentTokenize(text)) {
+			out = internPySplit(table, nltkWordTokenizeSentenceText(sentence), out, n);
+			n = splitCount[0];
+		}
+		splitCount[0] = n;
+		return out;
+	}
+	for (const tok of nistInternationalTokenize(text)) {
+		if (n === out.length) {
+			const g = new Int32Array(out.length * 2);
+			g.set(out);
+			out = g;
+		}
+		out[n++] = table.intern(tok);
+	}
+	splitCount[0] = n;
+	return out;
 }

@@ -139,6 +139,11 @@ function finalPeriod(text: string, re: RegExp, first: boolean): string {
 
 /** `NLTKWordTokenizer().tokenize(sentence)` (no parenthesis conversion). */
 export function nltkWordTokenizeSentence(sentence: string): string[] {
+	return pySplit(nltkWordTokenizeSentenceText(sentence));
+}
+
+/** The text NLTKWordTokenizer has rewritten `sentence` into, before its final `str.split()`. */
+export function nltkWordTokenizeSentenceText(sentence: string): string {
 	let text = sentence;
 	const quotes = ANY_QUOTE.test(text);
 	// Rules before the punctuation ones only add spaces and backquotes (and drop '"'), so the
@@ -162,7 +167,7 @@ export function nltkWordTokenizeSentence(sentence: string): string[] {
 	if (text.includes('--')) text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
 	// The padding below only matters to the quote and contraction rules (split() drops it), and
 	// ANY_CONTRACTION has no anchors or spaces, so it answers the same on the unpadded text.
-	if (!quotes && !ANY_CONTRACTION.test(text)) return pySplit(text);
+	if (!quotes && !ANY_CONTRACTION.test(text)) return text;
 	text = ` ${text} `;
 	if (quotes) {
 		for (let i = 0; i < ENDING_QUOTES.length; i++) {
@@ -173,7 +178,7 @@ export function nltkWordTokenizeSentence(sentence: string): string[] {
 		// makes it a no-op for the tokens.
 	}
 	if (ANY_CONTRACTION.test(text)) for (const re of CONTRACTIONS) text = text.replace(re, ' $1 $2 ');
-	return pySplit(text);
+	return text;
 }
 
 /** `nltk.word_tokenize(text)`: Punkt english sentences, then the NLTK word tokenizer on each. */
