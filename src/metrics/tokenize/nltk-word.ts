@@ -119,6 +119,43 @@ const CONTRACTIONS: RegExp[] = [
 const ANY_QUOTE = /["'`«“‘„»”’]/;
 const ANY_CONTRACTION = /cannot|d'ye|gimme|gonna|gotta|lemme|more'n|wanna|'t(?:is|was)/i;
 
+/**
+ * `text.replace(/([:,])([^\d])/g, ' $1 $2')` as a scan: left to right, a ':' or ',' followed by a
+ * unit other than 0-9 (JS `\d` without the u flag) becomes ' c x', and both units are consumed.
+ */
+function splitColonComma(text: string): string {
+	let out = '';
+	let last = 0;
+	const n = text.length;
+	for (let i = 0; i + 1 < n; i++) {
+		const c = text.charCodeAt(i);
+		if (c !== 58 && c !== 44) continue;
+		const d = text.charCodeAt(i + 1);
+		if (d >= 48 && d <= 57) continue;
+		out += `${text.slice(last, i)} ${text[i]} ${text[i + 1]}`;
+		last = i + 2;
+		i++;
+	}
+	return last === 0 ? text : out + text.slice(last);
+}
+
+/**
+ * `text.replace(/([:,])(?=\n?$)/, ' $1 ')`: the only possible match is a ':' or ',' that ends
+ * the text or precedes its final "\n" (a unit before those is followed by another unit).
+ */
+function splitFinalColonComma(text: string): string {
+	const n = text.length;
+	let p = n - 1;
+	if (p >= 0 && text.charCodeAt(p) === 10) p--;
+	if (p < 0) return text;
+	const c = text.charCodeAt(p);
+	if (c !== 58 && c !== 44) {
+		// A final "\n" preceded by neither: the "\n" itself is no ':' or ',' either.
+		return text;
+	}
+	return `${text.slice(0, p)} ${text[p]} ${text.slice(p + 1)}`;
+}
+
 // PUNCTUATION[0] and [5] (the sentence-final period) as sticky regexes. Everything after their
 // '.' must be closing brackets/quotes or whitespace up to the end, none of which is a '.', so the
 // only position where they can match is just before the last '.' of the text: trying them there
@@ -159,9 +196,13 @@ export function nltkWordTokenizeSentenceText(sentence: string): string {
 		if (!(bits & PUNCTUATION_NEEDS[i])) continue;
 		if (i === 0) text = finalPeriod(text, FINAL_PERIOD_1, true);
 		else if (i === 5) text = finalPeriod(text, FINAL_PERIOD_2, false);
+		else if (i === 1) text = splitColonComma(text);
+		else if (i === 2) text = splitFinalColonComma(text);
 		else if (i === 3) {
 			if (text.includes('..')) text = text.replace(PUNCTUATION[3][0], PUNCTUATION[3][1]);
-		} else text = text.replace(PUNCTUATION[i][0], PUNCTUATION[i][1]);
+		} else if (i !== 7 || text.includes("' ")) {
+			text = text.replace(PUNCTUATION[i][0], PUNCTUATION[i][1]);
+		}
 	}
 	if (bits & BRACKET) text = text.replace(PARENS_BRACKETS[0], PARENS_BRACKETS[1]);
 	if (text.includes('--')) text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
