@@ -10,7 +10,7 @@
  *   2. `([^0-9])([.,])`      -> '$1 $2 '
  *   3. `([.,])([^0-9])`      -> ' $1 $2'
  *   4. `([0-9])(-)`          -> '$1 $2 '
- * Rules 1-2 share one scan and rule 4 runs inside the final split (see each for why that is the
+ * Rules 1-2 share one scan, rules 3-4 run inside the final split (see each for why that is the
  * same), so the tokens equal the regex version's without building the intermediate strings.
  */
 import type { CharTokenTable } from './ids';
@@ -32,24 +32,19 @@ for (let c = 32; c < 127; c++) {
 }
 
 let bufA = new Uint16Array(1024);
-let bufB = new Uint16Array(1024);
 
 function room(n: number): void {
 	if (bufA.length < n) {
 		let cap = bufA.length;
 		while (cap < n) cap *= 2;
 		bufA = new Uint16Array(cap);
-		bufB = new Uint16Array(cap);
 	}
 }
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 const isDotComma = (c: number) => c === 46 || c === 44;
 
-/**
- * Rules 1-3 of the 13a-tokenized line into bufA[0, returned length); rule 4 and the split are
- * left to `split13a`.
- */
+/** Rules 1-2 of the 13a tokenizer on `line` into bufA[0, returned length). */
 function run13a(input: string): number {
 	let line = input;
 	if (line.includes('<skipped>')) line = line.replaceAll('<skipped>', '');
@@ -62,10 +57,9 @@ function run13a(input: string): number {
 			.replaceAll('&gt;', '>');
 	}
 	const len = line.length + 2;
-	// Rules 1-2 at most triple the text, rule 3 at most doubles it.
-	room(len * 6 + 16);
+	// Rules 1-2 at most triple the text.
+	room(len * 3 + 16);
 	const a = bufA;
-	const b = bufB;
 	// Rules 1 and 2 in one scan of ` ${line} `. Rule 1's output stream is each unit, padded with
 	// spaces when in its class. A space (itself in the class) stays a single space there: the
 	// padding would only lengthen runs of spaces, and rules 2-4 never match two spaces together
@@ -77,7 +71,6 @@ function run13a(input: string): number {
 	let n = 0;
 	let prev = 32;
 	let prevTaken = false;
-	let dots = false;
 	for (let i = -1; i <= line.length; i++) {
 		const c = i < 0 || i === line.length ? 32 : line.charCodeAt(i);
 		if (c === 32) {
@@ -91,7 +84,6 @@ function run13a(input: string): number {
 			prev = 32;
 			prevTaken = false;
 		} else if (c === 46 || c === 44) {
-			dots = true;
 			if (!isDigit(prev) && !prevTaken) {
 				a[n++] = 32;
 				a[n++] = c;
@@ -108,36 +100,38 @@ function run13a(input: string): number {
 			prevTaken = false;
 		}
 	}
-	if (!dots) return n;
-	// Rule 3: ([.,])([^0-9]) -> ' $1 $2'.
-	let m = 0;
-	for (let j = 0; j < n; j++) {
-		const c = a[j];
-		if (j + 1 < n && isDotComma(c) && !isDigit(a[j + 1])) {
-			b[m++] = 32;
-			b[m++] = c;
-			b[m++] = 32;
-			b[m++] = a[j + 1];
-			j++;
-		} else b[m++] = c;
-	}
-	bufA = b;
-	bufB = a;
-	return m;
+	return n;
 }
 
 /**
- * Rule 4 (`([0-9])(-)` -> '$1 $2 ') and `str.split()` over bufA[0, n): a '-' right after a digit
- * of the rule-3 stream is split off on both sides (the match consumes the digit and the '-',
- * neither of which can belong to another match), Python whitespace separates tokens. Calls
- * `onUnit(c)` per token unit and `onEnd()` after each token.
+ * Rules 3 and 4 and `str.split()` over the rules 1-2 stream bufA[0, n), in one scan:
+ * - rule 3 (`([.,])([^0-9])` -> ' $1 $2'): a '.' or ',' followed by a non-digit, unless it was
+ *   itself consumed as the second unit of the previous rule-3 match, is spaced off on both sides
+ *   (it becomes a token alone) and consumes the next unit, which that stream then sees after a
+ *   space;
+ * - rule 4 (`([0-9])(-)` -> '$1 $2 ') on the rule-3 stream: a '-' right after a digit is spaced
+ *   off on both sides (the match consumes the digit and the '-', neither of which can belong to
+ *   another match);
+ * - Python whitespace separates tokens.
+ * Calls `onUnit(c)` per token unit and `onEnd()` after each token.
  */
 function forEachToken13a(n: number, onUnit: (c: number) => void, onEnd: () => void): void {
 	const a = bufA;
 	let open = false;
 	let prev = 32;
+	let consumed = false;
 	for (let i = 0; i <= n; i++) {
 		const c = i === n ? 32 : a[i];
+		if (!consumed && i + 1 < n && isDotComma(c) && !isDigit(a[i + 1])) {
+			if (open) onEnd();
+			onUnit(c);
+			onEnd();
+			open = false;
+			consumed = true;
+			prev = 32;
+			continue;
+		}
+		consumed = false;
 		if (c === 45 && isDigit(prev)) {
 			if (open) onEnd();
 			onUnit(45);
@@ -189,22 +183,32 @@ export function tokenize13aIds(
 	let h = 0;
 	let k = 0;
 	let prev = 32;
+	let consumed = false;
+	// The scan of forEachToken13a (rules 3, 4 and the split), with the token units interned.
 	for (let i = 0; i <= n; i++) {
 		const c = i === n ? 32 : a[i];
-		const dash = c === 45 && isDigit(prev);
-		prev = c;
-		if (dash || isPyWhitespaceCode(c)) {
+		let alone = false;
+		if (!consumed && i + 1 < n && isDotComma(c) && !isDigit(a[i + 1])) {
+			alone = true;
+			consumed = true;
+			prev = 32;
+		} else {
+			consumed = false;
+			alone = c === 45 && isDigit(prev);
+			prev = c;
+		}
+		if (alone || isPyWhitespaceCode(c)) {
 			if (start >= 0) {
 				if (k === out.length) out = grow(out);
 				out[k++] = table.commit(start, pos, h);
 				pos = table.cursor;
 				start = -1;
 			}
-			if (!dash) continue;
-			// The '-' split off by rule 4 is a token of its own.
-			buf[pos] = 45;
+			if (!alone) continue;
+			// A unit spaced off on both sides by rule 3 or 4 is a token of its own.
+			buf[pos] = c;
 			if (k === out.length) out = grow(out);
-			out[k++] = table.commit(pos, pos + 1, Math.imul(0x811c9dc5 ^ 45, 0x01000193));
+			out[k++] = table.commit(pos, pos + 1, Math.imul(0x811c9dc5 ^ c, 0x01000193));
 			pos = table.cursor;
 			continue;
 		}
