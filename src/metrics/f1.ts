@@ -136,9 +136,7 @@ function f1Scan(
 			pos = table.cursor;
 			continue;
 		}
-		let hasAT = false;
-		for (let j = start; j < pos; j++) if (buf[j] === 97 || buf[j] === 116) hasAT = true;
-		if (!hasAT) {
+		if (!articleCandidate(buf, start, pos)) {
 			if (n === out.length) out = grow(out);
 			out[n++] = table.commit(start, pos, h);
 			pos = table.cursor;
@@ -157,6 +155,29 @@ function f1Scan(
 	}
 	count[0] = n;
 	return out;
+}
+
+/**
+ * Whether `\b(a|an|the)\b` could match inside the token buf[start, end): it needs "a", "an" or
+ * "the" whose neighbours inside the token are not ASCII letters or digits (the only other word
+ * characters there are non-ASCII, which the regex then judges). False means no match at all.
+ */
+function articleCandidate(buf: Uint16Array, start: number, end: number): boolean {
+	const wordAscii = (c: number) => c >= 32 && c < 127;
+	for (let p = start; p < end; p++) {
+		const c = buf[p];
+		if (c !== 97 && c !== 116) continue;
+		if (p > start && wordAscii(buf[p - 1])) continue;
+		let e = -1;
+		if (c === 97) {
+			if (p + 1 === end || !wordAscii(buf[p + 1])) e = p + 1;
+			else if (buf[p + 1] === 110 && (p + 2 === end || !wordAscii(buf[p + 2]))) e = p + 2;
+		} else if (buf[p + 1] === 104 && buf[p + 2] === 101 && p + 3 <= end) {
+			if (p + 3 === end || !wordAscii(buf[p + 3])) e = p + 3;
+		}
+		if (e >= 0) return true;
+	}
+	return false;
 }
 
 function grow(a: Int32Array): Int32Array {
