@@ -47,6 +47,20 @@ const isDotComma = (c: number) => c === 46 || c === 44;
 /** Rules 1-2 of the 13a tokenizer on `line` into bufA[0, returned length). */
 function run13a(input: string): number {
 	let line = input;
+	let prepared = false;
+	// The scan below restarts on the prepared line the first time it meets '<', '&' or "\n",
+	// the only units the preparation (<skipped>, entities, newlines) can change.
+	for (;;) {
+		const n = scan12(line, !prepared);
+		if (n >= 0) return n;
+		line = prepare(line);
+		prepared = true;
+	}
+}
+
+/** sacreBLEU's replacements before the regexes. */
+function prepare(input: string): string {
+	let line = input;
 	if (line.includes('<skipped>')) line = line.replaceAll('<skipped>', '');
 	if (line.includes('\n')) line = line.replaceAll('-\n', '').replaceAll('\n', ' ');
 	if (line.includes('&')) {
@@ -56,6 +70,13 @@ function run13a(input: string): number {
 			.replaceAll('&lt;', '<')
 			.replaceAll('&gt;', '>');
 	}
+	return line;
+}
+
+/**
+ * Rules 1-2 on ` ${line} ` into bufA; -1 when `bail` and the line holds '<', '&' or "\n".
+ */
+function scan12(line: string, bail: boolean): number {
 	const len = line.length + 2;
 	// Rules 1-2 at most triple the text.
 	room(len * 3 + 16);
@@ -78,6 +99,7 @@ function run13a(input: string): number {
 			prev = 32;
 			prevTaken = false;
 		} else if (c < 128 && RULE1[c]) {
+			if (bail && (c === 60 || c === 38)) return -1;
 			a[n++] = 32;
 			a[n++] = c;
 			a[n++] = 32;
@@ -95,6 +117,7 @@ function run13a(input: string): number {
 			}
 			prev = c;
 		} else {
+			if (bail && c === 10) return -1;
 			a[n++] = c;
 			prev = c;
 			prevTaken = false;
