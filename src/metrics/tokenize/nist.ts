@@ -49,8 +49,15 @@ let bufB = new Uint16Array(1024);
  * '$1 $2 ' and `(Punct)(Number)` -> ' $1 $2', then every Symbol unit padded; then str.split().
  */
 export function nistInternationalTokenize(text: string): string[] {
-	let t = text.replaceAll('<skipped>', '').replaceAll('\u2028', ' ');
-	t = xmlUnescape(t);
+	// The replacements below change nothing unless '<', '&' or U+2028 occurs: one scan decides.
+	let t = text;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (c === 60 || c === 38 || c === 0x2028) {
+			t = xmlUnescape(text.replaceAll('<skipped>', '').replaceAll('\u2028', ' '));
+			break;
+		}
+	}
 	const len = t.length;
 	const cap = len * 16 + 16;
 	if (bufA.length < cap) {

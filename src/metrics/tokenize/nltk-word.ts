@@ -47,6 +47,10 @@ const BACKTICK = 128;
 const DQUOTE = 256;
 const OTHER_WS = 512;
 const NON_ASCII = 1024;
+// ".." and "--" in the sentence: the rules before the ellipsis and double-dash ones only insert
+// spaces and turn quotes into backquotes, which can split such a pair but never form one.
+const DOT_DOT = 2048;
+const DASH_DASH = 4096;
 // Quote rules: STARTING_QUOTES and ENDING_QUOTES in order. The ending whitespace rule (\s+ -> ' ')
 // only matters for whitespace other than ' ': the clitic rules after it need one space after
 // the clitic and consume it, and a longer run of spaces changes none of their matches.
@@ -85,6 +89,8 @@ function presentBits(text: string): number {
 	for (let i = 0; i < text.length; i++) {
 		const c = text.charCodeAt(i);
 		bits |= c < 128 ? CHAR_BITS[c] : NON_ASCII;
+		if ((c === 46 || c === 45) && text.charCodeAt(i + 1) === c)
+			bits |= c === 46 ? DOT_DOT : DASH_DASH;
 	}
 	return bits;
 }
@@ -199,13 +205,13 @@ export function nltkWordTokenizeSentenceText(sentence: string): string {
 		else if (i === 1) text = splitColonComma(text);
 		else if (i === 2) text = splitFinalColonComma(text);
 		else if (i === 3) {
-			if (text.includes('..')) text = text.replace(PUNCTUATION[3][0], PUNCTUATION[3][1]);
+			if (bits & DOT_DOT) text = text.replace(PUNCTUATION[3][0], PUNCTUATION[3][1]);
 		} else if (i !== 7 || text.includes("' ")) {
 			text = text.replace(PUNCTUATION[i][0], PUNCTUATION[i][1]);
 		}
 	}
 	if (bits & BRACKET) text = text.replace(PARENS_BRACKETS[0], PARENS_BRACKETS[1]);
-	if (text.includes('--')) text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
+	if (bits & DASH_DASH) text = text.replace(DOUBLE_DASHES[0], DOUBLE_DASHES[1]);
 	// The padding below only matters to the quote and contraction rules (split() drops it), and
 	// ANY_CONTRACTION has no anchors or spaces, so it answers the same on the unpadded text.
 	if (!quotes && !ANY_CONTRACTION.test(text)) return text;
