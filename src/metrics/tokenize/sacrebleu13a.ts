@@ -46,16 +46,13 @@ const isDotComma = (c: number) => c === 46 || c === 44;
 
 /** Rules 1-2 of the 13a tokenizer on `line` into bufA[0, returned length). */
 function run13a(input: string): number {
-	let line = input;
-	let prepared = false;
-	// The scan below restarts on the prepared line the first time it meets '<', '&' or "\n",
-	// the only units the preparation (<skipped>, entities, newlines) can change.
-	for (;;) {
-		const n = scan12(line, !prepared);
-		if (n >= 0) return n;
-		line = prepare(line);
-		prepared = true;
+	// The preparation (<skipped>, entities, newlines) changes nothing unless '<', '&' or "\n"
+	// occurs.
+	for (let i = 0; i < input.length; i++) {
+		const c = input.charCodeAt(i);
+		if (c === 60 || c === 38 || c === 10) return scan12(prepare(input));
 	}
+	return scan12(input);
 }
 
 /** sacreBLEU's replacements before the regexes. */
@@ -73,10 +70,8 @@ function prepare(input: string): string {
 	return line;
 }
 
-/**
- * Rules 1-2 on ` ${line} ` into bufA; -1 when `bail` and the line holds '<', '&' or "\n".
- */
-function scan12(line: string, bail: boolean): number {
+/** Rules 1-2 on ` ${line} ` into bufA. */
+function scan12(line: string): number {
 	const len = line.length + 2;
 	// Rules 1-2 at most triple the text.
 	room(len * 3 + 16);
@@ -99,7 +94,6 @@ function scan12(line: string, bail: boolean): number {
 			prev = 32;
 			prevTaken = false;
 		} else if (c < 128 && RULE1[c]) {
-			if (bail && (c === 60 || c === 38)) return -1;
 			a[n++] = 32;
 			a[n++] = c;
 			a[n++] = 32;
@@ -117,7 +111,6 @@ function scan12(line: string, bail: boolean): number {
 			}
 			prev = c;
 		} else {
-			if (bail && c === 10) return -1;
 			a[n++] = c;
 			prev = c;
 			prevTaken = false;
