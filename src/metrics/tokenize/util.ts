@@ -2,6 +2,7 @@
  * Small shared pieces of the metric ports: argument checks, token interning and numeric n-gram
  * ids for fast counting, and Python's `math.fsum` (nltk's BLEU sums its log precisions with it).
  */
+import { exactAdd, exactRound, type ExactPartials } from '../../stats/sum';
 
 /** Throws a TypeError naming the argument unless `value` is a string (empty is allowed). */
 export function requireText(value: unknown, name: string): string {
@@ -98,45 +99,11 @@ export function clippedOverlap(aIds: Int32Array, aCounts: Int32Array, bCounts: I
 }
 
 /**
- * Python's `math.fsum` for finite inputs: Shewchuk's exact partials, then the correctly rounded
- * (half-even) total, so results equal CPython's bit for bit.
+ * Python's `math.fsum` for finite inputs: the exact partials and half-even final rounding of
+ * `src/stats/sum.ts`, so results equal CPython's bit for bit.
  */
 export function fsum(values: readonly number[]): number {
-	const partials: number[] = [];
-	for (let x of values) {
-		let i = 0;
-		for (let j = 0; j < partials.length; j++) {
-			let y = partials[j];
-			if (Math.abs(x) < Math.abs(y)) {
-				const t = x;
-				x = y;
-				y = t;
-			}
-			const hi = x + y;
-			const lo = y - (hi - x);
-			if (lo !== 0) partials[i++] = lo;
-			x = hi;
-		}
-		partials.length = i;
-		partials.push(x);
-	}
-	let n = partials.length;
-	if (n === 0) return 0;
-	let hi = partials[--n];
-	let lo = 0;
-	while (n > 0) {
-		const x = hi;
-		const y = partials[--n];
-		hi = x + y;
-		const yr = hi - x;
-		lo = y - yr;
-		if (lo !== 0) break;
-	}
-	if (n > 0 && ((lo < 0 && partials[n - 1] < 0) || (lo > 0 && partials[n - 1] > 0))) {
-		const y = lo * 2;
-		const x = hi + y;
-		const yr = x - hi;
-		if (y === yr) hi = x;
-	}
-	return hi;
+	const partials: ExactPartials = [];
+	for (const x of values) exactAdd(partials, x);
+	return exactRound(partials);
 }
