@@ -15,7 +15,6 @@ export { coerceInput, readInputs, InputError, type ChatTurn, type ReadInputs } f
 export * from './record';
 export {
 	prepareDataset,
-	seededRandom,
 	type DatasetSource,
 	type PrepareOptions,
 	type Prepared,

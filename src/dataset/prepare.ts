@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { loadDataset } from '../record';
+import { createRng } from '../stats/random';
 
 /** One dataset source: already-parsed rows (one per input item) or file content of one item. */
 export type DatasetSource =
@@ -34,18 +35,6 @@ export interface Prepared {
 	invalid: PreparedRow[];
 	excluded: number;
 	fatal?: { message: string; itemIndex?: number; remedy: string };
-}
-
-/** Deterministic 32-bit PRNG (mulberry32), so the same seed draws the same sample. */
-export function seededRandom(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
 }
 
 function contentKey(rec: Record<string, unknown>): string {
@@ -141,7 +130,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 	}
 	const before = kept.length;
 	if (options.sampleSize && options.sampleSize > 0 && options.sampleSize < kept.length) {
-		const rand = seededRandom(options.sampleSeed ?? 42);
+		const rand = createRng(options.sampleSeed ?? 42);
 		const idx = kept.map((_, i) => i);
 		for (let i = 0; i < options.sampleSize; i++) {
 			const j = i + Math.floor(rand() * (idx.length - i));
