@@ -11,7 +11,7 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
-import { evaluateMetric, scoreKeyOf, withDefaults } from '../../src/core/evaluate';
+import { evaluateMetric, metricSignature, scoreKeyOf, withDefaults } from '../../src/core/evaluate';
 import type { InputDecl, MetricDecl, ParamDecl, Score } from '../../src/core/types';
 import {
 	iconFor,
@@ -147,10 +147,11 @@ export async function executeMetric(
 				value: null,
 				scale: decl.scale,
 				threshold,
+				direction: decl.threshold.direction,
 				pass: null,
 				status: 'error',
 				error: `row ${i + 1}: ${paramError}`,
-				signature: `metric:${decl.id}@${decl.version}`,
+				signature: metricSignature(decl, p),
 			};
 		} else {
 			score = evaluateMetric(decl, raw, { threshold, params });
