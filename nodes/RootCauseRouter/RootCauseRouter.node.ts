@@ -13,19 +13,13 @@ import {
 	determineRootCause,
 } from '../../src/rootcause';
 import { iconFor } from '../shared/common';
+import { listParam } from '../shared/collect';
 
 const WITH_GT = ORDER_WITH_GROUND_TRUTH.join(', ');
 const WITHOUT_GT = ORDER_WITHOUT_GROUND_TRUTH.join(', ');
 
 /** Outputs: Pass, one per cause of both orders (deduplicated, in order), Custom Judge, Incomplete. */
 const OUTPUTS = `={{ (() => { const split = (s) => String(s || '').split(',').map((x) => x.trim()).filter(Boolean); const causes = []; for (const c of split($parameter.orderWithGroundTruth || '${WITH_GT}').concat(split($parameter.orderWithoutGroundTruth || '${WITHOUT_GT}'))) { if (!causes.includes(c)) causes.push(c); } return ['Pass'].concat(causes, ['Custom Judge', 'Incomplete']).map((n) => ({ type: 'main', displayName: n })); })() }}`;
-
-function splitOrder(s: string): string[] {
-	return s
-		.split(',')
-		.map((x) => x.trim())
-		.filter(Boolean);
-}
 
 /** Output names in index order, mirroring the OUTPUTS expression. */
 function routerOutputs(withGt: string[], withoutGt: string[]): string[] {
@@ -90,8 +84,8 @@ export class RootCauseRouter implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		const withGt = splitOrder(this.getNodeParameter('orderWithGroundTruth', 0, WITH_GT) as string);
-		const withoutGt = splitOrder(
+		const withGt = listParam(this.getNodeParameter('orderWithGroundTruth', 0, WITH_GT) as string);
+		const withoutGt = listParam(
 			this.getNodeParameter('orderWithoutGroundTruth', 0, WITHOUT_GT) as string,
 		);
 		const gtMode = this.getNodeParameter('groundTruth', 0, 'auto') as 'auto' | 'yes' | 'no';
