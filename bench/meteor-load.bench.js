@@ -6,8 +6,6 @@
  * Build first: `npx tsc -p tsconfig.json`; run: `node bench/meteor-load.bench.js`.
  */
 'use strict';
-const { readFileSync } = require('node:fs');
-const { join } = require('node:path');
 
 const mb = (bytes) => (bytes / 1048576).toFixed(1);
 const before = process.memoryUsage();
@@ -89,13 +87,7 @@ function nltkLiteral(hypTokens, refTokens, alpha = 0.9, beta = 3, gamma = 0.5) {
 	return (1 - gamma * Math.pow(chunks / m, beta)) * fmean;
 }
 
-const rows = readFileSync(
-	join(__dirname, '../../shared/conformance/metric-conformance.jsonl'),
-	'utf8',
-)
-	.split('\n')
-	.filter((l) => l.trim() !== '')
-	.map((l) => JSON.parse(l));
+const rows = require('./conformance').readConformance('metric-conformance.jsonl');
 const subsets = {
 	realistic: rows.filter((r) => r.category === 'realistic'),
 	'non-long': rows.filter((r) => r.category !== 'long'),

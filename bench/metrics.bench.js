@@ -24,22 +24,10 @@ if (!fs.existsSync(DIST)) {
 }
 const M = require(DIST);
 
-function conformanceDir() {
-	const local = path.resolve(ROOT, '../shared/conformance');
-	if (fs.existsSync(path.join(local, 'metric-conformance.jsonl'))) return local;
-	const env = process.env.RAG_EVAL_CONFORMANCE_DIR;
-	if (env && fs.existsSync(path.join(env, 'metric-conformance.jsonl'))) return env;
-	console.error('conformance vectors not found: set RAG_EVAL_CONFORMANCE_DIR');
-	process.exit(1);
-}
-const CONF = conformanceDir();
+const { CONFORMANCE_DIR: CONF, readConformance } = require('./conformance');
 const quick = process.argv.includes('--quick');
 
-const rows = fs
-	.readFileSync(path.join(CONF, 'metric-conformance.jsonl'), 'utf8')
-	.split('\n')
-	.filter((l) => l.trim())
-	.map((l) => JSON.parse(l));
+const rows = readConformance('metric-conformance.jsonl');
 const pairsOf = (pred) => rows.filter(pred).map((r) => [r.response, r.ground_truth]);
 const SETS = {
 	realistic: pairsOf((r) => r.category === 'realistic'),

@@ -6,7 +6,7 @@ import {
 	rougeScore,
 	sacreBleuSentence,
 } from '../../../src/metrics';
-import { loadRows, mismatch } from './conformance-data';
+import { loadRows, mismatch } from '../../support/conformance';
 
 const rows = loadRows();
 

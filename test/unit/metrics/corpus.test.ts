@@ -10,7 +10,7 @@ import {
 } from '../../../src/metrics';
 import { bleuMetric } from '../../../src/metrics/bleu';
 import { sacreBleuMetric } from '../../../src/metrics/sacrebleu';
-import { loadRows } from './conformance-data';
+import { loadRows } from '../../support/conformance';
 
 const rows = loadRows();
 const responses = rows.map((r) => r.response);

@@ -7,7 +7,7 @@ import {
 	rougeScore,
 	sacreBleuSentence,
 } from '../../../src/metrics';
-import { loadRows } from './conformance-data';
+import { loadRows } from '../../support/conformance';
 
 type Pair = [string, string];
 const scorers: [string, (r: string, g: string) => number][] = [

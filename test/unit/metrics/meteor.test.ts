@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { conformanceDir } from '../../support/conformance';
 import { evaluateMetric } from '../../../src/core/evaluate';
 import {
 	meteorDetailsFromTokens,
@@ -20,7 +21,7 @@ interface TokenRow {
 	tokens: { nltk: { response: string[]; ground_truth: string[] } };
 }
 
-const dir = join(__dirname, '../../../../shared/conformance');
+const dir = conformanceDir();
 const readJsonl = <T>(file: string): T[] =>
 	readFileSync(join(dir, file), 'utf8')
 		.split('\n')

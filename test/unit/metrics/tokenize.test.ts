@@ -12,7 +12,7 @@ import { f1Tokens } from '../../../src/metrics/f1';
 import { pyRstrip, pyStrip } from '../../../src/metrics/tokenize';
 import { pyExp, pyLog } from '../../../src/metrics/tokenize/pymath';
 import { fsum } from '../../../src/metrics/tokenize/util';
-import { loadRows, loadTokenRows } from './conformance-data';
+import { loadRows, loadTokenRows } from '../../support/conformance';
 
 describe('tokens each reference saw (metric-conformance-tokens.jsonl)', () => {
 	const rows = new Map(loadRows().map((r) => [r.id, r]));

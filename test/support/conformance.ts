@@ -1,6 +1,5 @@
 /**
- * Loads the shared conformance vectors (../shared/conformance from the repo root, or
- * RAG_EVAL_CONFORMANCE_DIR) once per test file.
+ * Loads the metric conformance vectors kept in test/fixtures/conformance (see its README).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -34,13 +33,9 @@ export interface TokenRow {
 	tokens: Record<string, { response: string[]; ground_truth: string[] }>;
 }
 
-/** Directory of the conformance files. */
+/** Directory of the conformance files, inside the repository. */
 export function conformanceDir(): string {
-	const local = path.resolve(__dirname, '../../../../shared/conformance');
-	if (fs.existsSync(path.join(local, 'metric-conformance.jsonl'))) return local;
-	const env = process.env.RAG_EVAL_CONFORMANCE_DIR;
-	if (env && fs.existsSync(path.join(env, 'metric-conformance.jsonl'))) return env;
-	throw new Error('conformance vectors not found: set RAG_EVAL_CONFORMANCE_DIR');
+	return path.resolve(__dirname, '../fixtures/conformance');
 }
 
 function readJsonl<T>(file: string): T[] {
