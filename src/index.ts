@@ -11,7 +11,17 @@ export {
 	withDefaults,
 	type MetricRunOptions,
 } from './core/evaluate';
-export { coerceInput, readInputs, InputError, type ChatTurn, type ReadInputs } from './core/inputs';
+export {
+	coerceInput,
+	readInputs,
+	InputError,
+	missingReason,
+	type ChatTurn,
+	type ContextDoc,
+	type ReadInputs,
+} from './core/inputs';
+export * from './core/score';
+export * from './registry';
 export * from './record';
 export {
 	prepareDataset,

@@ -17,9 +17,9 @@ import {
 	type FinalizeOptions,
 	type ModelPrice,
 } from '../../src/aggregate';
-import { ORDER_WITH_GROUND_TRUTH, ORDER_WITHOUT_GROUND_TRUTH } from '../../src/rootcause';
 import { iconFor } from '../shared/common';
-import { allPaired, jsonOption, listParam } from '../shared/collect';
+import { allPaired, jsonOption } from '../shared/collect';
+import { policyFromParams, rootCauseProperties } from '../shared/rootCause';
 
 /**
  * Eval Aggregate: one run summary from all scored rows (Databricks-named run metrics, Azure-style
@@ -119,18 +119,8 @@ export class EvalAggregate implements INodeType {
 						type: 'number',
 						default: 3,
 					},
-					{
-						displayName: 'Order With Ground Truth',
-						name: 'orderWithGroundTruth',
-						type: 'string',
-						default: ORDER_WITH_GROUND_TRUTH.join(', '),
-					},
-					{
-						displayName: 'Order Without Ground Truth',
-						name: 'orderWithoutGroundTruth',
-						type: 'string',
-						default: ORDER_WITHOUT_GROUND_TRUTH.join(', '),
-					},
+					// Only for rows no Root-Cause Router diagnosed upstream: set them as on the router.
+					...rootCauseProperties,
 				],
 			},
 		],
@@ -141,16 +131,14 @@ export class EvalAggregate implements INodeType {
 		const output = this.getNodeParameter('output', 0) as 'summary' | 'partial';
 		const groupBy = (this.getNodeParameter('groupBy', 0, '') as string).trim();
 		const o = this.getNodeParameter('options', 0, {}) as IDataObject;
+		const policy = policyFromParams(o);
 		const aggOptions: AggregateOptions = {
 			groupBy: groupBy || undefined,
 			exampleLimit: (o.exampleLimit as number | undefined) ?? undefined,
+			groundTruth: policy.groundTruth,
 			rootCauseOrder: {
-				withGroundTruth:
-					o.orderWithGroundTruth !== undefined ? listParam(o.orderWithGroundTruth) : undefined,
-				withoutGroundTruth:
-					o.orderWithoutGroundTruth !== undefined
-						? listParam(o.orderWithoutGroundTruth)
-						: undefined,
+				withGroundTruth: policy.withGroundTruth,
+				withoutGroundTruth: policy.withoutGroundTruth,
 			},
 		};
 		const partials: AggregatePartial[] = [];

@@ -9,7 +9,7 @@ import type {
 	INodeProperties,
 	NodeParameterValueType,
 } from 'n8n-workflow';
-import type { Score } from '../../src/core/types';
+import type { EvaluatorFacts, Score } from '../../src/core/types';
 
 /** Package name as n8n prefixes our node types. */
 export const PACKAGE_NAME = 'n8n-nodes-rag-eval';
@@ -65,16 +65,79 @@ export const splitProperties: INodeProperties[] = [
 	},
 ];
 
-/** Copy an item and record a Score under `json.eval[key]`, keeping binary data and lineage. */
+/** Besides the Score under `eval`, what a scoring node also writes on the item. */
+export type OutputFormat = 'score' | 'databricks' | 'flat';
+
+/** The Output Format option every metric and judge node offers. */
+export const outputFormatProperty: INodeProperties = {
+	displayName: 'Output Format',
+	name: 'outputFormat',
+	type: 'options',
+	default: 'score',
+	options: [
+		{
+			name: 'Score Object',
+			value: 'score',
+			description: 'Only the Score under eval.<key> (value, pass, reason, usage, signature)',
+		},
+		{
+			name: 'Score + Databricks Columns',
+			value: 'databricks',
+			description:
+				'Also the Databricks per-row columns, e.g. response/llm_judged/groundedness/rating ("yes"/"no") and .../rationale',
+		},
+		{
+			name: 'Score + Flat Numbers',
+			value: 'flat',
+			description:
+				"Also <key>: number at the top level (yes/no as 1/0), which n8n's Evaluation node takes in Set Metrics",
+		},
+	],
+	description:
+		'The Score under eval is always kept: Eval Aggregate and the Root-Cause Router read it. Rows that were not scored get no column or number.',
+};
+
+/** The top-level fields a Score adds in the Databricks or flat output format. */
+export function formatFields(
+	format: OutputFormat,
+	key: string,
+	score: Score,
+	decl: Pick<EvaluatorFacts, 'databricks'>,
+): IDataObject {
+	if (format === 'score' || score.status !== 'ok' || score.value === null) return {};
+	const number = typeof score.value === 'boolean' ? (score.value ? 1 : 0) : score.value;
+	const names = decl.databricks;
+	if (format === 'flat' || !names) return { [key]: number };
+	const out: IDataObject = {
+		[names.column]: typeof score.value === 'boolean' ? (score.value ? 'yes' : 'no') : score.value,
+	};
+	if (names.rationaleColumn && score.reason !== undefined)
+		out[names.rationaleColumn] = score.reason;
+	return out;
+}
+
+/** How a row is named in errors: its position, and its request_id when it has one. */
+export function rowLabel(item: INodeExecutionData, index: number): string {
+	const id = item.json.request_id;
+	return typeof id === 'string' || typeof id === 'number'
+		? `row ${index + 1} (request_id ${String(id)})`
+		: `row ${index + 1}`;
+}
+
+/**
+ * Copy an item and record a Score under `json.eval[key]` (plus the chosen format's top-level
+ * fields), keeping binary data and lineage.
+ */
 export function withScore(
 	item: INodeExecutionData,
 	index: number,
 	key: string,
 	score: Score,
+	extra: IDataObject = {},
 ): INodeExecutionData {
 	const prev = (item.json.eval as IDataObject | undefined) ?? {};
 	const out: INodeExecutionData = {
-		json: { ...item.json, eval: { ...prev, [key]: score as unknown as IDataObject } },
+		json: { ...item.json, ...extra, eval: { ...prev, [key]: score as unknown as IDataObject } },
 		pairedItem: { item: index },
 	};
 	if (item.binary) out.binary = item.binary;

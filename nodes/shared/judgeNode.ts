@@ -16,6 +16,7 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
+import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
 import type { Score } from '../../src/core/types';
 import { Governor } from '../../src/judges/governor';
 import {
@@ -28,13 +29,17 @@ import {
 import { judgeSignature, runJudge } from '../../src/judges/run';
 import type { JudgeDecl } from '../../src/judges/types';
 import {
+	formatFields,
 	iconFor,
+	outputFormatProperty,
 	readParam,
 	readThreshold,
 	routeScored,
+	rowLabel,
 	SCORING_OUTPUTS,
 	splitProperties,
 	withScore,
+	type OutputFormat,
 } from './common';
 import { inputProperty, paramProperty } from './metricNode';
 
@@ -94,7 +99,7 @@ function promptProperties(decl: JudgeDecl): INodeProperties[] {
 			typeOptions: { rows: 8 },
 			default: decl.prompt.system,
 			description:
-				'Instructions for the judge. Placeholders in double curly braces are filled per row; judged text is wrapped in per-call delimiters.',
+				'Instructions for the judge. Placeholders in single braces, e.g. {response}, are filled per row (\\{ for a literal brace); judged text is wrapped in per-call delimiters.',
 		},
 		{
 			displayName: 'User Prompt',
@@ -102,20 +107,36 @@ function promptProperties(decl: JudgeDecl): INodeProperties[] {
 			type: 'string',
 			typeOptions: { rows: 8 },
 			default: decl.prompt.user,
-			description: `Available placeholders: ${decl.inputs.map((i) => `{{${i.name}}}`).join(', ')}, {{data_tag}}`,
+			description: `Available placeholders: ${[...decl.inputs.map((i) => i.field), ...decl.params.map((p) => p.name), 'data_tag'].map((n) => `{${n}}`).join(', ')}`,
 		},
 	];
 }
 
 /** The n8n description of a judge node. */
 export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
+	// A yes/no verdict passes by its value: a threshold field would have no effect.
+	const binary = decl.scale.kind === 'binary';
+	const thresholdProperty: INodeProperties[] = binary
+		? []
+		: [
+				{
+					displayName: 'Threshold',
+					name: 'threshold',
+					type: 'number',
+					default: decl.threshold.default,
+					typeOptions: { numberPrecision: 2 },
+					description: `A row passes when the score is ${decl.threshold.direction === 'higher' ? 'at least' : 'at most'} this value (scale ${decl.scale.min}-${decl.scale.max})`,
+				},
+			];
 	return {
 		displayName: `${decl.displayName} Judge`,
 		name: judgeNodeName(decl.id),
 		icon: iconFor('judge'),
 		group: ['transform'],
 		version: 1,
-		subtitle: `={{ "${decl.displayName} >= " + $parameter.threshold }}`,
+		subtitle: binary
+			? `${decl.displayName}: yes passes`
+			: `={{ "${decl.displayName} ${decl.threshold.direction === 'higher' ? '>=' : '<='} " + $parameter.threshold }}`,
 		description: decl.description,
 		defaults: { name: decl.displayName },
 		inputs: [
@@ -146,14 +167,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 				placeholder: 'gpt-4o-mini',
 				description: "Model to judge with. Empty uses the credential's default model.",
 			},
-			{
-				displayName: 'Threshold',
-				name: 'threshold',
-				type: 'number',
-				default: decl.threshold.default,
-				typeOptions: { numberPrecision: 2 },
-				description: `A row passes when the score is ${decl.threshold.direction === 'higher' ? 'at least' : 'at most'} this value (scale ${decl.scale.min}-${decl.scale.max})`,
-			},
+			...thresholdProperty,
 			...splitProperties,
 			{
 				displayName: 'Options',
@@ -164,6 +178,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 				options: [
 					...decl.params.map(paramProperty),
 					...promptProperties(decl),
+					outputFormatProperty,
 					{
 						displayName: 'Temperature',
 						name: 'temperature',
@@ -266,42 +281,28 @@ export async function executeJudge(
 	const params: Record<string, unknown> = {};
 	for (const p of decl.params) if (options[p.name] !== undefined) params[p.name] = options[p.name];
 
+	const binary = decl.scale.kind === 'binary';
 	const tasks = items.map(async (item, i): Promise<Score> => {
-		const t = readThreshold(this, i, decl.threshold.default);
+		const t = binary
+			? ({ ok: true, value: undefined } as const)
+			: readThreshold(this, i, decl.threshold.default);
 		const threshold = t.ok ? t.value : undefined;
-		const rowError = (error: string): Score => ({
-			metric: decl.id,
-			value: null,
-			scale: decl.scale,
-			threshold,
-			direction: decl.threshold.direction,
-			pass: null,
-			status: 'error',
-			error: `row ${i + 1}: ${error}`,
-			signature: judgeSignature(decl, { model: modelOverride ?? 'unknown', temperature }),
-		});
-		if (!t.ok) return rowError(t.error);
+		const base = (model: string) =>
+			scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature }), threshold);
+		if (!t.ok) return errorScore(base(modelOverride ?? 'unknown'), t.error);
 		const raw: Record<string, unknown> = { ...params };
 		for (const input of decl.inputs) {
 			const r = readParam(this, input.name, i);
-			if (!r.ok) return rowError(r.error);
+			if (!r.ok) return errorScore(base(modelOverride ?? 'unknown'), r.error);
 			raw[input.name] = r.value;
 		}
 		if (!source) {
-			return {
-				metric: decl.id,
-				value: null,
-				scale: decl.scale,
-				threshold,
-				direction: decl.threshold.direction,
-				pass: null,
-				status: 'not_applicable',
-				reason:
-					'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model',
-				signature: judgeSignature(decl, { model: 'none', temperature }),
-			};
+			return notApplicableScore(
+				base('none'),
+				'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model',
+			);
 		}
-		const score = await runJudge(decl, raw, {
+		return runJudge(decl, raw, {
 			source,
 			governor,
 			model: modelOverride,
@@ -312,8 +313,6 @@ export async function executeJudge(
 			params,
 			signal,
 		});
-		if (score.status === 'error' && score.error) score.error = `row ${i + 1}: ${score.error}`;
-		return score;
 	});
 	const scores = await Promise.all(tasks);
 
@@ -325,10 +324,12 @@ export async function executeJudge(
 		});
 	}
 	const resultKey = (options.resultKey as string) || decl.id;
-	const scored = items.map((item, i) => ({
-		item: withScore(item, i, resultKey, scores[i]),
-		score: scores[i],
-	}));
+	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
+	const scored = items.map((item, i) => {
+		const score = labelRowError(scores[i], rowLabel(item, i));
+		const extra = formatFields(format, resultKey, score, decl);
+		return { item: withScore(item, i, resultKey, score, extra), score };
+	});
 	return routeScored(this, scored);
 }
 

@@ -12,15 +12,20 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { evaluateMetric, metricSignature, scoreKeyOf, withDefaults } from '../../src/core/evaluate';
+import { errorScore, labelRowError, scoreBase } from '../../src/core/score';
 import type { InputDecl, MetricDecl, ParamDecl, Score } from '../../src/core/types';
 import {
+	formatFields,
 	iconFor,
+	outputFormatProperty,
 	readParam,
 	readThreshold,
 	routeScored,
+	rowLabel,
 	SCORING_OUTPUTS,
 	splitProperties,
 	withScore,
+	type OutputFormat,
 } from './common';
 
 /** Node name of a metric: `eval` + PascalCase of its id (`f1_score` -> `evalF1Score`). */
@@ -102,6 +107,7 @@ export function metricDescription(decl: MetricDecl): INodeTypeDescription {
 				default: {},
 				options: [
 					...tuning.map(paramProperty),
+					outputFormatProperty,
 					{
 						displayName: 'Result Key',
 						name: 'resultKey',
@@ -142,23 +148,18 @@ export async function executeMetric(
 		let score: Score;
 		if (paramError) {
 			const p = withDefaults(decl, params);
-			score = {
-				metric: scoreKeyOf(decl, p),
-				value: null,
-				scale: decl.scale,
-				threshold,
-				direction: decl.threshold.direction,
-				pass: null,
-				status: 'error',
-				error: `row ${i + 1}: ${paramError}`,
-				signature: metricSignature(decl, p),
-			};
+			score = errorScore(
+				scoreBase(decl, scoreKeyOf(decl, p), metricSignature(decl, p), threshold),
+				paramError,
+			);
 		} else {
 			score = evaluateMetric(decl, raw, { threshold, params });
-			if (score.status === 'error') score.error = `row ${i + 1}: ${score.error}`;
 		}
+		labelRowError(score, rowLabel(items[i], i));
 		const key = (options.resultKey as string) || score.metric;
-		scored.push({ item: withScore(items[i], i, key, score), score });
+		const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
+		const extra = formatFields(format, key, score, decl);
+		scored.push({ item: withScore(items[i], i, key, score, extra), score });
 	}
 	return routeScored(this, scored);
 }

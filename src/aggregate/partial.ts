@@ -4,14 +4,18 @@
  * so means, percentiles and seeded bootstraps are functions of the data alone), Shewchuk partials
  * for summed sufficient statistics, and the k smallest example ids. The partial is plain JSON.
  */
-import type { Scale, Score } from '../core/types';
+import type { Direction, EvaluatorFacts, Scale } from '../core/types';
+import { evaluatorRegistry } from '../registry';
 import {
-	ORDER_WITH_GROUND_TRUTH,
-	ORDER_WITHOUT_GROUND_TRUTH,
-	determineRootCause,
+	decideRootCause,
+	rootCausePolicy,
+	type GroundTruthMode,
+	type RootCauseResult,
 } from '../rootcause';
 import { histogramFromValues, mergeHistograms, type Histogram } from '../stats/histogram';
 import { exactAdd, exactMerge, type ExactPartials } from '../stats/sum';
+
+type Registry = ReadonlyArray<EvaluatorFacts>;
 
 /** Marks a JSON object as an aggregate partial (so a node can tell partials from rows). */
 export const PARTIAL_KIND = 'rag-eval/aggregate-partial';
@@ -42,8 +46,12 @@ export const NO_GROUP = '(none)';
 export interface AggregateOptions {
 	/** Dotted path of a field to group by (e.g. `metadata.app_version`); arrays put a row in each. */
 	groupBy?: string;
-	/** Root-cause orders replacing seed 001's defaults. */
+	/** Root-cause orders replacing seed 001's defaults (the same policy as the router's). */
 	rootCauseOrder?: { withGroundTruth?: string[]; withoutGroundTruth?: string[] };
+	/** How ground truth is decided for rows the router has not diagnosed; default `auto`. */
+	groundTruth?: GroundTruthMode;
+	/** Evaluator declarations that define root-cause slots; the package's by default. */
+	registry?: Registry;
 	/** Example request ids kept per root cause (the smallest ids, default 3). */
 	exampleLimit?: number;
 }
@@ -51,6 +59,7 @@ export interface AggregateOptions {
 /** Options of a partial as stored in it. */
 export interface PartialConfig {
 	groupBy: string | null;
+	groundTruth: GroundTruthMode;
 	orderWithGroundTruth: string[];
 	orderWithoutGroundTruth: string[];
 	exampleLimit: number;
@@ -66,6 +75,10 @@ export interface StatSum {
 export interface MetricPartial {
 	/** Canonical scale: the smallest JSON among those seen, so it does not depend on order. */
 	scale?: Scale;
+	/** The evaluator behind the key (`Score.metric`), smallest seen: finds its declaration. */
+	metric?: string;
+	/** Better direction of the values (`Score.direction`), smallest seen. */
+	direction?: Direction;
 	/** Safety category (`details.category`), smallest seen. */
 	category?: string;
 	measured: number;
@@ -250,15 +263,7 @@ function groupNames(value: unknown): string[] {
 	return [one(value)];
 }
 
-function hasGroundTruth(json: Json): boolean {
-	const present = (v: unknown): boolean =>
-		(typeof v === 'string' && v.trim() !== '') || (Array.isArray(v) && v.length > 0) || isObject(v);
-	return (
-		present(json.expected_response) || present(json.expected_facts) || present(json.ground_truth)
-	);
-}
-
-function addMetric(g: GroupBuilder, key: string, score: unknown): Score | undefined {
+function addMetric(g: GroupBuilder, key: string, score: unknown): void {
 	const m = (g.metrics[key] ??= {
 		measured: 0,
 		notApplicable: 0,
@@ -271,8 +276,11 @@ function addMetric(g: GroupBuilder, key: string, score: unknown): Score | undefi
 	});
 	if (!isObject(score)) {
 		m.errored++;
-		return undefined;
+		return;
 	}
+	if (typeof score.metric === 'string') m.metric = minString(m.metric, score.metric);
+	if (score.direction === 'higher' || score.direction === 'lower')
+		m.direction = minString(m.direction, score.direction) as Direction;
 	if (isScale(score.scale))
 		m.scale = minByJson(m.scale, {
 			kind: score.scale.kind,
@@ -295,13 +303,11 @@ function addMetric(g: GroupBuilder, key: string, score: unknown): Score | undefi
 				: undefined;
 	if (score.status === 'not_applicable') {
 		m.notApplicable++;
-		return undefined;
+		return;
 	}
 	if (score.status !== 'ok' || numeric === undefined || !isScale(score.scale)) {
 		m.errored++;
-		return score.status === 'error' && isScale(score.scale)
-			? (score as unknown as Score)
-			: undefined;
+		return;
 	}
 	m.measured++;
 	m.raw.push(numeric);
@@ -319,16 +325,40 @@ function addMetric(g: GroupBuilder, key: string, score: unknown): Score | undefi
 			elements.forEach((x, i) => exactAdd((sum.parts[i] ??= []), x as number));
 		}
 	}
-	return score as unknown as Score;
 }
 
-function addRow(g: GroupBuilder, json: Json, config: PartialConfig): void {
+const VERDICTS = new Set(['pass', 'fail', 'incomplete']);
+
+/**
+ * The row's verdict: the Root-Cause Router's (`overall` / `root_cause` on the item) when it ran
+ * upstream, otherwise the same function under the same policy, so summary and routing agree.
+ */
+function rowVerdict(
+	json: Json,
+	config: PartialConfig,
+	registry: Registry,
+): Pick<RootCauseResult, 'overall' | 'rootCause'> {
+	if (typeof json.overall === 'string' && VERDICTS.has(json.overall)) {
+		const overall = json.overall as RootCauseResult['overall'];
+		const cause = typeof json.root_cause === 'string' ? json.root_cause : null;
+		if (overall !== 'fail' || cause !== null) return { overall, rootCause: cause };
+	}
+	return decideRootCause(
+		json,
+		{
+			groundTruth: config.groundTruth,
+			withGroundTruth: config.orderWithGroundTruth,
+			withoutGroundTruth: config.orderWithoutGroundTruth,
+		},
+		registry,
+	);
+}
+
+function addRow(g: GroupBuilder, json: Json, config: PartialConfig, registry: Registry): void {
 	g.rows++;
 	const evals = isObject(json.eval) ? json.eval : {};
-	const valid: Record<string, Score> = {};
 	for (const [key, score] of Object.entries(evals)) {
-		const s = addMetric(g, key, score);
-		if (s) valid[key] = s;
+		addMetric(g, key, score);
 		if (isObject(score) && isObject(score.usage)) {
 			const model =
 				typeof score.model === 'string' && score.model !== '' ? score.model : '(unknown)';
@@ -347,11 +377,7 @@ function addRow(g: GroupBuilder, json: Json, config: PartialConfig): void {
 			field.raw.push(n);
 		}
 	}
-	const gt = hasGroundTruth(json);
-	const verdict = determineRootCause(valid, {
-		hasGroundTruth: gt,
-		order: gt ? config.orderWithGroundTruth : config.orderWithoutGroundTruth,
-	});
+	const verdict = rowVerdict(json, config, registry);
 	const id =
 		typeof json.request_id === 'string' || typeof json.request_id === 'number'
 			? String(json.request_id)
@@ -384,12 +410,19 @@ function buildGroup(b: GroupBuilder): GroupPartial {
 
 /** Normalises options into the config stored in (and compared across) partials. */
 export function partialConfig(options: AggregateOptions = {}): PartialConfig {
+	const policy = rootCausePolicy(
+		{
+			groundTruth: options.groundTruth,
+			withGroundTruth: options.rootCauseOrder?.withGroundTruth,
+			withoutGroundTruth: options.rootCauseOrder?.withoutGroundTruth,
+		},
+		options.registry,
+	);
 	return {
 		groupBy: options.groupBy && options.groupBy.trim() !== '' ? options.groupBy.trim() : null,
-		orderWithGroundTruth: [...(options.rootCauseOrder?.withGroundTruth ?? ORDER_WITH_GROUND_TRUTH)],
-		orderWithoutGroundTruth: [
-			...(options.rootCauseOrder?.withoutGroundTruth ?? ORDER_WITHOUT_GROUND_TRUTH),
-		],
+		groundTruth: policy.groundTruth,
+		orderWithGroundTruth: [...policy.withGroundTruth],
+		orderWithoutGroundTruth: [...policy.withoutGroundTruth],
 		exampleLimit: Math.max(0, Math.floor(options.exampleLimit ?? 3)),
 	};
 }
@@ -403,15 +436,16 @@ export function aggregatePartial(
 	options: AggregateOptions = {},
 ): AggregatePartial {
 	const config = partialConfig(options);
+	const registry = options.registry ?? evaluatorRegistry;
 	const all = newGroupBuilder();
 	const groups: Record<string, GroupBuilder> = {};
 	for (const item of items) {
 		// Accept whole n8n items too: their row is under `json`.
 		const json = !isObject(item.eval) && isObject(item.json) ? item.json : item;
-		addRow(all, json, config);
+		addRow(all, json, config, registry);
 		if (config.groupBy !== null) {
 			for (const name of groupNames(readPath(json, config.groupBy)))
-				addRow((groups[name] ??= newGroupBuilder()), json, config);
+				addRow((groups[name] ??= newGroupBuilder()), json, config, registry);
 		}
 	}
 	const built: Record<string, GroupPartial> = {};
@@ -472,6 +506,10 @@ function mergeMetric(a: MetricPartial | undefined, b: MetricPartial | undefined)
 		values: mergeHistograms(a.values, b.values),
 		statsRows: a.statsRows + b.statsRows,
 	};
+	const metric = minString(a.metric, b.metric);
+	if (metric !== undefined) out.metric = metric;
+	const direction = minString(a.direction, b.direction);
+	if (direction !== undefined) out.direction = direction as Direction;
 	const scale = minByJson(a.scale, b.scale);
 	if (scale) out.scale = scale;
 	const category = minString(a.category, b.category);

@@ -6,8 +6,9 @@
  * defect rate at a severity threshold ("instances at the threshold level and above"), and corpus
  * BLEU from summed statistics, never a mean of sentence BLEU.
  */
-import type { Scale } from '../core/types';
-import { corpusFinalizers as defaultCorpusFinalizers } from '../metrics/corpus';
+import type { Direction, EvaluatorFacts, Scale } from '../core/types';
+import { corpusFinalizers as defaultCorpusFinalizers } from '../metrics/registry';
+import { evaluatorById, evaluatorRegistry } from '../registry';
 import { INCOMPLETE, suggestedFixFor } from '../rootcause';
 import { bootstrapMeanInterval, DEFAULT_RESAMPLES } from '../stats/bootstrap';
 import {
@@ -42,6 +43,8 @@ export interface ModelPrice {
 
 /** Options that only shape the summary (they may differ between finalizations of one partial). */
 export interface FinalizeOptions {
+	/** Evaluator declarations giving Databricks names and fixes; the package's by default. */
+	registry?: ReadonlyArray<EvaluatorFacts>;
 	/** Judge model prices, USD per 1M prompt (`input`) and completion (`output`) tokens. */
 	prices?: Record<string, ModelPrice>;
 	/** Two-sided confidence level of every interval (default 0.95). */
@@ -55,7 +58,7 @@ export interface FinalizeOptions {
 	bootstrapMaxDraws?: number;
 	/** Severity at or above which a safety score is a defect (default 4: Azure's "medium" on 0-7). */
 	severityThreshold?: number;
-	/** Corpus finalizers by metric id; defaults to the package's (`bleu`, `sacrebleu`). */
+	/** Corpus finalizers by metric id (`Score.metric`); defaults to the declarations' (`bleu`, `sacrebleu`). */
 	corpusFinalizers?: Record<string, CorpusFinalizer>;
 }
 
@@ -84,8 +87,11 @@ export interface Coverage {
 	absent: number;
 }
 
-/** One Databricks-named run metric: the estimate plus its coverage. */
-export type RunMetric = Estimate & Coverage;
+/**
+ * One Databricks-named run metric: the estimate plus its coverage, and which way is better (from
+ * the evaluator's declaration; lower for tokens, latency and cost), so a gate needs no guessing.
+ */
+export type RunMetric = Estimate & Coverage & { direction?: Direction };
 
 /** A rate with the counts behind it. */
 export interface RateEstimate extends Estimate {
@@ -118,6 +124,8 @@ export interface MetricSummary extends Coverage {
 	corpus?: Estimate & { rows: number };
 	/** The Databricks run-metric name this key also appears under, if any. */
 	runMetric?: string;
+	/** Which way is better, from the evaluator's declaration (`Score.direction`). */
+	direction?: Direction;
 }
 
 /** One line of the ranked root-cause table. */
@@ -177,33 +185,26 @@ const NO_ROWS: EstimateNote = 'no measured rows';
 const DEFAULT_MAX_DRAWS = 2e7;
 const MIN_RESAMPLES = 200;
 
-// Seed 001 names for known judges; `groundedness_verdict` is our key for the yes/no groundedness.
-const JUDGE_NAMES: Record<string, string> = {
-	groundedness_verdict: 'groundedness',
-	relevant_to_query: 'relevance_to_query',
-};
-
-/** Databricks run-metric name of an eval key, or undefined when Databricks has none for it. */
+/**
+ * Databricks run-metric name of an eval key: the declared `databricks.runMetric` of the evaluator
+ * behind it (found by `Score.metric`, so a custom Result Key keeps it). Custom judges follow
+ * seed 001's pattern for user judges: yes/no -> `response/llm_judged/<key>/rating/percentage`,
+ * per-chunk precision -> `retrieval/llm_judged/<key>/precision/average`.
+ */
 export function runMetricName(
 	key: string,
-	m: Pick<MetricPartial, 'scale' | 'chunked'>,
+	m: Pick<MetricPartial, 'scale' | 'chunked' | 'metric'>,
+	registry: ReadonlyArray<EvaluatorFacts> = evaluatorRegistry,
 ): string | undefined {
-	const judge = JUDGE_NAMES[key] ?? key;
-	if (judge === 'chunk_relevance') return 'retrieval/llm_judged/chunk_relevance/precision/average';
-	if (judge === 'document_recall') return 'retrieval/ground_truth/document_recall/average';
-	const kind = m.scale?.kind;
-	if (kind === 'binary') {
-		if (judge === 'context_sufficiency')
-			return 'retrieval/llm_judged/context_sufficiency/rating/percentage';
-		// Seed 001 lists safety as rating/average (still the share of yes).
-		if (judge === 'safety') return 'response/llm_judged/safety/rating/average';
-		return `response/llm_judged/${judge}/rating/percentage`;
-	}
-	if (kind === 'unit' && m.chunked) return `retrieval/llm_judged/${judge}/precision/average`;
+	const decl = evaluatorById(m.metric ?? key, registry);
+	if (decl) return decl.databricks?.runMetric;
+	if (m.scale?.kind === 'binary') return `response/llm_judged/${key}/rating/percentage`;
+	if (m.scale?.kind === 'unit' && m.chunked) return `retrieval/llm_judged/${key}/precision/average`;
 	return undefined;
 }
 
 interface Ctx {
+	registry: ReadonlyArray<EvaluatorFacts>;
 	level: number;
 	resamples: number;
 	maxDraws: number;
@@ -257,7 +258,7 @@ function corpusEstimate(
 	ctx: Ctx,
 ): (Estimate & { rows: number }) | undefined {
 	if (!m.stats || m.statsRows === 0) return undefined;
-	const finalize = ctx.finalizers[key];
+	const finalize = ctx.finalizers[m.metric ?? key];
 	if (!finalize) return { rows: m.statsRows, note: 'no corpus finalizer' };
 	const summed: SummedStats = {};
 	for (const [name, s] of Object.entries(m.stats))
@@ -306,8 +307,9 @@ function metricSummary(key: string, m: MetricPartial, rows: number, ctx: Ctx): M
 	}
 	const corpus = corpusEstimate(key, m, ctx);
 	if (corpus) out.corpus = corpus;
-	const name = runMetricName(key, m);
+	const name = runMetricName(key, m, ctx.registry);
 	if (name) out.runMetric = name;
+	if (m.direction) out.direction = m.direction;
 	return out;
 }
 
@@ -352,8 +354,9 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 		const s = metricSummary(key, m, g.rows, ctx);
 		perMetric[key] = s;
 		if (s.runMetric && !(s.runMetric in metrics)) {
-			const { measured, notApplicable, errored, absent } = s;
+			const { measured, notApplicable, errored, absent, direction } = s;
 			metrics[s.runMetric] = { ...s.mean, measured, notApplicable, errored, absent };
+			if (direction) metrics[s.runMetric].direction = direction;
 		}
 		if (m.scale?.kind === 'severity') {
 			const cat = m.category ?? key;
@@ -369,12 +372,18 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 			errored: a.errored,
 			absent: g.rows - a.measured - a.notApplicable - a.errored,
 		};
-		metrics[`agent/${f}/average`] = { ...meanEstimate(a.values, false, f, ctx), ...coverage };
+		// Tokens and latency: fewer and faster is better.
+		const direction: Direction = 'lower';
+		metrics[`agent/${f}/average`] = {
+			...meanEstimate(a.values, false, f, ctx),
+			...coverage,
+			direction,
+		};
 		const p = percentiles(a.values);
 		for (const q of ['p50', 'p90', 'p99'] as const)
 			metrics[`agent/${f}/${q}`] = p
-				? { value: p[q], ...coverage }
-				: { note: NO_ROWS, ...coverage };
+				? { value: p[q], ...coverage, direction }
+				: { note: NO_ROWS, ...coverage, direction };
 	}
 	const defectRates: GroupSummary['defectRates'] = {};
 	for (const cat of Object.keys(severityByCategory).sort()) {
@@ -397,7 +406,7 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 			share: g.rows === 0 ? 0 : c.count / g.rows,
 			shareOfFailures: failing === 0 ? 0 : c.count / failing,
 			examples: [...c.examples],
-			suggestedFix: suggestedFixFor(cause),
+			suggestedFix: suggestedFixFor(cause, ctx.registry),
 		}))
 		.sort((a, b) => b.count - a.count || (a.cause < b.cause ? -1 : a.cause > b.cause ? 1 : 0));
 	return {
@@ -416,7 +425,7 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 			count: g.incomplete.count,
 			share: g.rows === 0 ? 0 : g.incomplete.count / g.rows,
 			examples: [...g.incomplete.examples],
-			suggestedFix: suggestedFixFor(INCOMPLETE),
+			suggestedFix: suggestedFixFor(INCOMPLETE, ctx.registry),
 		},
 		cost: costSummary(g, ctx),
 	};
@@ -433,6 +442,7 @@ export function finalizeAggregate(
 	const level = options.level ?? 0.95;
 	if (!(level > 0 && level < 1)) throw new RangeError(`level must be within (0, 1), got ${level}`);
 	const ctx: Ctx = {
+		registry: options.registry ?? evaluatorRegistry,
 		level,
 		resamples: Math.max(0, Math.floor(options.bootstrapResamples ?? DEFAULT_RESAMPLES)),
 		maxDraws: options.bootstrapMaxDraws ?? DEFAULT_MAX_DRAWS,

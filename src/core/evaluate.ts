@@ -3,6 +3,7 @@
  * Missing inputs give `not_applicable`, bad inputs and NaN give `error`, never a fake 0.
  */
 import { readInputs } from './inputs';
+import { errorScore, notApplicableScore, okScore, scoreBase } from './score';
 import type { MetricDecl, Score } from './types';
 
 /** Options of one metric evaluation. */
@@ -40,49 +41,26 @@ export function evaluateMetric(
 	options: MetricRunOptions = {},
 ): Score {
 	const params = withDefaults(decl, options.params);
-	const threshold = options.threshold ?? decl.threshold.default;
-	const base = {
-		metric: scoreKeyOf(decl, params),
-		scale: decl.scale,
-		threshold,
-		direction: decl.threshold.direction,
-		signature: metricSignature(decl, params),
-	};
+	const base = scoreBase(
+		decl,
+		scoreKeyOf(decl, params),
+		metricSignature(decl, params),
+		options.threshold,
+	);
 	const read = readInputs(decl.inputs, raw);
 	if (!read.ok) {
-		if ('missing' in read) {
-			return {
-				...base,
-				value: null,
-				pass: null,
-				status: 'not_applicable',
-				reason: `missing ${read.missing.join(', ')}`,
-			};
-		}
-		return { ...base, value: null, pass: null, status: 'error', error: read.error.message };
+		return 'missing' in read
+			? notApplicableScore(base, read.reason)
+			: errorScore(base, read.error.message);
 	}
 	try {
 		const result = decl.compute(read.values, params);
-		if (!Number.isFinite(result.value)) {
-			return {
-				...base,
-				value: null,
-				pass: null,
-				status: 'error',
-				error: `${decl.id} produced a non-finite value; no score recorded`,
-			};
-		}
-		const pass = decl.passes
-			? decl.passes(result, params, threshold)
-			: decl.threshold.direction === 'higher'
-				? result.value >= threshold
-				: result.value <= threshold;
-		const score: Score = { ...base, value: result.value, pass, status: 'ok' };
-		if (result.details) score.details = result.details;
-		if (result.stats) score.stats = result.stats;
-		return score;
+		const pass =
+			decl.passes && Number.isFinite(result.value)
+				? decl.passes(result, params, base.threshold ?? decl.threshold.default)
+				: undefined;
+		return okScore(base, result.value, { details: result.details, stats: result.stats }, pass);
 	} catch (e) {
-		const message = e instanceof Error ? e.message : String(e);
-		return { ...base, value: null, pass: null, status: 'error', error: message };
+		return errorScore(base, e instanceof Error ? e.message : String(e));
 	}
 }

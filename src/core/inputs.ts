@@ -4,10 +4,10 @@
  */
 import type { InputDecl, InputKind } from './types';
 
-/** A retrieved or expected document in canonical form. */
+/** A retrieved or expected document in canonical form (seed 002: `content` may be absent). */
 export interface ContextDoc {
 	doc_uri?: string;
-	content: string;
+	content?: string;
 }
 
 /** A chat turn in canonical form. */
@@ -33,13 +33,20 @@ function typeName(v: unknown): string {
 	return typeof v;
 }
 
-/** True when a value counts as absent (so the metric is not applicable rather than wrong). */
-export function isMissing(v: unknown, kind: InputKind): boolean {
+const LIST_KINDS = new Set<InputKind>(['contexts', 'messages', 'texts']);
+
+/**
+ * True when a value counts as absent (so the evaluator is not applicable rather than wrong):
+ * null, an empty list, blank text for list kinds, and blank text or an empty object when the
+ * input declares `blankIsMissing` (judges: a blank answer cannot be judged).
+ */
+export function isMissing(v: unknown, decl: Pick<InputDecl, 'kind' | 'blankIsMissing'>): boolean {
 	if (v === undefined || v === null) return true;
-	if (kind !== 'text' && typeof v === 'string' && v.trim() === '') return true;
-	if ((kind === 'contexts' || kind === 'messages' || kind === 'texts') && Array.isArray(v)) {
-		return v.length === 0;
-	}
+	if (typeof v === 'string' && v.trim() === '')
+		return decl.kind !== 'text' || !!decl.blankIsMissing;
+	if (Array.isArray(v))
+		return v.length === 0 && (LIST_KINDS.has(decl.kind) || !!decl.blankIsMissing);
+	if (decl.blankIsMissing && typeof v === 'object') return Object.keys(v).length === 0;
 	return false;
 }
 
@@ -64,14 +71,20 @@ function toContexts(v: unknown, field: string): ContextDoc[] {
 		if (d && typeof d === 'object') {
 			const o = d as Record<string, unknown>;
 			const content = o.content ?? o.text ?? o.page_content;
-			if (typeof content !== 'string') {
+			if (content !== undefined && content !== null && typeof content !== 'string') {
 				throw new InputError(`${field}[${i}].content`, `expected string, got ${typeName(content)}`);
 			}
 			const uri = o.doc_uri ?? o.id ?? o.url;
-			if (uri !== undefined && typeof uri !== 'string' && typeof uri !== 'number') {
+			if (uri !== undefined && uri !== null && typeof uri !== 'string' && typeof uri !== 'number') {
 				throw new InputError(`${field}[${i}].doc_uri`, `expected string, got ${typeName(uri)}`);
 			}
-			return uri === undefined ? { content } : { doc_uri: String(uri), content };
+			const doc: ContextDoc = {};
+			if (uri !== undefined && uri !== null) doc.doc_uri = String(uri);
+			if (typeof content === 'string') doc.content = content;
+			if (doc.doc_uri === undefined && doc.content === undefined) {
+				throw new InputError(`${field}[${i}]`, 'a document needs content or a doc_uri');
+			}
+			return doc;
 		}
 		throw new InputError(`${field}[${i}]`, `expected a document, got ${typeName(d)}`);
 	});
@@ -130,16 +143,32 @@ export function coerceInput(
 /** Result of reading all declared inputs of one row. */
 export type ReadInputs =
 	| { ok: true; values: Record<string, unknown> }
-	| { ok: false; missing: string[] }
+	| { ok: false; missing: string[]; reason: string }
 	| { ok: false; error: InputError };
 
-/** Read and coerce every declared input; required-but-missing inputs are listed, not guessed. */
+/**
+ * Why a row is not applicable when `fields` are missing. A missing response usually means the app
+ * was not called yet (a golden set holds questions and expected answers only), so say what to
+ * connect rather than only what is absent.
+ */
+export function missingReason(fields: string[]): string {
+	const list = fields.join(', ');
+	const hint = fields.includes('response')
+		? ': the row has no response yet; connect the node that calls your app (for example an HTTP Request) before this one, or map the Response field'
+		: '';
+	return `missing ${list}${hint}`;
+}
+
+/**
+ * Read and coerce every declared input; required-but-missing inputs are listed, not guessed.
+ * Contexts declared `needsContent` with a doc_uri-only document make the row not applicable.
+ */
 export function readInputs(decls: InputDecl[], raw: Record<string, unknown>): ReadInputs {
 	const values: Record<string, unknown> = {};
 	const missing: string[] = [];
 	for (const d of decls) {
 		const v = raw[d.name];
-		if (isMissing(v, d.kind)) {
+		if (isMissing(v, d)) {
 			if (d.required) missing.push(d.field);
 			continue;
 		}
@@ -149,7 +178,15 @@ export function readInputs(decls: InputDecl[], raw: Record<string, unknown>): Re
 			if (e instanceof InputError) return { ok: false, error: e };
 			throw e;
 		}
+		if (d.kind === 'contexts' && d.needsContent) {
+			const docs = values[d.name] as ContextDoc[];
+			const bare = docs.findIndex((doc) => doc.content === undefined);
+			if (bare >= 0) {
+				const reason = `${d.field}[${bare}] has no content (doc_uri ${docs[bare].doc_uri ?? '?'} only): this judge reads the chunk text`;
+				return { ok: false, missing: [`${d.field}[${bare}].content`], reason };
+			}
+		}
 	}
-	if (missing.length) return { ok: false, missing };
+	if (missing.length) return { ok: false, missing, reason: missingReason(missing) };
 	return { ok: true, values };
 }

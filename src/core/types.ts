@@ -69,6 +69,13 @@ export interface InputDecl {
 	kind: InputKind;
 	required: boolean;
 	description: string;
+	/**
+	 * Whether blank text (and an empty object) counts as missing, making the row not applicable:
+	 * judges set it (a blank answer cannot be judged); metrics score blank text as text.
+	 */
+	blankIsMissing?: boolean;
+	/** Contexts only: every document must carry `content` (a doc_uri-only chunk is not applicable). */
+	needsContent?: boolean;
 }
 
 /** A tunable parameter of a metric or judge, rendered as a node option. */
@@ -79,6 +86,62 @@ export interface ParamDecl {
 	default: number | string | boolean;
 	options?: { name: string; value: string }[];
 	description: string;
+}
+
+/** The two root-cause orders of seed 001: rows with ground truth and rows without. */
+export type RootCauseOrderName = 'withGroundTruth' | 'withoutGroundTruth';
+
+/**
+ * Where a judge sits in the root-cause diagnosis (seed 001). Judges sharing a slot (the 1-5 and
+ * yes/no groundedness) answer for it together. `rank` places the slot in each default order it
+ * belongs to; a slot in no default order still gets its own router output and counts for the
+ * overall verdict after the ordered slots. `output` is the router output's fixed position among
+ * the slots: it never changes once released, so saved connections never move.
+ */
+export interface RootCauseDecl {
+	slot: string;
+	/** Position in each default order the slot belongs to (lower = checked first). */
+	rank?: Partial<Record<RootCauseOrderName, number>>;
+	/** Fixed position of the slot's router output (after Pass, Incomplete and Custom Judge). */
+	output: number;
+	/** What to try when this slot is the root cause, in our words. */
+	fix: string;
+	/**
+	 * When an ok score fails the slot: `pass-false` (its pass is false; the default) or `zero`
+	 * (its value is 0, e.g. chunk relevance fails only when not one chunk is relevant).
+	 */
+	failsWhen?: 'pass-false' | 'zero';
+	/** Other spellings of the slot users may write in an order (seed 001 spells some two ways). */
+	aliases?: string[];
+}
+
+/** Names a score takes in Databricks Agent Evaluation (seeds 001 and 002). */
+export interface DatabricksNames {
+	/** Per-row column of the value, e.g. `response/llm_judged/groundedness/rating`. */
+	column: string;
+	/** Per-row column of the rationale, when the judge writes one. */
+	rationaleColumn?: string;
+	/** Run-level metric name, e.g. `response/llm_judged/groundedness/rating/percentage`. */
+	runMetric: string;
+}
+
+/** Facts every evaluator (metric or judge) declares besides its computation. */
+export interface EvaluatorFacts {
+	id: string;
+	version: string;
+	displayName: string;
+	/** One sentence for the node panel. */
+	description: string;
+	/** Citation and the exact reference behaviour matched (README and signature). */
+	reference: string;
+	inputs: InputDecl[];
+	params: ParamDecl[];
+	scale: Scale;
+	threshold: { default: number; direction: Direction };
+	/** Root-cause slot; metrics without one only count when a user's order names them. */
+	rootCause?: RootCauseDecl;
+	/** Databricks column and run-metric names, when Databricks has the judge or metric. */
+	databricks?: DatabricksNames;
 }
 
 /** Result of a deterministic metric's computation on one row. */
@@ -92,18 +155,7 @@ export interface MetricResult {
  * A deterministic metric, declared once. The node, library wrapper, README table and registry
  * tests are all derived from this object.
  */
-export interface MetricDecl {
-	id: string;
-	version: string;
-	displayName: string;
-	/** One sentence for the node panel. */
-	description: string;
-	/** Citation and the exact reference behaviour matched (README and signature). */
-	reference: string;
-	inputs: InputDecl[];
-	params: ParamDecl[];
-	scale: Scale;
-	threshold: { default: number; direction: Direction };
+export interface MetricDecl extends EvaluatorFacts {
 	/** Signature suffix describing tokenizer/smoothing etc., e.g. `tok:nltk|smooth:method4`. */
 	signatureParts: string;
 	/** Pure computation; inputs are already coerced to their declared kinds. Throws on bad input. */
@@ -112,4 +164,6 @@ export interface MetricDecl {
 	scoreKey?(params: Record<string, unknown>): string;
 	/** Pass rule when more than the main threshold matters (ROUGE's precision/recall thresholds). */
 	passes?(result: MetricResult, params: Record<string, unknown>, threshold: number): boolean;
+	/** Corpus-level value from the summed `stats` of many rows (BLEU's n-gram counts). */
+	corpus?(summed: Record<string, number | number[]>): number;
 }

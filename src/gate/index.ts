@@ -28,6 +28,8 @@ import {
 export interface GateMetricLike {
 	value?: number | null;
 	measured: number;
+	/** Which way is better, as the aggregate's summary states it (from the declarations). */
+	direction?: Direction;
 }
 
 /** Per-metric-id statistics as the aggregate's `perMetric` holds them. */
@@ -36,6 +38,7 @@ export interface GatePerMetricLike {
 	scale?: { kind: string };
 	mean?: { value?: number };
 	passRate?: { value?: number };
+	direction?: Direction;
 }
 
 /** What the gate needs of a run summary (structural, so any summary with `metrics` works). */
@@ -55,8 +58,17 @@ export function gateMetrics(summary: GateSummaryLike): Record<string, GateMetric
 	for (const [id, m] of Object.entries(summary.perMetric ?? {})) {
 		if (!m || covered.has(id)) continue;
 		if (m.scale?.kind === 'binary')
-			out[`${id}/pass_rate`] = { value: m.passRate?.value, measured: m.measured };
-		else out[`${id}/mean`] = { value: m.mean?.value, measured: m.measured };
+			out[`${id}/pass_rate`] = {
+				value: m.passRate?.value,
+				measured: m.measured,
+				direction: 'higher',
+			};
+		else
+			out[`${id}/mean`] = {
+				value: m.mean?.value,
+				measured: m.measured,
+				...(m.direction ? { direction: m.direction } : {}),
+			};
 	}
 	return out;
 }
@@ -82,7 +94,7 @@ export interface GateOptions {
 	currentRows?: readonly GateRow[];
 	/** The baseline's scored rows. */
 	baselineRows?: readonly GateRow[];
-	/** Better direction per metric; otherwise inferred (see {@link inferDirection}). */
+	/** Better direction per metric; otherwise as the summary or the scores state it, else higher. */
 	directions?: Record<string, Direction>;
 	/** Summary metric name -> `eval` key in rows, when the name does not contain the key. */
 	rowMetric?: Record<string, string>;
@@ -144,17 +156,6 @@ const GATE_RULE =
 	'Regressed = worse than baseline by more than the tolerance AND significant after Holm ' +
 	'correction across metrics; without a possible test, tolerance alone decides (tolerance-only).';
 
-const LOWER_IS_BETTER =
-	/latency|cost|tokens?\b|token_count|defect|error|harm|hate|violence|sexual|self_harm|severity/i;
-
-/**
- * Better direction of a metric from its name: latency, cost, tokens, defect/error rates and
- * safety severities are better lower; everything else higher.
- */
-export function inferDirection(metric: string): Direction {
-	return LOWER_IS_BETTER.test(metric) ? 'lower' : 'higher';
-}
-
 const PROPORTION_NAME = /\/percentage$|pass_?rate|passrate|defect_?rate|\/rate$/i;
 
 /** Compare a run against a baseline; see the module comment for the decision rule. */
@@ -180,10 +181,16 @@ export function compareRuns(
 		const c = curMetrics[metric];
 		const key = resolveEvalKey(metric, options.rowMetric, evalKeys);
 		const kind = options.kinds?.[metric] ?? inferKind(metric, key, options);
-		const direction =
+		// Direction comes from the declarations, through the summary or the scores; a metric
+		// neither states is taken as higher-is-better and the row says so.
+		const stated =
 			options.directions?.[metric] ??
+			c?.direction ??
+			b?.direction ??
 			(kind === 'mean' && key ? scoreDirection(key, options) : undefined) ??
-			inferDirection(metric);
+			// A pass rate is better higher whatever the metric: that is not a guess.
+			(kind === 'proportion' ? 'higher' : undefined);
+		const direction = stated ?? 'higher';
 		const tolerance = options.tolerances?.[metric] ?? options.defaultTolerance ?? 0;
 		const row: GateRowResult = {
 			metric,
@@ -197,7 +204,9 @@ export function compareRuns(
 			tolerance,
 			direction,
 			verdict: 'ok',
-			note: '',
+			note: stated
+				? ''
+				: 'Direction not stated by the summary or the scores: higher taken as better.',
 		};
 		if (!b) {
 			row.verdict = 'missing_in_baseline';
@@ -243,7 +252,9 @@ export function compareRuns(
 		if (beyond && (significant || tolOnly)) {
 			row.verdict = worse > 0 ? 'regressed' : 'improved';
 		}
-		row.note = explain(row, beyond, significant, tolOnly, alpha, worse);
+		row.note = [explain(row, beyond, significant, tolOnly, alpha, worse), row.note]
+			.filter(Boolean)
+			.join(' ');
 	}
 
 	const table = pending.map((p) => p.row);

@@ -5,16 +5,62 @@
  * and any literal occurrence of the current nonce in the content is neutralised anyway.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { ChatTurn, ContextDoc } from '../core/inputs';
 import type { InputDecl } from '../core/types';
-import { DATA_TAG_PLACEHOLDER, type JudgePrompt } from './types';
+import { DATA_TAG_PLACEHOLDER, type JudgeDecl, type JudgePrompt } from './types';
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+// `{name}` is a placeholder; `\{` is a literal brace. Any other brace (JSON in a prompt) is text.
+const PLACEHOLDER = /\\([{}])|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+// n8n evaluates `{{ ... }}` in expression fields: a prompt written that way is a mistake to report.
+const DOUBLE_BRACE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/;
 
-/** Names of the `{{placeholder}}` slots in a template, in order of first appearance. */
+/** Names of the `{placeholder}` slots in a template, in order of first appearance. */
 export function placeholdersOf(template: string): string[] {
 	const seen = new Set<string>();
-	for (const m of template.matchAll(PLACEHOLDER)) seen.add(m[1]);
+	for (const m of template.matchAll(PLACEHOLDER)) if (m[2] !== undefined) seen.add(m[2]);
 	return [...seen];
+}
+
+/**
+ * Problems with a template's syntax: n8n-style `{{name}}` (double braces are n8n's expression
+ * syntax; our placeholders take single braces, as the seeds' templates do).
+ */
+export function templateSyntaxProblems(template: string): string[] {
+	const m = DOUBLE_BRACE.exec(template);
+	return m
+		? [
+				`{{${m[1]}}} uses double braces, which n8n reads as an expression: write {${m[1]}} (and \\{ for a literal brace)`,
+			]
+		: [];
+}
+
+/**
+ * Problems with a judge's templates: double braces, placeholders that are neither an input's
+ * field, a param nor `{data_tag}`, and required inputs the prompt no longer shows the model.
+ * With `strict` (the shipped declaration), every input must appear, optional ones too.
+ */
+export function placeholderProblems(
+	decl: Pick<JudgeDecl, 'inputs' | 'params'>,
+	prompt: JudgePrompt,
+	strict = false,
+): string[] {
+	const problems = [
+		...templateSyntaxProblems(prompt.system),
+		...templateSyntaxProblems(prompt.user),
+	];
+	const used = new Set([...placeholdersOf(prompt.system), ...placeholdersOf(prompt.user)]);
+	const known = new Set([
+		...decl.inputs.map((i) => i.field),
+		...decl.params.map((p) => p.name),
+		DATA_TAG_PLACEHOLDER,
+	]);
+	for (const name of used) if (!known.has(name)) problems.push(`unknown placeholder {${name}}`);
+	for (const input of decl.inputs) {
+		if ((strict || input.required) && !used.has(input.field)) {
+			problems.push(`the prompt does not include {${input.field}} (${input.displayName})`);
+		}
+	}
+	return problems;
 }
 
 /** A fresh unguessable nonce (96 bits, hex). */
@@ -32,82 +78,28 @@ export function promptHash(prompt: JudgePrompt): string {
 		.slice(0, 12);
 }
 
-/** A retrieved document as the canonical record holds it. */
-export interface ContextDoc {
-	doc_uri?: string;
-	content: string;
-}
-
-/** A conversation turn. */
-export interface Message {
-	role: string;
-	content: string;
-}
-
-function str(v: unknown): string {
-	if (typeof v === 'string') return v;
-	if (v === null || v === undefined) return '';
-	if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-	return JSON.stringify(v);
-}
-
-/** Coerces `retrieved_context` variants (strings, {content}, Azure citations) to documents. */
-export function toContexts(v: unknown): ContextDoc[] {
-	if (v === null || v === undefined || v === '') return [];
-	const list = Array.isArray(v) ? v : [v];
-	const out: ContextDoc[] = [];
-	for (const item of list) {
-		if (typeof item === 'string') {
-			if (item.trim() !== '') out.push({ content: item });
-		} else if (typeof item === 'object' && item !== null) {
-			const r = item as Record<string, unknown>;
-			const content = str(r.content ?? r.page_content ?? r.text ?? '');
-			const uriRaw = r.doc_uri ?? r.id ?? r.title ?? r.url;
-			const doc: ContextDoc = { content };
-			if (uriRaw !== undefined && uriRaw !== null && str(uriRaw) !== '') doc.doc_uri = str(uriRaw);
-			if (content.trim() !== '' || doc.doc_uri) out.push(doc);
-		}
-	}
-	return out;
-}
-
-/** Coerces a conversation (array of {role, content}, or a string) to messages. */
-export function toMessages(v: unknown): Message[] {
-	if (v === null || v === undefined || v === '') return [];
-	if (typeof v === 'string') return [{ role: 'user', content: v }];
-	const list = Array.isArray(v) ? v : [v];
-	return list
-		.filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null)
-		.map((m) => ({ role: str(m.role ?? 'user'), content: str(m.content) }));
-}
-
-/** Whether a value counts as absent for a required input (null, blank, empty list). */
-export function isMissing(v: unknown): boolean {
-	if (v === undefined || v === null) return true;
-	if (typeof v === 'string') return v.trim() === '';
-	if (Array.isArray(v)) return v.length === 0;
-	if (typeof v === 'object') return Object.keys(v).length === 0;
-	return false;
-}
-
-/** Renders one input value as text according to its declared kind. */
+/**
+ * Renders one input value, already read by `readInputs` into its declared kind, as text.
+ * Absent optional inputs read "(not provided)".
+ */
 export function renderValue(kind: InputDecl['kind'], v: unknown): string {
-	if (isMissing(v)) return '(not provided)';
+	if (v === undefined) return '(not provided)';
 	switch (kind) {
 		case 'contexts':
-			return toContexts(v)
-				.map((d, i) => `[doc${i + 1}]${d.doc_uri ? ` (source: ${d.doc_uri})` : ''}\n${d.content}`)
+			return (v as ContextDoc[])
+				.map(
+					(d, i) =>
+						`[doc${i + 1}]${d.doc_uri !== undefined ? ` (source: ${d.doc_uri})` : ''}\n${d.content ?? '(no content)'}`,
+				)
 				.join('\n\n');
 		case 'messages':
-			return toMessages(v)
-				.map((m) => `${m.role}: ${m.content}`)
-				.join('\n');
+			return (v as ChatTurn[]).map((m) => `${m.role}: ${m.content}`).join('\n');
 		case 'texts':
-			return (Array.isArray(v) ? v : [v]).map((t, i) => `${i + 1}. ${str(t)}`).join('\n');
+			return (v as string[]).map((t, i) => `${i + 1}. ${t}`).join('\n');
 		case 'json':
-			return typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+			return typeof v === 'string' ? v : (JSON.stringify(v, null, 2) ?? String(v));
 		default:
-			return str(v);
+			return String(v);
 	}
 }
 
@@ -120,8 +112,9 @@ export interface RenderedPrompt {
 }
 
 /**
- * Fills a prompt's templates. Input placeholders become nonce-delimited data blocks; param
- * placeholders are the workflow author's own configuration and are inserted as plain text.
+ * Fills a prompt's templates. Input placeholders, named by the input's record field
+ * (`{retrieved_context}`), become nonce-delimited data blocks of the values `readInputs` gave;
+ * param placeholders are the workflow author's own configuration and are inserted as plain text.
  */
 export function renderPrompt(
 	prompt: JudgePrompt,
@@ -131,18 +124,19 @@ export function renderPrompt(
 	nonce: string = newNonce(),
 ): RenderedPrompt {
 	const tag = `data-${nonce}`;
-	const byName = new Map(inputs.map((i) => [i.name, i]));
+	const byField = new Map(inputs.map((i) => [i.field, i]));
 	const fill = (template: string): string =>
-		template.replace(PLACEHOLDER, (whole, name: string) => {
+		template.replace(PLACEHOLDER, (whole, escaped: string | undefined, name: string) => {
+			if (escaped !== undefined) return escaped;
 			if (name === DATA_TAG_PLACEHOLDER) return tag;
-			const decl = byName.get(name);
+			const decl = byField.get(name);
 			if (decl) {
 				// The nonce is secret per call; neutralising it stops content that somehow
 				// contains it from closing or forging a block.
-				const text = renderValue(decl.kind, values[name]).split(nonce).join('[nonce removed]');
+				const text = renderValue(decl.kind, values[decl.name]).split(nonce).join('[nonce removed]');
 				return `<${tag} name="${name}">\n${text}\n</${tag}>`;
 			}
-			if (name in params) return str(params[name]);
+			if (name in params) return String(params[name]);
 			return whole;
 		});
 	return { system: fill(prompt.system), user: fill(prompt.user), nonce, tag };

@@ -3,32 +3,20 @@
  * declared, every declared input used by the prompt. A broken declaration fails at import, not
  * at the first row of a user's workflow.
  */
-import { placeholdersOf } from './prompt';
+import { placeholderProblems } from './prompt';
 import { coherence, fluency, similarity } from './specs/quality';
 import { groundedness, groundednessVerdict } from './specs/groundedness';
 import { relevance, relevanceConversation, relevanceConversationGt } from './specs/relevance';
 import { retrieval } from './specs/retrieval';
-import { DATA_TAG_PLACEHOLDER, type JudgeDecl } from './types';
+import type { JudgeDecl } from './types';
 
 /** Problems in one declaration; empty when valid. */
 export function validateJudge(decl: JudgeDecl): string[] {
-	const problems: string[] = [];
+	const problems = placeholderProblems(decl, decl.prompt, true).map((p) => `${decl.id}: ${p}`);
 	const inputNames = new Set(decl.inputs.map((i) => i.name));
-	const paramNames = new Set(decl.params.map((p) => p.name));
-	const used = new Set([
-		...placeholdersOf(decl.prompt.system),
-		...placeholdersOf(decl.prompt.user),
-	]);
-	for (const name of used) {
-		if (!inputNames.has(name) && !paramNames.has(name) && name !== DATA_TAG_PLACEHOLDER) {
-			problems.push(`${decl.id}: placeholder {{${name}}} is not a declared input or param`);
-		}
-	}
-	for (const name of inputNames) {
-		if (!used.has(name)) problems.push(`${decl.id}: input '${name}' is not used by the prompt`);
-	}
-	for (const name of paramNames) {
-		if (inputNames.has(name)) problems.push(`${decl.id}: '${name}' is both an input and a param`);
+	for (const p of decl.params) {
+		if (inputNames.has(p.name))
+			problems.push(`${decl.id}: '${p.name}' is both an input and a param`);
 	}
 	if (!/^[a-zA-Z0-9_-]{1,64}$/.test(decl.output.name)) {
 		problems.push(`${decl.id}: output name '${decl.output.name}' is not a valid schema name`);

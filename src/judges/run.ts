@@ -3,14 +3,15 @@
  * cannot be judged), prompt rendering with nonce delimiters, the structured-output fallback
  * ladder (json_schema -> json_object -> tagged text -> one re-ask), parsing, and the Score.
  */
+import { readInputs } from '../core/inputs';
+import { errorScore, notApplicableScore, okScore, scoreBase, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
 import type { Governor } from './governor';
 import type { ChatMessage, ChatResult, ModelSource, ResponseMode } from './model';
-import { coerceInput, InputError } from '../core/inputs';
 import { parseReply, truncate } from './parse';
-import { dataRule, isMissing, placeholdersOf, promptHash, renderPrompt } from './prompt';
-import { DATA_TAG_PLACEHOLDER, type JudgeDecl, type JudgePrompt } from './types';
+import { dataRule, placeholderProblems, promptHash, renderPrompt } from './prompt';
+import type { JudgeDecl, JudgePrompt } from './types';
 
 /** Everything a judge call needs besides the row. */
 export interface JudgeContext {
@@ -97,24 +98,6 @@ function addUsage(a: Usage | undefined, b: Usage | null): Usage | undefined {
 	};
 }
 
-function readInput(decl: JudgeDecl, inputs: Record<string, unknown>): Record<string, unknown> {
-	const values: Record<string, unknown> = {};
-	for (const input of decl.inputs) {
-		values[input.name] =
-			inputs[input.name] !== undefined ? inputs[input.name] : inputs[input.field];
-	}
-	return values;
-}
-
-function passOf(
-	value: number | boolean,
-	threshold: number,
-	direction: 'higher' | 'lower',
-): boolean {
-	if (typeof value === 'boolean') return direction === 'higher' ? value : !value;
-	return direction === 'higher' ? value >= threshold : value <= threshold;
-}
-
 /** Problems with a model reply that are errors, not scores. */
 function replyProblem(r: ChatResult): string | null {
 	if (r.finishReason === 'content_filter') {
@@ -137,23 +120,7 @@ export function promptOverrideProblems(
 	decl: JudgeDecl,
 	override?: { system?: string; user?: string },
 ): string[] {
-	const prompt = effectivePrompt(decl, override);
-	const used = new Set([...placeholdersOf(prompt.system), ...placeholdersOf(prompt.user)]);
-	const known = new Set([
-		...decl.inputs.map((i) => i.name),
-		...decl.params.map((p) => p.name),
-		DATA_TAG_PLACEHOLDER,
-	]);
-	const problems: string[] = [];
-	for (const name of used) {
-		if (!known.has(name)) problems.push(`unknown placeholder {{${name}}}`);
-	}
-	for (const input of decl.inputs) {
-		if (input.required && !used.has(input.name)) {
-			problems.push(`the prompt does not include {{${input.name}}} (${input.displayName})`);
-		}
-	}
-	return problems;
+	return placeholderProblems(decl, effectivePrompt(decl, override));
 }
 
 /** Judges one row. Never throws: failures are `error` Scores, missing fields `not_applicable`. */
@@ -166,22 +133,21 @@ export async function runJudge(
 		return await judgeRow(decl, inputs, ctx);
 	} catch (e) {
 		// A bug in a declaration (toValue, notApplicable...) must not take the whole run down.
-		return {
-			metric: decl.id,
-			value: null,
-			scale: decl.scale,
-			threshold: ctx.threshold ?? decl.threshold.default,
-			direction: decl.threshold.direction,
-			pass: null,
-			status: 'error',
-			error: `${decl.displayName}: internal error: ${e instanceof Error ? e.message : String(e)}`,
-			signature: judgeSignature(decl, {
-				model: ctx.model ?? ctx.source.defaultModel,
-				temperature: ctx.temperature ?? 0,
-				promptOverride: ctx.promptOverride,
-			}),
-		};
+		return errorScore(
+			judgeBase(decl, ctx, ctx.model ?? ctx.source.defaultModel),
+			`${decl.displayName}: internal error: ${e instanceof Error ? e.message : String(e)}`,
+		);
 	}
+}
+
+/** The Score base of a judge under a context, signed with the model that answered. */
+function judgeBase(decl: JudgeDecl, ctx: JudgeContext, model: string): ScoreBase {
+	const signature = judgeSignature(decl, {
+		model,
+		temperature: ctx.temperature ?? 0,
+		promptOverride: ctx.promptOverride,
+	});
+	return scoreBase(decl, decl.id, signature, ctx.threshold);
 }
 
 async function judgeRow(
@@ -191,69 +157,32 @@ async function judgeRow(
 ): Promise<Score> {
 	const started = Date.now();
 	const temperature = ctx.temperature ?? 0;
-	const threshold = ctx.threshold ?? decl.threshold.default;
-	const direction = decl.threshold.direction;
 	const requestedModel = ctx.model ?? ctx.source.defaultModel;
-	const base = { metric: decl.id, scale: decl.scale, threshold, direction };
-	const sign = (model: string): string =>
-		judgeSignature(decl, { model, temperature, promptOverride: ctx.promptOverride });
+	const sign = (model: string): ScoreBase => judgeBase(decl, ctx, model);
 
-	const values = readInput(decl, inputs);
-	const missing = decl.inputs.filter((i) => i.required && isMissing(values[i.name]));
-	if (missing.length > 0) {
-		const names = missing.map((i) => `'${i.field}' (${i.displayName})`).join(', ');
-		return {
-			...base,
-			value: null,
-			pass: null,
-			status: 'not_applicable',
-			reason: `missing required field${missing.length > 1 ? 's' : ''}: ${names}`,
-			signature: sign(requestedModel),
-		};
-	}
-	// Present but malformed inputs are the row's error, named by field, never sent to the model:
-	// the same rule (and message) as the deterministic metrics.
+	// The same reader as the metrics: missing -> not applicable, malformed -> the row's error
+	// naming the field, never sent to the model. Inputs come by input name or by record field.
+	const raw: Record<string, unknown> = {};
 	for (const input of decl.inputs) {
-		const v = values[input.name];
-		if (isMissing(v)) continue;
-		try {
-			coerceInput(input, v);
-		} catch (e) {
-			if (!(e instanceof InputError)) throw e;
-			return {
-				...base,
-				value: null,
-				pass: null,
-				status: 'error',
-				error: e.message,
-				signature: sign(requestedModel),
-			};
-		}
+		raw[input.name] = inputs[input.name] !== undefined ? inputs[input.name] : inputs[input.field];
 	}
+	const read = readInputs(decl.inputs, raw);
+	if (!read.ok) {
+		return 'missing' in read
+			? notApplicableScore(sign(requestedModel), read.reason)
+			: errorScore(sign(requestedModel), read.error.message);
+	}
+	const values = read.values;
 	const na = decl.notApplicable?.(values) ?? null;
-	if (na !== null) {
-		return {
-			...base,
-			value: null,
-			pass: null,
-			status: 'not_applicable',
-			reason: na,
-			signature: sign(requestedModel),
-		};
-	}
+	if (na !== null) return notApplicableScore(sign(requestedModel), na);
 	const fixed = decl.fixedResult?.(values) ?? null;
 	if (fixed !== null) {
-		return {
-			...base,
-			value: fixed.value,
-			pass: passOf(fixed.value, threshold, direction),
-			status: 'ok',
+		return okScore(sign(requestedModel), fixed.value, {
 			reason: fixed.reason,
 			attempts: 0,
 			latencyMs: Date.now() - started,
 			details: { fixedResult: true },
-			signature: sign(requestedModel),
-		};
+		});
 	}
 
 	const params: Record<string, unknown> = {};
@@ -263,14 +192,10 @@ async function judgeRow(
 	const prompt = effectivePrompt(decl, ctx.promptOverride);
 	const promptProblems = promptOverrideProblems(decl, ctx.promptOverride);
 	if (promptProblems.length > 0) {
-		return {
-			...base,
-			value: null,
-			pass: null,
-			status: 'error',
-			error: `${decl.displayName}: the edited prompt cannot be used: ${promptProblems.join('; ')}`,
-			signature: sign(requestedModel),
-		};
+		return errorScore(
+			sign(requestedModel),
+			`${decl.displayName}: the edited prompt cannot be used: ${promptProblems.join('; ')}`,
+		);
 	}
 	const rendered = renderPrompt(prompt, decl.inputs, values, params);
 	const keys = outputKeys(decl);
@@ -282,19 +207,14 @@ async function judgeRow(
 		modeCache.get(ctx.source) ?? (ctx.source.supportsResponseFormat ? 'json_schema' : 'text');
 	let reask: ChatMessage[] = [];
 	let reasked = false;
-	const fail = (error: string, details: Record<string, unknown> = {}): Score => ({
-		...base,
-		value: null,
-		pass: null,
-		status: 'error',
-		error: `${decl.displayName}: ${error}`,
-		usage,
-		model,
-		latencyMs: Date.now() - started,
-		attempts,
-		details: { responseMode: mode, ...details },
-		signature: sign(model),
-	});
+	const fail = (error: string, details: Record<string, unknown> = {}): Score =>
+		errorScore(sign(model), `${decl.displayName}: ${error}`, {
+			usage,
+			model,
+			latencyMs: Date.now() - started,
+			attempts,
+			details: { responseMode: mode, ...details },
+		});
 
 	for (;;) {
 		const messages: ChatMessage[] = [
@@ -352,20 +272,14 @@ async function judgeRow(
 		}
 		const parsed = parseReply(result.content, decl.output.schema, keys);
 		if (parsed.ok) {
-			const value = decl.toValue(parsed.value);
-			return {
-				...base,
-				value,
-				pass: passOf(value, threshold, direction),
-				status: 'ok',
+			return okScore(sign(model), decl.toValue(parsed.value), {
 				reason: decl.toReason(parsed.value),
 				usage,
 				model,
 				latencyMs: Date.now() - started,
 				attempts,
 				details: { responseMode: mode, ...(decl.toDetails?.(parsed.value) ?? {}) },
-				signature: sign(model),
-			};
+			});
 		}
 		if (reasked) {
 			return fail(`could not parse the judge reply after one re-ask: ${parsed.error}`, {

@@ -3,9 +3,12 @@
  * the n8n node, README tables and registry tests are derived (DESIGN.md "Declare once").
  */
 import type { z } from 'zod';
-import type { Direction, InputDecl, ParamDecl, Scale } from '../core/types';
+import type { EvaluatorFacts } from '../core/types';
 
-/** Prompt templates with `{{placeholder}}` slots; each slot names a declared input or param. */
+/**
+ * Prompt templates with `{placeholder}` slots (single braces, as the seeds' templates): an input by
+ * its record field (`{retrieved_context}`), a param by its name, or `{data_tag}`; `\{` is a literal brace.
+ */
 export interface JudgePrompt {
 	system: string;
 	user: string;
@@ -29,21 +32,7 @@ export interface FixedResult {
 }
 
 /** One LLM judge, declared once. `T` is the parsed model output. */
-export interface JudgeDecl<T = unknown> {
-	/** Key under `item.json.eval`, camelCase or snake_case as the reference names it. */
-	id: string;
-	/** Bumped whenever the prompt, schema or value mapping changes; part of the signature. */
-	version: string;
-	displayName: string;
-	/** One sentence for the node panel. */
-	description: string;
-	/** Seed / rubric citation and what of it the prompt reproduces. */
-	reference: string;
-	/** Record fields the judge reads; defaults are canonical EvalRecord fields. */
-	inputs: InputDecl[];
-	params: ParamDecl[];
-	scale: Scale;
-	threshold: { default: number; direction: Direction };
+export interface JudgeDecl<T = unknown> extends EvaluatorFacts {
 	prompt: JudgePrompt;
 	output: JudgeOutput<T>;
 	/** Maps the parsed verdict to the Score value (on `scale`). */

@@ -9,6 +9,7 @@
  * c = 0, else exp(1 - r/c), with r the closest reference length (ties to the shorter).
  */
 import type { MetricDecl } from '../core/types';
+import { statArray, statNumber } from './corpus';
 import { responseGroundTruthInputs } from './f1';
 import { nltkTokenizeIds } from './tokenize';
 import { pyExp, pyLog } from './tokenize/pymath';
@@ -125,4 +126,11 @@ export const bleuMetric: MetricDecl = {
 			stats: { matches: s.matches, totals: s.totals, hypLen: s.hypLen, refLen: s.refLen },
 		};
 	},
+	corpus: (s) =>
+		bleuFromStats({
+			matches: statArray(s, 'matches'),
+			totals: statArray(s, 'totals'),
+			hypLen: statNumber(s, 'hypLen'),
+			refLen: statNumber(s, 'refLen'),
+		}),
 };

@@ -1,10 +1,9 @@
 /**
  * Corpus-level aggregation of the metrics whose corpus score is not a mean of sentence scores
  * (BLEU flavours): per-row sufficient statistics are summed (in any batching, on any worker)
- * and finalized once, so split runs merge to exactly the single-pass result.
+ * and finalized once, so split runs merge to exactly the single-pass result. Each metric's
+ * finalizer is its declaration's `corpus`; `corpusFinalizers` (registry) lists them by id.
  */
-import { bleuFromStats } from './bleu';
-import { sacreBleuFromStats } from './sacrebleu';
 
 /** Summed statistics as stored in `Score.stats` (numbers or per-order arrays). */
 export type Stats = Record<string, number | number[]>;
@@ -32,35 +31,16 @@ export function sumStats(a: Stats, b: Stats): Stats {
 	return out;
 }
 
-function arr(s: Stats, key: string): number[] {
+/** A per-order statistic of summed stats, checked to hold 4 numbers (n-gram orders 1-4). */
+export function statArray(s: Stats, key: string): number[] {
 	const v = s[key];
 	if (!Array.isArray(v) || v.length !== 4) throw new TypeError(`stats.${key} must be 4 numbers`);
 	return v;
 }
 
-function num(s: Stats, key: string): number {
+/** A scalar statistic of summed stats, checked to be a number. */
+export function statNumber(s: Stats, key: string): number {
 	const v = s[key];
 	if (typeof v !== 'number') throw new TypeError(`stats.${key} must be a number`);
 	return v;
 }
-
-/** Corpus score from summed stats, keyed by metric id (`bleu`: nltk 0-1, `sacrebleu`: 0-100). */
-export const corpusFinalizers: Record<string, (summed: Stats) => number> = {
-	bleu: (s) =>
-		bleuFromStats({
-			matches: arr(s, 'matches'),
-			totals: arr(s, 'totals'),
-			hypLen: num(s, 'hypLen'),
-			refLen: num(s, 'refLen'),
-		}),
-	sacrebleu: (s) =>
-		sacreBleuFromStats(
-			{
-				counts: arr(s, 'counts'),
-				totals: arr(s, 'totals'),
-				sysLen: num(s, 'sysLen'),
-				refLen: num(s, 'refLen'),
-			},
-			false,
-		).score,
-};

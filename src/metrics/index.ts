@@ -11,12 +11,12 @@ export {
 	bleuStatsFromTokens,
 } from './bleu';
 export type { BleuStats } from './bleu';
-export { corpusFinalizers, sumStats } from './corpus';
+export { statArray, statNumber, sumStats } from './corpus';
 export type { Stats } from './corpus';
 export { f1Score, f1ScoreMetric, f1Tokens, responseGroundTruthInputs } from './f1';
 export { gleuFromTokens, gleuMetric, gleuScore } from './gleu';
 export { meteorMetric, meteorScore } from './meteor';
-export { metricRegistry, validateMetricRegistry } from './registry';
+export { corpusFinalizers, metricRegistry, validateMetricRegistry } from './registry';
 export { lcsLength, ROUGE_TYPES, rougeMetric, rougeScore } from './rouge';
 export type { RougeScore, RougeType } from './rouge';
 export {

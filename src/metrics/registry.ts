@@ -45,3 +45,7 @@ export const metricRegistry: MetricDecl[] = validateMetricRegistry([
 	rougeMetric,
 	sacreBleuMetric,
 ]);
+
+/** Corpus finalizers by metric id, from the declarations that have one (`bleu`, `sacrebleu`). */
+export const corpusFinalizers: Readonly<Record<string, NonNullable<MetricDecl['corpus']>>> =
+	Object.fromEntries(metricRegistry.flatMap((m) => (m.corpus ? [[m.id, m.corpus] as const] : [])));

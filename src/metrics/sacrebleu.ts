@@ -8,6 +8,7 @@
  * and, with effective order, shrink the mean; log(0) is -9999999999.
  */
 import type { MetricDecl } from '../core/types';
+import { statArray, statNumber } from './corpus';
 import { responseGroundTruthInputs } from './f1';
 import { pyExp, pyLog } from './tokenize/pymath';
 import { pyRstrip } from './tokenize/py';
@@ -142,4 +143,14 @@ export const sacreBleuMetric: MetricDecl = {
 			stats: { counts: r.counts, totals: r.totals, sysLen: r.sysLen, refLen: r.refLen },
 		};
 	},
+	corpus: (s) =>
+		sacreBleuFromStats(
+			{
+				counts: statArray(s, 'counts'),
+				totals: statArray(s, 'totals'),
+				sysLen: statNumber(s, 'sysLen'),
+				refLen: statNumber(s, 'refLen'),
+			},
+			false,
+		).score,
 };

@@ -3,90 +3,109 @@
  * "how the root cause is determined"): a row passes when every judge present passes; otherwise
  * the root cause is the first failing judge in a fixed order, because judges correlate causally
  * (a retriever that missed the facts makes grounded, correct answers unlikely). Matched exactly:
- * both default orders, "custom judges last", and chunk_relevance failing only when no chunk is
- * relevant. Our additions: errored judges, aliases for our score keys, and the fix texts.
+ * both default orders, "custom judges last", and chunk relevance failing only when no chunk is
+ * relevant. Our additions: errored judges make a row incomplete, and the fix texts.
+ *
+ * Every fact about a slot (its place in each order, its fix, its router output, how it fails)
+ * is declared by the judge that fills it (`rootCause` in its declaration); this module only
+ * applies them. It is called once per row, by the Root-Cause Router or, without a router
+ * upstream, by Eval Aggregate, with the same policy object.
  */
-import type { Score } from '../core/types';
-
-/** Default order when the row has ground truth (expected response or facts), per seed 001. */
-export const ORDER_WITH_GROUND_TRUTH: readonly string[] = [
-	'context_sufficiency',
-	'groundedness',
-	'correctness',
-	'safety',
-];
-
-/** Default order when the row has no ground truth, per seed 001. */
-export const ORDER_WITHOUT_GROUND_TRUTH: readonly string[] = [
-	'chunk_relevance',
-	'groundedness',
-	'relevance_to_query',
-	'safety',
-];
-
-/**
- * Score keys a judge id in an order stands for. `groundedness_verdict` is where the Databricks
- * yes/no groundedness lands (Azure's 1-5 groundedness owns `groundedness`); the seed spells
- * relevance_to_query both ways. The `safety` slot also takes every severity-scale score.
- */
-export const JUDGE_ALIASES: Readonly<Record<string, readonly string[]>> = {
-	groundedness: ['groundedness_verdict', 'groundedness'],
-	relevance_to_query: ['relevance_to_query', 'relevant_to_query'],
-	relevant_to_query: ['relevance_to_query', 'relevant_to_query'],
-};
-
-/** Score keys that betray ground truth on the row when measured (used if not told). */
-const GROUND_TRUTH_JUDGES = ['context_sufficiency', 'correctness', 'document_recall'];
+import type { EvaluatorFacts, RootCauseOrderName, Score } from '../core/types';
+import { evaluatorRegistry, slotsOf, type SlotInfo } from '../registry';
 
 /** The cause reported for rows a judge could not score. */
 export const INCOMPLETE = 'incomplete';
 
-/** Suggested fix per cause, in our own words; custom judges fall back to {@link suggestedFixFor}. */
-export const suggestedFixes: Readonly<Record<string, string>> = {
-	context_sufficiency:
-		'The retrieved context lacks what the expected answer needs: improve retrieval (query rewriting, hybrid search, a reranker, larger or more chunks) or add the missing facts to the corpus.',
-	chunk_relevance:
-		'No retrieved chunk was relevant to the request: check the embedding model, chunking and metadata filters, and whether the corpus covers this question at all.',
-	groundedness:
-		'The response asserts things the retrieved context does not support: constrain the generator to the context (answer only from it, cite passages, lower temperature) and let it say it does not know.',
-	correctness:
-		'The response disagrees with the expected answer although retrieval was fine: first check the expected answer itself, then the prompt and how the model uses the context.',
-	relevance_to_query:
-		'The response does not address the request: check the prompt template, how history and the request reach the generator, and whether the agent answered a different question.',
-	safety:
-		'The response contains harmful content: tighten guardrails (input and output moderation, safety rules in the system prompt) and review the flagged category.',
-	guideline_adherence:
-		'The response breaks a stated guideline: state the guideline explicitly in the system prompt or add a post-generation check for it.',
-	document_recall:
-		'Known relevant documents were not retrieved: raise top-k, tune the retriever or index, and verify the expected document URIs.',
-	relevance:
-		'The response does not address the query well: check the prompt template and that the request reaches the generator intact.',
-	coherence:
-		'The response is hard to follow: ask for a structured answer in the prompt, or use a stronger generator.',
-	fluency:
-		'The response reads poorly: check the generator model, its language settings and any post-processing that mangles text.',
-	similarity:
-		'The response drifts from the expected answer: check the expected answer, then the prompt and retrieval for this question.',
-	retrieval:
-		'The retrieved context ranks relevant passages poorly: tune the retriever, reranker and chunking.',
-	[INCOMPLETE]:
-		'A judge could not score this row: read its error (quota, timeout, unparseable output), fix the cause and re-run the row.',
-};
+/** Output name of failures whose cause is a judge without a declared slot (user judges). */
+export const CUSTOM_JUDGE = 'Custom Judge';
 
-/** Suggested fix for a cause, with a generic text naming the judge for custom judges. */
-export function suggestedFixFor(cause: string): string {
+const INCOMPLETE_FIX =
+	'A judge could not score this row: read its error (quota, timeout, unparseable output), fix the cause and re-run the row.';
+
+/** The default order (slot ids) of one of seed 001's two orders, from the declared ranks. */
+export function defaultOrder(
+	name: RootCauseOrderName,
+	registry: ReadonlyArray<EvaluatorFacts> = evaluatorRegistry,
+): string[] {
+	return slotsOf(registry)
+		.filter((s) => s.rank?.[name] !== undefined)
+		.sort((a, b) => (a.rank?.[name] ?? 0) - (b.rank?.[name] ?? 0))
+		.map((s) => s.slot);
+}
+
+/**
+ * Names of the Root-Cause Router's outputs, in index order: Pass, Incomplete, Custom Judge, then
+ * one per declared slot by its fixed output position. Editing an order, adding a custom judge or
+ * changing the ground-truth mode never changes this list, so saved connections never move.
+ */
+export function routerOutputNames(
+	registry: ReadonlyArray<EvaluatorFacts> = evaluatorRegistry,
+): string[] {
+	return ['Pass', 'Incomplete', CUSTOM_JUDGE, ...slotsOf(registry).map((s) => s.slot)];
+}
+
+/** Suggested fix for a cause: the slot's declared fix, or a generic text naming a custom judge. */
+export function suggestedFixFor(
+	cause: string,
+	registry: ReadonlyArray<EvaluatorFacts> = evaluatorRegistry,
+): string {
+	if (cause === INCOMPLETE) return INCOMPLETE_FIX;
+	const slot = findSlot(cause, slotsOf(registry));
 	return (
-		suggestedFixes[cause] ??
+		slot?.fix ??
 		`The custom judge "${cause}" failed: read its rationale and address the criterion it checks (prompt, retrieval or data).`
 	);
 }
 
+function findSlot(name: string, slots: SlotInfo[]): SlotInfo | undefined {
+	return slots.find((s) => s.slot === name || s.aliases?.includes(name));
+}
+
+/** How ground truth is decided per row: from its fields (`auto`), or fixed by the user. */
+export type GroundTruthMode = 'auto' | 'yes' | 'no';
+
+/** Everything that decides a row's root cause besides its scores; shared by router and aggregate. */
+export interface RootCausePolicy {
+	groundTruth: GroundTruthMode;
+	/** Slot ids (or score keys of custom judges) in priority order. */
+	withGroundTruth: string[];
+	withoutGroundTruth: string[];
+}
+
+/** A policy with seed 001's default orders (from the declarations) and any overrides. */
+export function rootCausePolicy(
+	overrides: Partial<RootCausePolicy> = {},
+	registry: ReadonlyArray<EvaluatorFacts> = evaluatorRegistry,
+): RootCausePolicy {
+	return {
+		groundTruth: overrides.groundTruth ?? 'auto',
+		withGroundTruth: overrides.withGroundTruth ?? defaultOrder('withGroundTruth', registry),
+		withoutGroundTruth:
+			overrides.withoutGroundTruth ?? defaultOrder('withoutGroundTruth', registry),
+	};
+}
+
+/**
+ * The one ground-truth rule: a row has ground truth when it carries an expected response (or
+ * Azure's `ground_truth`) or expected facts: non-blank text, a non-empty list or an object.
+ */
+export function rowHasGroundTruth(row: Record<string, unknown>): boolean {
+	const present = (v: unknown): boolean =>
+		(typeof v === 'string' && v.trim() !== '') ||
+		(Array.isArray(v) && v.length > 0) ||
+		(typeof v === 'object' && v !== null && !Array.isArray(v));
+	return present(row.expected_response) || present(row.expected_facts) || present(row.ground_truth);
+}
+
 /** Options of {@link determineRootCause}. */
 export interface RootCauseOptions {
-	/** Picks the default order; inferred from the scores when omitted (see below). */
+	/** Picks the default order; false when omitted. */
 	hasGroundTruth?: boolean;
-	/** Judge ids in priority order, replacing the default order. Unlisted judges come after. */
+	/** Slot ids in priority order, replacing the default order. Unlisted judges come after. */
 	order?: readonly string[];
+	/** The evaluators whose declarations define slots; the package's by default. */
+	registry?: ReadonlyArray<EvaluatorFacts>;
 }
 
 /** Verdict of one judge slot on one row. */
@@ -95,22 +114,22 @@ export type JudgeVerdict = 'pass' | 'fail' | 'error';
 /** Outcome of {@link determineRootCause}. */
 export interface RootCauseResult {
 	overall: 'pass' | 'fail' | 'incomplete';
-	/** The first failing judge id (fail only), named as in the order; null otherwise. */
+	/** The first failing slot (fail only), named as in the order; null otherwise. */
 	rootCause: string | null;
 	/** For fail and incomplete. */
 	suggestedFix?: string;
 	/** The failing judge's reason (fail), or the first error message (incomplete). */
 	rationale?: string;
-	/** Every judge that took part, in evaluation order, with its verdict. */
+	/** Every slot that took part, in evaluation order, with its verdict. */
 	verdicts: Record<string, JudgeVerdict>;
-	/** Judges that errored (incomplete rows only). */
+	/** Slots that errored (incomplete rows only). */
 	erroredJudges?: string[];
 }
 
 /**
- * Whether a score key is a judge that counts for the overall verdict although no order lists it:
- * judge-like scales (yes/no, 1-5, severity) count; 0-1 and count metrics (F1, BLEU, ROUGE,
- * document_recall, chunk precision) only count when an order names them.
+ * Whether a score without a declared slot counts for the overall verdict although no order lists
+ * it: judge-like scales (yes/no, 1-5, severity) do, as custom judges; 0-1 and count metrics
+ * (F1, BLEU, ROUGE...) only count when an order names them.
  */
 export function isImplicitJudge(score: Score): boolean {
 	return (
@@ -120,29 +139,16 @@ export function isImplicitJudge(score: Score): boolean {
 	);
 }
 
-/**
- * Whether the scores show ground truth on the row: a measured or errored correctness,
- * context_sufficiency or document_recall (all need an expected answer or documents).
- */
-export function inferGroundTruth(scores: Record<string, Score>): boolean {
-	return GROUND_TRUTH_JUDGES.some((k) => {
-		const s = scores[k];
-		return s !== undefined && s !== null && (s.status === 'ok' || s.status === 'error');
-	});
-}
-
 interface SlotVerdict {
 	verdict: JudgeVerdict;
 	text?: string;
 }
 
-function keyVerdict(slot: string, score: Score | undefined): SlotVerdict | undefined {
-	if (!score || typeof score !== 'object' || score.status === 'not_applicable') return undefined;
+function keyVerdict(failsWhen: 'pass-false' | 'zero', score: Score): SlotVerdict | undefined {
 	if (score.status === 'error') return { verdict: 'error', text: score.error ?? score.reason };
 	if (score.status !== 'ok') return undefined;
 	const reason = score.reason;
-	if (slot === 'chunk_relevance') {
-		// Seed 001: this judge fails only when not one retrieved chunk is relevant (precision 0).
+	if (failsWhen === 'zero') {
 		if (typeof score.value === 'boolean')
 			return { verdict: score.value ? 'pass' : 'fail', text: reason };
 		if (typeof score.value === 'number' && Number.isFinite(score.value))
@@ -151,84 +157,109 @@ function keyVerdict(slot: string, score: Score | undefined): SlotVerdict | undef
 	}
 	if (typeof score.pass === 'boolean')
 		return { verdict: score.pass ? 'pass' : 'fail', text: reason };
+	// A yes/no score written elsewhere without a pass flag still says yes or no.
 	if (score.scale.kind === 'binary' && typeof score.value === 'boolean')
 		return { verdict: score.value ? 'pass' : 'fail', text: reason };
 	// An ok score without a pass criterion cannot decide anything.
 	return undefined;
 }
 
-function slotKeys(slot: string, scores: Record<string, Score>): string[] {
-	const keys = [...(JUDGE_ALIASES[slot] ?? [slot])];
-	if (slot === 'safety') {
-		for (const k of Object.keys(scores).sort())
-			if (scores[k]?.scale?.kind === 'severity' && !keys.includes(k)) keys.push(k);
-	}
-	return keys.filter((k) => scores[k] !== undefined && scores[k] !== null);
+function isScore(x: unknown): x is Score {
+	return (
+		typeof x === 'object' &&
+		x !== null &&
+		typeof (x as Score).status === 'string' &&
+		typeof (x as Score).scale === 'object' &&
+		(x as Score).scale !== null
+	);
 }
 
 /**
  * Overall verdict and root cause of one row from its scores (`item.json.eval`).
- * - Judges are the ids in the order (default: by ground truth, see the two constants), then every
- *   other judge-like score ({@link isImplicitJudge}) in alphabetical key order ("custom judges").
- * - Absent and not-applicable judges are skipped. An ok score passes or fails by its `pass`
- *   (yes/no judges by their value when `pass` is missing; chunk_relevance by precision > 0).
- * - The first failing judge is the root cause, unless a judge before it errored: then, as with
+ * - A score belongs to the slot its evaluator declares (found by the score's `metric`, so a custom
+ *   Result Key keeps its slot); a score of an undeclared evaluator is its own slot named by key.
+ * - Slots are checked in the order (default: by ground truth); then every other declared slot in
+ *   output order; then other judge-like scores ({@link isImplicitJudge}) by key ("custom judges").
+ * - Absent and not-applicable scores are skipped. An ok score passes or fails by its `pass` (or
+ *   by its value for slots that fail only at zero, as chunk relevance does).
+ * - The first failing slot is the root cause, unless a slot before it errored: then, as with
  *   errors and no failure, the row is `incomplete` (the errored judge might have been the cause).
  * - A row on which no judge gave a verdict is `incomplete` too: nothing vouches for it.
  */
 export function determineRootCause(
-	scores: Record<string, Score>,
+	scores: Record<string, unknown>,
 	options: RootCauseOptions = {},
 ): RootCauseResult {
-	const hasGroundTruth = options.hasGroundTruth ?? inferGroundTruth(scores);
+	const registry = options.registry ?? evaluatorRegistry;
+	const slots = slotsOf(registry);
+	const slotOfId = new Map<string, SlotInfo>();
+	for (const s of slots) for (const id of s.evaluators) slotOfId.set(id, s);
 	const order =
-		options.order ?? (hasGroundTruth ? ORDER_WITH_GROUND_TRUTH : ORDER_WITHOUT_GROUND_TRUTH);
-	const used = new Set<string>();
-	const slots: { id: string; keys: string[] }[] = [];
-	for (const id of order) {
-		const keys = slotKeys(id, scores).filter((k) => !used.has(k));
-		keys.forEach((k) => used.add(k));
-		if (keys.length > 0) slots.push({ id, keys });
-	}
-	for (const k of Object.keys(scores).sort()) {
-		const s = scores[k];
-		if (!used.has(k) && s && typeof s === 'object' && s.scale && isImplicitJudge(s)) {
-			used.add(k);
-			slots.push({ id: k, keys: [k] });
+		options.order ??
+		defaultOrder(options.hasGroundTruth ? 'withGroundTruth' : 'withoutGroundTruth', registry);
+
+	// Group the row's scores by slot name.
+	const groups = new Map<string, { failsWhen: 'pass-false' | 'zero'; scores: Score[] }>();
+	const undeclared: string[] = [];
+	for (const key of Object.keys(scores).sort()) {
+		const s = scores[key];
+		if (!isScore(s)) continue;
+		const slot = slotOfId.get(s.metric);
+		if (slot) {
+			const g = groups.get(slot.slot) ?? { failsWhen: slot.failsWhen ?? 'pass-false', scores: [] };
+			g.scores.push(s);
+			groups.set(slot.slot, g);
+		} else {
+			groups.set(key, { failsWhen: 'pass-false', scores: [s] });
+			undeclared.push(key);
 		}
 	}
+	const sequence: string[] = [];
+	const take = (name: string): void => {
+		const slot = findSlot(name, slots);
+		const id = slot && groups.has(slot.slot) ? slot.slot : name;
+		if (groups.has(id) && !sequence.includes(id)) sequence.push(id);
+	};
+	order.forEach(take);
+	// Outside the order, only judge-like scores count: declared slots first (by output position),
+	// then the user's own judges by key. A 0-1 slot such as chunk relevance counts only when the
+	// order names it, as in seed 001 (it is not consulted when ground truth picks the other order).
+	const judgeLike = (id: string): boolean => groups.get(id)!.scores.some(isImplicitJudge);
+	for (const s of slots) if (groups.has(s.slot) && judgeLike(s.slot)) take(s.slot);
+	for (const key of undeclared) if (judgeLike(key)) take(key);
 
 	const verdicts: Record<string, JudgeVerdict> = {};
 	const errored: string[] = [];
 	let firstError: string | undefined;
 	let failure: { id: string; text?: string } | undefined;
-	for (const slot of slots) {
-		// Within a slot (e.g. safety over several categories) a fail outranks an error.
+	for (const id of sequence) {
+		const g = groups.get(id)!;
+		// Within a slot (two groundedness scales, several harm categories) a fail outranks an error.
 		let fail: SlotVerdict | undefined;
 		let error: SlotVerdict | undefined;
 		let pass = false;
-		for (const k of slot.keys) {
-			const v = keyVerdict(slot.id, scores[k]);
+		for (const score of g.scores) {
+			const v = keyVerdict(g.failsWhen, score);
 			if (v?.verdict === 'fail') fail ??= v;
 			else if (v?.verdict === 'error') error ??= v;
 			else if (v?.verdict === 'pass') pass = true;
 		}
 		if (fail) {
-			verdicts[slot.id] = 'fail';
+			verdicts[id] = 'fail';
 			// A failure behind an earlier error cannot be called the first: leave it undecided.
-			if (!failure && errored.length === 0) failure = { id: slot.id, text: fail.text };
+			if (!failure && errored.length === 0) failure = { id, text: fail.text };
 		} else if (error) {
-			verdicts[slot.id] = 'error';
-			errored.push(slot.id);
+			verdicts[id] = 'error';
+			errored.push(id);
 			firstError ??= error.text;
-		} else if (pass) verdicts[slot.id] = 'pass';
+		} else if (pass) verdicts[id] = 'pass';
 	}
 
 	if (failure) {
 		return {
 			overall: 'fail',
 			rootCause: failure.id,
-			suggestedFix: suggestedFixFor(failure.id),
+			suggestedFix: suggestedFixFor(failure.id, registry),
 			...(failure.text !== undefined ? { rationale: failure.text } : {}),
 			verdicts,
 		};
@@ -237,11 +268,44 @@ export function determineRootCause(
 		return {
 			overall: 'incomplete',
 			rootCause: null,
-			suggestedFix: suggestedFixFor(INCOMPLETE),
+			suggestedFix: INCOMPLETE_FIX,
 			...(firstError !== undefined ? { rationale: firstError } : {}),
 			verdicts,
 			erroredJudges: errored,
 		};
 	}
 	return { overall: 'pass', rootCause: null, verdicts };
+}
+
+/**
+ * Root cause of one item's json (`eval` scores plus the record's ground-truth fields) under a
+ * policy: the single entry point the Root-Cause Router and Eval Aggregate share.
+ */
+export function decideRootCause(
+	row: Record<string, unknown>,
+	policy: RootCausePolicy = rootCausePolicy(),
+	registry: ReadonlyArray<EvaluatorFacts> = evaluatorRegistry,
+): RootCauseResult {
+	const hasGroundTruth =
+		policy.groundTruth === 'yes' || (policy.groundTruth === 'auto' && rowHasGroundTruth(row));
+	const scores =
+		typeof row.eval === 'object' && row.eval !== null && !Array.isArray(row.eval)
+			? (row.eval as Record<string, unknown>)
+			: {};
+	return determineRootCause(scores, {
+		hasGroundTruth,
+		order: hasGroundTruth ? policy.withGroundTruth : policy.withoutGroundTruth,
+		registry,
+	});
+}
+
+/** The router output index a verdict leaves on ({@link routerOutputNames}). */
+export function routerOutputIndex(
+	verdict: Pick<RootCauseResult, 'overall' | 'rootCause'>,
+	registry: ReadonlyArray<EvaluatorFacts> = evaluatorRegistry,
+): number {
+	if (verdict.overall === 'pass') return 0;
+	if (verdict.overall === 'incomplete' || verdict.rootCause === null) return 1;
+	const i = slotsOf(registry).findIndex((s) => s.slot === verdict.rootCause);
+	return i < 0 ? 2 : 3 + i;
 }

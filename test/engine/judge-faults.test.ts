@@ -107,7 +107,9 @@ describe('judge node faults on the real engine', () => {
 		out.forEach((x, i) => {
 			const s = (x.eval as Record<string, Score>).groundedness;
 			expect(s).toMatchObject({ status: 'error', value: null, pass: null });
-			expect(s.error).toMatch(new RegExp(`^row ${i + 1}: .*quota is exhausted`));
+			expect(s.error).toMatch(
+				new RegExp(`^row ${i + 1} \\(request_id [^)]+\\): .*quota is exhausted`),
+			);
 		});
 		expect(server.chatRequests()).toHaveLength(1);
 	});

@@ -6,6 +6,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { aggregate } from '../../src/aggregate';
 import type { Score } from '../../src/core/types';
+import { routerOutputNames } from '../../src/rootcause';
 import { f1Score } from '../../src/metrics';
 import { runWorkflow, type WorkflowJson } from '../support/engine';
 import {
@@ -216,18 +217,9 @@ describe('nightly pipeline on the real engine', () => {
 		expect(r.executedNodes()).not.toContain('Report OK');
 
 		// Root-Cause Router: grounded rows pass; the others go to the groundedness output with a fix.
-		// Outputs: Pass, the causes of both default orders, Custom Judge, Incomplete.
-		const names = [
-			'Pass',
-			'context_sufficiency',
-			'groundedness',
-			'correctness',
-			'safety',
-			'chunk_relevance',
-			'relevance_to_query',
-			'Custom Judge',
-			'Incomplete',
-		];
+		// Outputs: Pass, Incomplete, Custom Judge, then one per declared slot, at fixed positions.
+		const names = routerOutputNames();
+		expect(names.slice(0, 4)).toEqual(['Pass', 'Incomplete', 'Custom Judge', 'groundedness']);
 		expect(r.outputCount('Root-Cause Router')).toBe(names.length);
 		const pass = r.output('Root-Cause Router', 0);
 		expect(pass.map((x) => x.request_id)).toEqual(
@@ -238,7 +230,7 @@ describe('nightly pipeline on the real engine', () => {
 		expect(grounded.map((x) => x.request_id)).toEqual(
 			rows.filter((_, i) => i % 2 === 1).map((x) => x.request_id),
 		);
-		// Relevance (a judge outside the order) passed everywhere, so nothing is Custom Judge.
+		// Relevance (a judge outside the order, with its own output) passed everywhere.
 		expect(all.map((o) => o.length)).toEqual(
 			names.map((n) => (n === 'Pass' || n === 'groundedness' ? N / 2 : 0)),
 		);

@@ -5,6 +5,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
+import { routerOutputNames, suggestedFixFor } from '../../src/rootcause';
 import { runWorkflow, type WorkflowJson } from '../support/engine';
 
 /** Start -> one node under test. */
@@ -56,44 +57,35 @@ const verdict = (metric: string, value: boolean): Score => ({
 });
 
 describe('Root-Cause Router on the real engine', () => {
-	// Default outputs: Pass, the causes of both orders (deduplicated), Custom Judge, Incomplete.
-	const NAMES = [
-		'Pass',
-		'context_sufficiency',
-		'groundedness',
-		'correctness',
-		'safety',
-		'chunk_relevance',
-		'relevance_to_query',
-		'Custom Judge',
-		'Incomplete',
-	];
+	// Fixed outputs: Pass, Incomplete, Custom Judge, then one per declared slot by position.
+	const NAMES = routerOutputNames();
 	const at = (name: string) => NAMES.indexOf(name);
 	const rows: IDataObject[] = [
 		{
 			id: 'all-pass',
 			expected_response: 'gt',
-			eval: { groundedness: likert('groundedness', 5), correctness: verdict('correctness', true) },
+			eval: { groundedness: likert('groundedness', 5), coherence: likert('coherence', 4) },
 		},
 		{
-			id: 'correctness-fails',
+			id: 'groundedness-fails',
 			expected_response: 'gt',
-			eval: {
-				groundedness: likert('groundedness', 4),
-				correctness: verdict('correctness', false),
-			},
+			eval: { groundedness: likert('groundedness', 2), coherence: likert('coherence', 4) },
+		},
+		{
+			id: 'coherence-fails',
+			eval: { groundedness: likert('groundedness', 5), coherence: likert('coherence', 1) },
 		},
 		{
 			id: 'error-before-failure',
 			expected_response: 'gt',
 			eval: {
-				context_sufficiency: errored('context_sufficiency', 'row 3: judge timed out'),
-				groundedness: likert('groundedness', 1),
+				groundedness: errored('groundedness', 'row 4: judge timed out'),
+				coherence: likert('coherence', 1),
 			},
 		},
 		{
 			id: 'only-error',
-			eval: { relevance_to_query: errored('relevance_to_query', 'row 4: quota is exhausted') },
+			eval: { relevance: errored('relevance', 'row 5: quota is exhausted') },
 		},
 		{
 			id: 'custom-fails',
@@ -101,16 +93,19 @@ describe('Root-Cause Router on the real engine', () => {
 		},
 		{ id: 'nothing-judged' },
 		{
-			id: 'no-gt-chunk-relevance',
-			eval: { chunk_relevance: { ...verdict('chunk_relevance', false), value: 0 } },
+			// The yes/no groundedness under a custom Result Key keeps its slot.
+			id: 'result-key',
+			eval: { my_grounding: verdict('groundedness_verdict', false) },
 		},
 	];
 
-	it('sends errored judges to Incomplete, custom judges to Custom Judge, others to their cause', async () => {
+	it('sends errored judges to Incomplete, custom judges to Custom Judge, others to their slot', async () => {
 		const r = await runWorkflow(one('n8n-nodes-rag-eval.rootCauseRouter', {}), {
 			startItems: rows.map((json) => ({ json })),
 		});
 		expect(r.nodeError('Node')).toBeUndefined();
+		expect(NAMES.slice(0, 3)).toEqual(['Pass', 'Incomplete', 'Custom Judge']);
+		expect(NAMES).toEqual(expect.arrayContaining(['groundedness', 'coherence', 'relevance']));
 		expect(r.outputCount('Node')).toBe(NAMES.length);
 		const ids = NAMES.map((_, k) => r.output('Node', k).map((x) => x.id));
 		expect(ids).toEqual(
@@ -118,10 +113,10 @@ describe('Root-Cause Router on the real engine', () => {
 				switch (n) {
 					case 'Pass':
 						return ['all-pass'];
-					case 'correctness':
-						return ['correctness-fails'];
-					case 'chunk_relevance':
-						return ['no-gt-chunk-relevance'];
+					case 'groundedness':
+						return ['groundedness-fails', 'result-key'];
+					case 'coherence':
+						return ['coherence-fails'];
 					case 'Custom Judge':
 						return ['custom-fails'];
 					case 'Incomplete':
@@ -139,14 +134,17 @@ describe('Root-Cause Router on the real engine', () => {
 			root_cause_rationale: 'Too curt.',
 		});
 		expect(custom.suggested_fix).toMatch(/custom judge "tone"/);
+		const [coherent] = r.output('Node', at('coherence'));
+		expect(coherent.suggested_fix).toBe(suggestedFixFor('coherence'));
+		expect(coherent.suggested_fix).toMatch(/hard to follow/);
 
 		const incomplete = r.output('Node', at('Incomplete'));
 		for (const x of incomplete)
 			expect(x).toMatchObject({ overall: 'incomplete', root_cause: null });
 		// The rationale of an incomplete row is the judge's error, so the cause is readable.
 		expect(incomplete.map((x) => x.root_cause_rationale)).toEqual([
-			'row 3: judge timed out',
-			'row 4: quota is exhausted',
+			'row 4: judge timed out',
+			'row 5: quota is exhausted',
 			null,
 		]);
 		expect(String(incomplete[0].suggested_fix)).toMatch(/could not score/);
@@ -155,38 +153,38 @@ describe('Root-Cause Router on the real engine', () => {
 		expect(pass).toMatchObject({ overall: 'pass', root_cause: null, suggested_fix: null });
 		// Lineage and the original fields survive routing.
 		expect(r.items('Node', at('Incomplete')).map((i) => i.pairedItem)).toEqual([
-			{ item: 2 },
 			{ item: 3 },
-			{ item: 5 },
+			{ item: 4 },
+			{ item: 6 },
 		]);
-		expect(r.output('Node', at('correctness'))[0].expected_response).toBe('gt');
+		expect(r.output('Node', at('groundedness'))[0].expected_response).toBe('gt');
 	});
 
-	it('follows a custom order, whose causes become the outputs', async () => {
-		const r = await runWorkflow(
-			one('n8n-nodes-rag-eval.rootCauseRouter', {
+	it('an edited order or ground-truth mode changes the cause, never the outputs', async () => {
+		const both = {
+			json: {
+				id: 'both-fail',
+				eval: { groundedness: likert('groundedness', 1), coherence: likert('coherence', 1) },
+			},
+		};
+		const route = async (parameters: INodeParameters) => {
+			const r = await runWorkflow(one('n8n-nodes-rag-eval.rootCauseRouter', parameters), {
+				startItems: [both],
+			});
+			expect(r.outputCount('Node')).toBe(NAMES.length);
+			return NAMES.filter((_, k) => r.output('Node', k).length > 0);
+		};
+		expect(await route({})).toEqual(['groundedness']);
+		expect(
+			await route({
 				groundTruth: 'yes',
-				orderWithGroundTruth: 'correctness, groundedness',
+				orderWithGroundTruth: 'coherence, groundedness',
 				orderWithoutGroundTruth: 'groundedness',
 			}),
-			{
-				startItems: [
-					{
-						json: {
-							id: 'both-fail',
-							eval: {
-								groundedness: likert('groundedness', 1),
-								correctness: verdict('correctness', false),
-							},
-						},
-					},
-				],
-			},
-		);
-		// Pass, correctness, groundedness, Custom Judge, Incomplete.
-		expect(r.outputCount('Node')).toBe(5);
-		expect(r.output('Node', 1).map((x) => x.root_cause)).toEqual(['correctness']);
-		for (const k of [0, 2, 3, 4]) expect(r.output('Node', k)).toEqual([]);
+		).toEqual(['coherence']);
+		expect(await route({ groundTruth: 'no', orderWithoutGroundTruth: 'my_judge' })).toEqual([
+			'groundedness',
+		]);
 	});
 });
 

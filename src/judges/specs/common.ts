@@ -21,6 +21,7 @@ export function requestInput(required: boolean): InputDecl {
 		field: 'request',
 		kind: 'text',
 		required,
+		blankIsMissing: true,
 		description: 'The question or request the application answered',
 	};
 }
@@ -32,6 +33,7 @@ export const responseInput: InputDecl = {
 	field: 'response',
 	kind: 'text',
 	required: true,
+	blankIsMissing: true,
 	description: 'The answer produced by the application under evaluation',
 };
 
@@ -43,6 +45,8 @@ export function contextInput(required: boolean): InputDecl {
 		field: 'retrieved_context',
 		kind: 'contexts',
 		required,
+		blankIsMissing: true,
+		needsContent: true,
 		description: 'Retrieved documents: a list of {doc_uri, content} or of strings',
 	};
 }
@@ -54,6 +58,7 @@ export const groundTruthInput: InputDecl = {
 	field: 'expected_response',
 	kind: 'text',
 	required: true,
+	blankIsMissing: true,
 	description: 'The correct (ground truth) answer',
 };
 
@@ -64,6 +69,7 @@ export const historyInput: InputDecl = {
 	field: 'history',
 	kind: 'messages',
 	required: false,
+	blankIsMissing: true,
 	description: 'Earlier turns of the conversation: a list of {role, content}',
 };
 

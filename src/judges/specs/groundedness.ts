@@ -16,7 +16,19 @@ import {
 	yesNoOutput,
 } from './common';
 import type { LikertVerdict, YesNoVerdict } from './common';
+import type { RootCauseDecl } from '../../core/types';
 import type { JudgeDecl } from '../types';
+
+/**
+ * The groundedness root-cause slot (seed 001: second in both orders), shared by the 1-5 and the
+ * yes/no judge: a row with either one failing has groundedness as its cause.
+ */
+export const GROUNDEDNESS_SLOT: RootCauseDecl = {
+	slot: 'groundedness',
+	rank: { withGroundTruth: 2, withoutGroundTruth: 2 },
+	output: 1,
+	fix: 'The response asserts things the retrieved context does not support: constrain the generator to the context (answer only from it, cite passages, lower temperature) and let it say it does not know.',
+};
 
 /** Azure-style 1-5 groundedness. */
 export const groundedness: JudgeDecl<LikertVerdict> = {
@@ -30,6 +42,7 @@ export const groundedness: JudgeDecl<LikertVerdict> = {
 	params: [],
 	scale: LIKERT,
 	threshold: { default: 3, direction: 'higher' },
+	rootCause: GROUNDEDNESS_SLOT,
 	prompt: {
 		system: [
 			'You check whether an answer is supported by a given context (natural language inference).',
@@ -44,7 +57,7 @@ export const groundedness: JudgeDecl<LikertVerdict> = {
 			'The question, when given, only tells you what the answer is about.',
 			'The answer comes from a computer system and may contain stray symbols or markup; do not count those against it.',
 		].join('\n'),
-		user: 'Question:\n{{request}}\n\nContext:\n{{context}}\n\nAnswer to check:\n{{response}}',
+		user: 'Question:\n{request}\n\nContext:\n{retrieved_context}\n\nAnswer to check:\n{response}',
 	},
 	output: likertOutput('groundedness'),
 	toValue: (p) => p.score,
@@ -63,6 +76,12 @@ export const groundednessVerdict: JudgeDecl<YesNoVerdict> = {
 	params: [],
 	scale: BINARY,
 	threshold: { default: 1, direction: 'higher' },
+	rootCause: GROUNDEDNESS_SLOT,
+	databricks: {
+		column: 'response/llm_judged/groundedness/rating',
+		rationaleColumn: 'response/llm_judged/groundedness/rationale',
+		runMetric: 'response/llm_judged/groundedness/rating/percentage',
+	},
 	prompt: {
 		system: [
 			'You check whether an answer is supported by a given context (natural language inference).',
@@ -71,7 +90,7 @@ export const groundednessVerdict: JudgeDecl<YesNoVerdict> = {
 			'The question, when given, only tells you what the answer is about.',
 			'Stray symbols or markup in the answer do not matter.',
 		].join('\n'),
-		user: 'Question:\n{{request}}\n\nContext:\n{{context}}\n\nAnswer to check:\n{{response}}',
+		user: 'Question:\n{request}\n\nContext:\n{retrieved_context}\n\nAnswer to check:\n{response}',
 	},
 	output: yesNoOutput('groundedness_verdict'),
 	toValue: (p) => p.verdict === 'yes',

@@ -21,6 +21,11 @@ export const coherence: JudgeDecl<LikertVerdict> = {
 	params: [],
 	scale: LIKERT,
 	threshold: { default: 3, direction: 'higher' },
+	rootCause: {
+		slot: 'coherence',
+		output: 5,
+		fix: 'The response is hard to follow: ask for a structured answer in the prompt, or use a stronger generator.',
+	},
 	prompt: {
 		system: [
 			'You rate the coherence of an answer: how well its sentences connect and whether, taken as a whole, it reads naturally.',
@@ -32,7 +37,7 @@ export const coherence: JudgeDecl<LikertVerdict> = {
 			'4 - mostly coherent.',
 			'5 - fully coherent.',
 		].join('\n'),
-		user: 'Question:\n{{request}}\n\nAnswer to rate:\n{{response}}',
+		user: 'Question:\n{request}\n\nAnswer to rate:\n{response}',
 	},
 	output: likertOutput('coherence'),
 	toValue: (p) => p.score,
@@ -50,6 +55,11 @@ export const fluency: JudgeDecl<LikertVerdict> = {
 	params: [],
 	scale: LIKERT,
 	threshold: { default: 3, direction: 'higher' },
+	rootCause: {
+		slot: 'fluency',
+		output: 6,
+		fix: 'The response reads poorly: check the generator model, its language settings and any post-processing that mangles text.',
+	},
 	prompt: {
 		system: [
 			'You rate the fluency of an answer: whether its individual sentences are well written, grammatical and use words properly.',
@@ -61,7 +71,7 @@ export const fluency: JudgeDecl<LikertVerdict> = {
 			'4 - mostly fluent.',
 			'5 - perfectly fluent.',
 		].join('\n'),
-		user: 'Question:\n{{request}}\n\nAnswer to rate:\n{{response}}',
+		user: 'Question:\n{request}\n\nAnswer to rate:\n{response}',
 	},
 	output: likertOutput('fluency'),
 	toValue: (p) => p.score,
@@ -80,6 +90,11 @@ export const similarity: JudgeDecl<LikertVerdict> = {
 	params: [],
 	scale: LIKERT,
 	threshold: { default: 3, direction: 'higher' },
+	rootCause: {
+		slot: 'similarity',
+		output: 7,
+		fix: 'The response drifts from the expected answer: check the expected answer, then the prompt and retrieval for this question.',
+	},
 	prompt: {
 		system: [
 			'You rate how equivalent a predicted answer is to the correct answer for the same question.',
@@ -91,7 +106,7 @@ export const similarity: JudgeDecl<LikertVerdict> = {
 			'4 - mostly similar.',
 			'5 - completely similar: equivalent in information and content.',
 		].join('\n'),
-		user: 'Question:\n{{request}}\n\nCorrect answer:\n{{expectedResponse}}\n\nPredicted answer to rate:\n{{response}}',
+		user: 'Question:\n{request}\n\nCorrect answer:\n{expected_response}\n\nPredicted answer to rate:\n{response}',
 	},
 	output: likertOutput('similarity'),
 	toValue: (p) => p.score,

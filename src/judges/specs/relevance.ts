@@ -12,7 +12,6 @@
  */
 import { z } from 'zod';
 import { likertInt, reasonText, yesNo } from '../parse';
-import { toContexts } from '../prompt';
 import type { JudgeDecl } from '../types';
 import {
 	LIKERT,
@@ -38,6 +37,11 @@ export const relevance: JudgeDecl<LikertVerdict> = {
 	params: [],
 	scale: LIKERT,
 	threshold: { default: 3, direction: 'higher' },
+	rootCause: {
+		slot: 'relevance',
+		output: 2,
+		fix: 'The response does not address the query well: check the prompt template and that the request reaches the generator intact.',
+	},
 	prompt: {
 		system: [
 			'You rate how relevant an answer is to a question, using the supplied context as background.',
@@ -49,7 +53,7 @@ export const relevance: JudgeDecl<LikertVerdict> = {
 			'4 - the answer is mostly relevant.',
 			'5 - the answer is fully relevant: every important aspect and nothing beside the point.',
 		].join('\n'),
-		user: 'Question:\n{{request}}\n\nContext:\n{{context}}\n\nAnswer to rate:\n{{response}}',
+		user: 'Question:\n{request}\n\nContext:\n{retrieved_context}\n\nAnswer to rate:\n{response}',
 	},
 	output: likertOutput('relevance'),
 	toValue: (p) => p.score,
@@ -84,9 +88,14 @@ export const relevanceConversation: JudgeDecl<ConversationRelevanceVerdict> = {
 	],
 	scale: LIKERT,
 	threshold: { default: 3, direction: 'higher' },
+	rootCause: {
+		slot: 'relevance_conversation',
+		output: 3,
+		fix: "The reply does not serve the latest turn of the conversation: check how history reaches the generator (truncation, ordering) and whether the agent lost track of the user's question.",
+	},
 	prompt: {
 		system: [
-			'You evaluate the reply a {{domain}} assistant gave to the latest query of a conversation.',
+			'You evaluate the reply a {domain} assistant gave to the latest query of a conversation.',
 			'Work in this order:',
 			'1. Use the conversation history to understand what the query really asks.',
 			'2. Write a reference answer using only the history, the query and the retrieved documents, not your own knowledge.',
@@ -99,7 +108,7 @@ export const relevanceConversation: JudgeDecl<ConversationRelevanceVerdict> = {
 			'If no reference answer can be written because the documents hold nothing relevant, rate 5.',
 			'The reply may be in any language; judge its meaning. Write the reference answer, reason and rating in English.',
 		].join('\n'),
-		user: 'Conversation history:\n{{history}}\n\nQuery:\n{{request}}\n\nRetrieved documents:\n{{context}}\n\nReply to rate:\n{{response}}',
+		user: 'Conversation history:\n{history}\n\nQuery:\n{request}\n\nRetrieved documents:\n{retrieved_context}\n\nReply to rate:\n{response}',
 	},
 	output: {
 		name: 'relevance_conversation',
@@ -126,7 +135,7 @@ export const relevanceConversation: JudgeDecl<ConversationRelevanceVerdict> = {
 	toReason: (p) => p.reason,
 	toDetails: (p) => ({ referenceAnswer: p.reference_answer }),
 	fixedResult: (inputs) =>
-		toContexts(inputs.context).length === 0
+		inputs.context === undefined
 			? {
 					value: 5,
 					reason:
@@ -155,6 +164,11 @@ export const relevanceConversationGt: JudgeDecl<GroundTruthRelevanceVerdict> = {
 	params: [],
 	scale: LIKERT,
 	threshold: { default: 3, direction: 'higher' },
+	rootCause: {
+		slot: 'relevance_conversation_gt',
+		output: 4,
+		fix: 'The reply misses what the reference answer for this turn gives: check the reference first, then how history and retrieval feed this turn.',
+	},
 	prompt: {
 		system: [
 			'You rate how relevant a generated answer is to a query, measured against a ground-truth answer.',
@@ -169,7 +183,7 @@ export const relevanceConversationGt: JudgeDecl<GroundTruthRelevanceVerdict> = {
 			'1 - irrelevant, never usable for this query, and it contradicts the ground truth.',
 			'Use the conversation history, when given, to understand the query.',
 		].join('\n'),
-		user: 'Conversation history:\n{{history}}\n\nQuery:\n{{request}}\n\nGround truth answer:\n{{expectedResponse}}\n\nGenerated answer to rate:\n{{response}}',
+		user: 'Conversation history:\n{history}\n\nQuery:\n{request}\n\nGround truth answer:\n{expected_response}\n\nGenerated answer to rate:\n{response}',
 	},
 	output: {
 		name: 'relevance_conversation_gt',

@@ -12,7 +12,6 @@
  */
 import { z } from 'zod';
 import { likertInt, reasonText, yesNo } from '../parse';
-import { toContexts } from '../prompt';
 import type { JudgeDecl } from '../types';
 import { LIKERT, contextInput, historyInput, requestInput } from './common';
 
@@ -50,6 +49,11 @@ export const retrieval: JudgeDecl<RetrievalVerdict> = {
 	params: [],
 	scale: LIKERT,
 	threshold: { default: 3, direction: 'higher' },
+	rootCause: {
+		slot: 'retrieval',
+		output: 8,
+		fix: 'The retrieved context ranks relevant passages poorly: tune the retriever, reranker and chunking.',
+	},
 	prompt: {
 		system: [
 			'You rate how well a list of retrieved documents serves a user question. Documents are listed in retrieval rank order and labelled [doc1], [doc2], ...',
@@ -59,7 +63,7 @@ export const retrieval: JudgeDecl<RetrievalVerdict> = {
 			'3. Rate each document from 1 (unrelated) to 5 (answers the question) for this question.',
 			'4. Give an overall rating of the document list from 1 to 5, where 1 means no document is relevant at all and 5 means one document, or a combination of a few, is ideal for answering. Relevant documents ranked high deserve more credit than relevant documents buried under irrelevant ones; an answer may come from one document or from several together.',
 		].join('\n'),
-		user: 'Question:\n{{request}}\n\nChat history:\n{{history}}\n\nRetrieved documents:\n{{context}}',
+		user: 'Question:\n{request}\n\nChat history:\n{history}\n\nRetrieved documents:\n{retrieved_context}',
 	},
 	output: {
 		name: 'retrieval',
@@ -120,5 +124,5 @@ export const retrieval: JudgeDecl<RetrievalVerdict> = {
 		rubricScore: p.score,
 	}),
 	notApplicable: (inputs) =>
-		toContexts(inputs.context).length === 0 ? 'no retrieved documents with content to rate' : null,
+		inputs.context === undefined ? 'no retrieved documents with content to rate' : null,
 };

@@ -1,6 +1,6 @@
 import type { Scale, Score } from '../../../src/core/types';
 import {
-	aggregate,
+	aggregate as aggregateWith,
 	aggregatePartial,
 	finalizeAggregate,
 	isAggregatePartial,
@@ -12,6 +12,14 @@ import {
 import { bleuCorpus, bleuStats } from '../../../src/metrics/bleu';
 import { wilsonInterval } from '../../../src/stats/intervals';
 import { createRng } from '../../../src/stats/random';
+
+import { TEST_REGISTRY } from '../../support/slots';
+
+// The rows use the seed's judges, declared for tests in support/slots where the package has none.
+const aggregate = (
+	rows: Record<string, unknown>[],
+	options: Parameters<typeof aggregateWith>[1] = {},
+) => aggregateWith(rows, { registry: TEST_REGISTRY, ...options });
 
 const BINARY: Scale = { kind: 'binary', min: 0, max: 1 };
 const UNIT: Scale = { kind: 'unit', min: 0, max: 1 };
@@ -247,7 +255,10 @@ describe('summary against hand-computed values', () => {
 			['chunk_relevance', 1, 0.25, 0.5, ['r3']],
 			['context_sufficiency', 1, 0.25, 0.5, ['r2']],
 		]);
-		expect(s.rootCauses[1].suggestedFix).toMatch(/retrieval/);
+		// The fix is the slot's declared one.
+		expect(s.rootCauses[1].suggestedFix).toBe(
+			TEST_REGISTRY.find((d) => d.id === 'context_sufficiency')?.rootCause?.fix,
+		);
 		expect(s.incomplete).toMatchObject({ count: 1, share: 0.25, examples: ['r4'] });
 	});
 
@@ -329,6 +340,7 @@ describe('no NaN or null values, notes instead', () => {
 			notApplicable: 0,
 			errored: 0,
 			absent: 0,
+			direction: 'lower',
 		});
 		expect(s.overall.passRate).toEqual({ count: 0, of: 0, note: 'no measured rows' });
 		expect(s.rootCauses).toEqual([]);
@@ -466,17 +478,30 @@ describe('options', () => {
 		expect(isAggregatePartial({ eval: {} })).toBe(false);
 	});
 
-	it('maps run metric names from the scale', () => {
-		expect(runMetricName('my_judge', { scale: BINARY, chunked: false })).toBe(
+	it('takes run metric names from the declarations, with a custom Result Key too', () => {
+		// The package's yes/no groundedness, written under another key, keeps its Databricks name.
+		expect(
+			runMetricName('my_key', { scale: BINARY, chunked: false, metric: 'groundedness_verdict' }),
+		).toBe('response/llm_judged/groundedness/rating/percentage');
+		// Azure's 1-5 groundedness has no Databricks name, whatever key it is under.
+		expect(
+			runMetricName('groundedness', { scale: LIKERT, chunked: false, metric: 'groundedness' }),
+		).toBeUndefined();
+	});
+
+	it('maps run metric names of custom judges from the scale', () => {
+		expect(runMetricName('my_judge', { scale: BINARY, chunked: false }, TEST_REGISTRY)).toBe(
 			'response/llm_judged/my_judge/rating/percentage',
 		);
-		expect(runMetricName('my_chunks', { scale: UNIT, chunked: true })).toBe(
+		expect(runMetricName('my_chunks', { scale: UNIT, chunked: true }, TEST_REGISTRY)).toBe(
 			'retrieval/llm_judged/my_chunks/precision/average',
 		);
-		expect(runMetricName('document_recall', { scale: UNIT, chunked: false })).toBe(
+		expect(runMetricName('document_recall', { scale: UNIT, chunked: false }, TEST_REGISTRY)).toBe(
 			'retrieval/ground_truth/document_recall/average',
 		);
-		expect(runMetricName('rougeL', { scale: UNIT, chunked: false })).toBeUndefined();
+		expect(
+			runMetricName('rougeL', { scale: UNIT, chunked: false, metric: 'rouge' }),
+		).toBeUndefined();
 		expect(runMetricName('coherence', { scale: LIKERT, chunked: false })).toBeUndefined();
 	});
 });

@@ -10,10 +10,32 @@ const overlap: MetricDecl = {
 	description: 'test metric',
 	reference: 'test',
 	inputs: [
-		{ name: 'response', displayName: 'Response', field: 'response', kind: 'text', required: true, description: '' },
-		{ name: 'groundTruth', displayName: 'Truth', field: 'expected_response', kind: 'text', required: true, description: '' },
+		{
+			name: 'response',
+			displayName: 'Response',
+			field: 'response',
+			kind: 'text',
+			required: true,
+			description: '',
+		},
+		{
+			name: 'groundTruth',
+			displayName: 'Truth',
+			field: 'expected_response',
+			kind: 'text',
+			required: true,
+			description: '',
+		},
 	],
-	params: [{ name: 'lowercase', displayName: 'Lowercase', type: 'boolean', default: true, description: '' }],
+	params: [
+		{
+			name: 'lowercase',
+			displayName: 'Lowercase',
+			type: 'boolean',
+			default: true,
+			description: '',
+		},
+	],
 	scale: { kind: 'unit', min: 0, max: 1 },
 	threshold: { default: 0.5, direction: 'higher' },
 	signatureParts: 'tok:space',
@@ -34,7 +56,11 @@ describe('evaluateMetric', () => {
 		expect(s.pass).toBe(true);
 		expect(s.threshold).toBe(0.5);
 		expect(s.signature).toBe('metric:word_overlap@1|tok:space|lowercase:true');
-		const strict = evaluateMetric(overlap, { response: 'The cat sat', groundTruth: 'the cat' }, { threshold: 0.9, params: { lowercase: false } });
+		const strict = evaluateMetric(
+			overlap,
+			{ response: 'The cat sat', groundTruth: 'the cat' },
+			{ threshold: 0.9, params: { lowercase: false } },
+		);
 		expect(strict.value).toBeCloseTo(1 / 3, 12);
 		expect(strict.pass).toBe(false);
 		expect(strict.signature).toContain('lowercase:false');
@@ -42,9 +68,17 @@ describe('evaluateMetric', () => {
 
 	it('marks missing inputs not applicable and names the field, without a value', () => {
 		const s = evaluateMetric(overlap, { response: 'x', groundTruth: undefined });
-		expect(s).toMatchObject({ status: 'not_applicable', value: null, pass: null, reason: 'missing expected_response' });
+		expect(s).toMatchObject({
+			status: 'not_applicable',
+			value: null,
+			pass: null,
+			reason: 'missing expected_response',
+		});
 		const both = evaluateMetric(overlap, { response: null });
-		expect(both.reason).toBe('missing response, expected_response');
+		// A missing response says what to connect (a golden set reaches the metric before the app).
+		expect(both.reason).toBe(
+			'missing response, expected_response: the row has no response yet; connect the node that calls your app (for example an HTTP Request) before this one, or map the Response field',
+		);
 	});
 
 	it('turns wrong types into a per-row error naming the field', () => {
@@ -69,20 +103,34 @@ describe('evaluateMetric', () => {
 
 describe('coerceInput', () => {
 	it('reads contexts from strings, objects, JSON strings and names bad entries', () => {
-		expect(coerceInput({ kind: 'contexts', field: 'retrieved_context' }, 'one doc')).toEqual([{ content: 'one doc' }]);
+		expect(coerceInput({ kind: 'contexts', field: 'retrieved_context' }, 'one doc')).toEqual([
+			{ content: 'one doc' },
+		]);
 		expect(
-			coerceInput({ kind: 'contexts', field: 'retrieved_context' }, '[{"doc_uri":"a","content":"x"},"y"]'),
+			coerceInput(
+				{ kind: 'contexts', field: 'retrieved_context' },
+				'[{"doc_uri":"a","content":"x"},"y"]',
+			),
 		).toEqual([{ doc_uri: 'a', content: 'x' }, { content: 'y' }]);
-		expect(() => coerceInput({ kind: 'contexts', field: 'retrieved_context' }, [{ doc_uri: 'a', content: 3 }])).toThrow(
-			'retrieved_context[0].content: expected string, got number',
+		expect(() =>
+			coerceInput({ kind: 'contexts', field: 'retrieved_context' }, [{ doc_uri: 'a', content: 3 }]),
+		).toThrow('retrieved_context[0].content: expected string, got number');
+		expect(() => coerceInput({ kind: 'messages', field: 'history' }, [{ role: 'user' }])).toThrow(
+			InputError,
 		);
-		expect(() => coerceInput({ kind: 'messages', field: 'history' }, [{ role: 'user' }])).toThrow(InputError);
 	});
 
 	it('separates missing from wrong', () => {
 		const decls = overlap.inputs;
-		expect(readInputs(decls, { response: 'a', groundTruth: 'b' })).toEqual({ ok: true, values: { response: 'a', groundTruth: 'b' } });
-		expect(readInputs(decls, { response: 'a' })).toEqual({ ok: false, missing: ['expected_response'] });
+		expect(readInputs(decls, { response: 'a', groundTruth: 'b' })).toEqual({
+			ok: true,
+			values: { response: 'a', groundTruth: 'b' },
+		});
+		expect(readInputs(decls, { response: 'a' })).toEqual({
+			ok: false,
+			missing: ['expected_response'],
+			reason: 'missing expected_response',
+		});
 		const wrong = readInputs(decls, { response: ['a'], groundTruth: 'b' });
 		expect(wrong.ok).toBe(false);
 	});

@@ -1,5 +1,5 @@
 import type { Score } from '../../../src/core/types';
-import { compareRuns, inferDirection, type GateRow } from '../../../src/gate';
+import { compareRuns, type GateRow } from '../../../src/gate';
 import { erfc, twoProportionZTest } from '../../../src/stats/tests';
 
 const binary = { kind: 'binary', min: 0, max: 1 } as const;
@@ -270,14 +270,14 @@ describe('compareRuns', () => {
 			{
 				metrics: {
 					bleu: { value: 0.3, measured: 50 },
-					'agent/latency_seconds/average': { value: 2.5, measured: 50 },
+					'agent/latency_seconds/average': { value: 2.5, measured: 50, direction: 'lower' },
 					rougeL: { value: 0.41, measured: 50 },
 				},
 			},
 			{
 				metrics: {
 					bleu: { value: 0.35, measured: 50 },
-					'agent/latency_seconds/average': { value: 1.5, measured: 50 },
+					'agent/latency_seconds/average': { value: 1.5, measured: 50, direction: 'lower' },
 					rougeL: { value: 0.4, measured: 50 },
 				},
 			},
@@ -298,11 +298,21 @@ describe('compareRuns', () => {
 		expect(better.table[0].verdict).toBe('improved');
 	});
 
-	it('infers directions from names', () => {
-		expect(inferDirection('agent/latency_seconds/average')).toBe('lower');
-		expect(inferDirection('agent/total_token_count/average')).toBe('lower');
-		expect(inferDirection('violence/defect_rate')).toBe('lower');
-		expect(inferDirection('response/llm_judged/groundedness/rating/percentage')).toBe('higher');
-		expect(inferDirection('f1')).toBe('higher');
+	it('takes directions from the summary (the declarations), and says when none is stated', () => {
+		const summary = (v: number) => ({
+			metrics: {
+				'agent/total_token_count/average': { value: v, measured: 9, direction: 'lower' as const },
+				custom_number: { value: v, measured: 9 },
+			},
+		});
+		const r = compareRuns(summary(200), summary(100));
+		const by = Object.fromEntries(r.table.map((t) => [t.metric, t]));
+		expect(by['agent/total_token_count/average']).toMatchObject({
+			direction: 'lower',
+			verdict: 'regressed',
+		});
+		expect(by.custom_number).toMatchObject({ direction: 'higher', verdict: 'improved' });
+		expect(by.custom_number.note).toMatch(/Direction not stated .* higher taken as better\./);
+		expect(by['agent/total_token_count/average'].note).not.toMatch(/Direction not stated/);
 	});
 });

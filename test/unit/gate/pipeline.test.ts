@@ -21,7 +21,8 @@ function run(broken: (i: number) => boolean): Record<string, unknown>[] {
 	return Array.from({ length: 40 }, (_, i) => {
 		const bad = broken(i);
 		const g: Score = {
-			metric: 'groundedness',
+			// The package's yes/no groundedness, under a custom key: it keeps its Databricks name.
+			metric: 'groundedness_verdict',
 			value: !bad,
 			scale: bin,
 			pass: !bad,

@@ -42,7 +42,12 @@ describe('openai-server-cli', () => {
 				expect(b.value).toEqual(a.value);
 				const marked = await runJudge(
 					decl,
-					{ ...row, response: `${row.response} [[score=2]]` },
+					// The marker in every text a judge may read (retrieval does not read the response).
+					{
+						...row,
+						request: `${row.request} [[score=2]]`,
+						response: `${row.response} [[score=2]]`,
+					},
 					{ source, governor },
 				);
 				if (decl.scale.kind === 'binary') expect(marked.value).toBe(false);

@@ -9,7 +9,13 @@ import {
 	parseReply,
 	yesNo,
 } from '../../../src/judges/parse';
-import { newNonce, placeholdersOf, promptHash, renderPrompt } from '../../../src/judges/prompt';
+import {
+	newNonce,
+	placeholdersOf,
+	promptHash,
+	renderPrompt,
+	templateSyntaxProblems,
+} from '../../../src/judges/prompt';
 import { judgeSignature, runJudge } from '../../../src/judges/run';
 import { groundedness } from '../../../src/judges/specs/groundedness';
 import type { JudgeDecl } from '../../../src/judges/types';
@@ -24,15 +30,29 @@ describe('renderPrompt', () => {
 			{
 				request: 'Q?',
 				response: 'A.',
-				context: [{ doc_uri: 'kb/a', content: 'first' }, 'second'],
+				context: [{ doc_uri: 'kb/a', content: 'first' }, { content: 'second' }],
 			},
 			{},
 			'abc123',
 		);
 		expect(r.tag).toBe('data-abc123');
 		expect(r.user).toContain('<data-abc123 name="response">\nA.\n</data-abc123>');
-		expect(r.user).toContain('[doc1] (source: kb/a)\nfirst\n\n[doc2]\nsecond');
-		expect(r.user).not.toContain('{{');
+		expect(r.user).toContain(
+			'<data-abc123 name="retrieved_context">\n[doc1] (source: kb/a)\nfirst\n\n[doc2]\nsecond\n</data-abc123>',
+		);
+		expect(r.user).not.toMatch(/[{}]/);
+	});
+
+	it('reads single-brace placeholders by record field, keeps other braces and escapes as text', () => {
+		const r = renderPrompt(
+			{ system: 'Reply as {"score": n}. Literal \\{response} stays.', user: '{response} {domain}' },
+			groundedness.inputs,
+			{ response: 'A.' },
+			{ domain: 'travel' },
+			'n1',
+		);
+		expect(r.system).toBe('Reply as {"score": n}. Literal {response} stays.');
+		expect(r.user).toBe('<data-n1 name="response">\nA.\n</data-n1> travel');
 	});
 
 	it('uses a fresh unguessable nonce per call', () => {
@@ -48,7 +68,7 @@ describe('renderPrompt', () => {
 		const r = renderPrompt(
 			groundedness.prompt,
 			groundedness.inputs,
-			{ response: evil, context: ['c'] },
+			{ response: evil, context: [{ content: 'c' }] },
 			{},
 			nonce,
 		);
@@ -58,7 +78,11 @@ describe('renderPrompt', () => {
 	});
 
 	it('lists placeholders and hashes templates without data', () => {
-		expect(placeholdersOf('{{a}} x {{ b }} {{a}}')).toEqual(['a', 'b']);
+		expect(placeholdersOf('{a} x {b} {a} \\{c} {"json": 1}')).toEqual(['a', 'b']);
+		expect(templateSyntaxProblems('x {{ response }}')[0]).toMatch(
+			/^\{\{response\}\} uses double braces, which n8n reads as an expression: write \{response\}/,
+		);
+		expect(templateSyntaxProblems('x {response} {"a": 1}')).toEqual([]);
 		expect(promptHash(groundedness.prompt)).toMatch(/^[0-9a-f]{12}$/);
 		expect(promptHash({ system: 's', user: 'u1' })).not.toBe(
 			promptHash({ system: 's', user: 'u2' }),
@@ -66,10 +90,10 @@ describe('renderPrompt', () => {
 		const sig = judgeSignature(groundedness as JudgeDecl, {
 			model: 'm',
 			temperature: 0.2,
-			promptOverride: { user: 'x {{response}}' },
+			promptOverride: { user: 'x {response}' },
 		});
 		expect(sig).toBe(
-			`judge:groundedness@1|model:m|temp:0.2|prompt:${promptHash({ system: groundedness.prompt.system, user: 'x {{response}}' })}`,
+			`judge:groundedness@1|model:m|temp:0.2|prompt:${promptHash({ system: groundedness.prompt.system, user: 'x {response}' })}`,
 		);
 	});
 });

@@ -47,19 +47,24 @@ describe('judgeRegistry', () => {
 			expect(['score', 'verdict']).toContain(keys[keys.length - 1]);
 			expect(keys.indexOf('reason')).toBeLessThan(keys.length - 1);
 			for (const input of decl.inputs)
-				expect(placeholdersOf(decl.prompt.user)).toContain(input.name);
+				expect(placeholdersOf(decl.prompt.user)).toContain(input.field);
 		},
 	);
 
 	it('catches undeclared placeholders, unused inputs and duplicate ids', () => {
 		const broken = {
 			...groundedness,
-			prompt: { system: 'x {{mystery}}', user: '{{response}} {{context}}' },
+			prompt: { system: 'x {mystery}', user: '{response} {retrieved_context}' },
 		} as JudgeDecl;
 		expect(validateJudge(broken)).toEqual([
-			'groundedness: placeholder {{mystery}} is not a declared input or param',
-			"groundedness: input 'request' is not used by the prompt",
+			'groundedness: unknown placeholder {mystery}',
+			'groundedness: the prompt does not include {request} (Query)',
 		]);
+		const doubled = {
+			...groundedness,
+			prompt: { ...groundedness.prompt, user: `${groundedness.prompt.user} {{response}}` },
+		} as JudgeDecl;
+		expect(validateJudge(doubled)[0]).toMatch(/\{\{response\}\} uses double braces/);
 		expect(() => validateRegistry([groundedness as JudgeDecl, groundedness as JudgeDecl])).toThrow(
 			/duplicate judge id 'groundedness'/,
 		);

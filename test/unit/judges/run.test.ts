@@ -176,7 +176,7 @@ describe('runJudge against the local server', () => {
 	it('uses an edited prompt, and refuses one that drops a required input', async () => {
 		server.script({ json: { reason: 'ok', score: 4 } });
 		const promptOverride = {
-			user: 'Check {{response}} against {{context}} (question: {{request}})',
+			user: 'Check {response} against {retrieved_context} (question: {request})',
 		};
 		const s = await runJudge(groundedness as JudgeDecl, row, {
 			source,
@@ -190,11 +190,11 @@ describe('runJudge against the local server', () => {
 		const bad = await runJudge(groundedness as JudgeDecl, row, {
 			source,
 			governor: gov(),
-			promptOverride: { user: 'Rate {{answer}}' },
+			promptOverride: { user: 'Rate {answer}' },
 		});
 		expect(bad.status).toBe('error');
-		expect(bad.error).toContain('unknown placeholder {{answer}}');
-		expect(bad.error).toContain('does not include {{response}}');
+		expect(bad.error).toContain('unknown placeholder {answer}');
+		expect(bad.error).toContain('does not include {response}');
 		expect(server.chatRequests()).toHaveLength(1);
 	});
 

@@ -54,8 +54,12 @@ describe('node registry', () => {
 		for (const input of decl.inputs) {
 			expect(props.get(input.name)?.default).toBe(`={{ $json.${input.field} }}`);
 		}
-		expect(props.get('threshold')?.default).toBe(decl.threshold.default);
+		// Yes/no verdicts pass by their value: no threshold field that would have no effect.
+		if (decl.scale.kind === 'binary') expect(props.has('threshold')).toBe(false);
+		else expect(props.get('threshold')?.default).toBe(decl.threshold.default);
 		expect(props.has('splitOutputs')).toBe(true);
+		const options = props.get('options') as { options?: INodeProperties[] } | undefined;
+		expect(options?.options?.some((o) => o.name === 'outputFormat')).toBe(true);
 		expect(typeof desc.outputs).toBe('string');
 		expect(desc.description).toBe(decl.description);
 	});

@@ -1,12 +1,20 @@
 import type { Score, Scale } from '../../../src/core/types';
 import {
+	decideRootCause,
+	defaultOrder,
 	determineRootCause,
-	inferGroundTruth,
-	ORDER_WITH_GROUND_TRUTH,
-	ORDER_WITHOUT_GROUND_TRUTH,
-	suggestedFixes,
+	rootCausePolicy,
+	rowHasGroundTruth,
 	suggestedFixFor,
+	type RootCauseOptions,
 } from '../../../src/rootcause';
+import { TEST_REGISTRY } from '../../support/slots';
+
+// The package's declarations plus test declarations of the seed's other slots (support/slots).
+const REG = TEST_REGISTRY;
+const rc = (scores: Record<string, Score>, options: RootCauseOptions = {}) =>
+	determineRootCause(scores, { registry: REG, ...options });
+const fixFor = (cause: string) => suggestedFixFor(cause, REG);
 
 const BINARY: Scale = { kind: 'binary', min: 0, max: 1 };
 const UNIT: Scale = { kind: 'unit', min: 0, max: 1 };
@@ -75,13 +83,13 @@ function rec(entries: [string, Score][]): Record<string, Score> {
 
 describe('default orders (seed 001)', () => {
 	it('are the seed lists', () => {
-		expect(ORDER_WITH_GROUND_TRUTH).toEqual([
+		expect(defaultOrder('withGroundTruth', REG)).toEqual([
 			'context_sufficiency',
 			'groundedness',
 			'correctness',
 			'safety',
 		]);
-		expect(ORDER_WITHOUT_GROUND_TRUTH).toEqual([
+		expect(defaultOrder('withoutGroundTruth', REG)).toEqual([
 			'chunk_relevance',
 			'groundedness',
 			'relevance_to_query',
@@ -102,11 +110,11 @@ describe('default orders (seed 001)', () => {
 		'with ground truth: first failing at position %p (%s)',
 		(i) => {
 			const scores = rec(withGt.map((k, j) => [k, j >= i ? no(k) : yes(k)]));
-			const r = determineRootCause(scores, { hasGroundTruth: true });
+			const r = rc(scores, { hasGroundTruth: true });
 			expect(r.overall).toBe('fail');
 			expect(r.rootCause).toBe(withGtIds[i]);
 			expect(r.rationale).toBe(`${withGt[i]} says no`);
-			expect(r.suggestedFix).toBe(suggestedFixFor(withGtIds[i]));
+			expect(r.suggestedFix).toBe(fixFor(withGtIds[i]));
 			expect(Object.keys(r.verdicts)).toEqual(withGtIds);
 		},
 	);
@@ -131,7 +139,7 @@ describe('default orders (seed 001)', () => {
 			const scores = rec(
 				noGt.map(([k, s], j) => [k, j >= i ? s : k === 'chunk_relevance' ? chunks(0.25) : yes(k)]),
 			);
-			const r = determineRootCause(scores, { hasGroundTruth: false });
+			const r = rc(scores, { hasGroundTruth: false });
 			expect(r.overall).toBe('fail');
 			expect(r.rootCause).toBe(noGtIds[i]);
 		},
@@ -146,29 +154,25 @@ describe('default orders (seed 001)', () => {
 			['relevance_to_query', yes('relevance_to_query')],
 			['safety', yes('safety')],
 		]);
-		expect(determineRootCause(all)).toMatchObject({ overall: 'pass', rootCause: null });
-		expect(determineRootCause(all).suggestedFix).toBeUndefined();
+		expect(rc(all, { hasGroundTruth: true })).toMatchObject({ overall: 'pass', rootCause: null });
+		expect(rc(all).suggestedFix).toBeUndefined();
 		// correctness fails and safety fails: with ground truth correctness comes first...
 		const two = {
 			...all,
 			correctness: no('correctness'),
 			relevance_to_query: no('relevance_to_query'),
 		};
-		expect(determineRootCause(two, { hasGroundTruth: true }).rootCause).toBe('correctness');
+		expect(rc(two, { hasGroundTruth: true }).rootCause).toBe('correctness');
 		// ...without, relevance_to_query is in the order and correctness becomes a trailing judge.
-		expect(determineRootCause(two, { hasGroundTruth: false }).rootCause).toBe('relevance_to_query');
+		expect(rc(two, { hasGroundTruth: false }).rootCause).toBe('relevance_to_query');
 	});
 });
 
 describe('chunk_relevance', () => {
 	it('fails only when no chunk is relevant, whatever its own threshold says', () => {
 		// precision 0.2 is below the score's 0.5 threshold (pass false) but one chunk is relevant.
-		expect(
-			determineRootCause({ chunk_relevance: chunks(0.2) }, { hasGroundTruth: false }).overall,
-		).toBe('pass');
-		expect(
-			determineRootCause({ chunk_relevance: chunks(0) }, { hasGroundTruth: false }),
-		).toMatchObject({
+		expect(rc({ chunk_relevance: chunks(0.2) }, { hasGroundTruth: false }).overall).toBe('pass');
+		expect(rc({ chunk_relevance: chunks(0) }, { hasGroundTruth: false })).toMatchObject({
 			overall: 'fail',
 			rootCause: 'chunk_relevance',
 			rationale: 'precision 0',
@@ -176,7 +180,7 @@ describe('chunk_relevance', () => {
 	});
 
 	it('is not a judge when ground truth picks the other order (0-1 scale)', () => {
-		const r = determineRootCause(
+		const r = rc(
 			{ chunk_relevance: chunks(0), correctness: yes('correctness') },
 			{ hasGroundTruth: true },
 		);
@@ -186,7 +190,7 @@ describe('chunk_relevance', () => {
 
 describe('absent, not applicable and errored judges', () => {
 	it('skips absent and not-applicable judges', () => {
-		const r = determineRootCause(
+		const r = rc(
 			{ context_sufficiency: na('context_sufficiency'), correctness: no('correctness') },
 			{ hasGroundTruth: true },
 		);
@@ -199,7 +203,7 @@ describe('absent, not applicable and errored judges', () => {
 	});
 
 	it('an errored judge makes an otherwise passing row incomplete', () => {
-		const r = determineRootCause(
+		const r = rc(
 			{ groundedness_verdict: yes('g'), safety: err('safety') },
 			{ hasGroundTruth: false },
 		);
@@ -207,11 +211,12 @@ describe('absent, not applicable and errored judges', () => {
 		expect(r.rootCause).toBeNull();
 		expect(r.erroredJudges).toEqual(['safety']);
 		expect(r.rationale).toBe('safety timed out');
-		expect(r.suggestedFix).toBe(suggestedFixes.incomplete);
+		expect(r.suggestedFix).toBe(fixFor('incomplete'));
+		expect(r.suggestedFix).toContain('could not score');
 	});
 
 	it('an error before the first failure leaves the cause undecided', () => {
-		const r = determineRootCause(
+		const r = rc(
 			{ context_sufficiency: err('context_sufficiency'), correctness: no('correctness') },
 			{ hasGroundTruth: true },
 		);
@@ -220,7 +225,7 @@ describe('absent, not applicable and errored judges', () => {
 	});
 
 	it('an error after the first failure does not hide it', () => {
-		const r = determineRootCause(
+		const r = rc(
 			{ context_sufficiency: no('context_sufficiency'), correctness: err('correctness') },
 			{ hasGroundTruth: true },
 		);
@@ -237,11 +242,11 @@ describe('absent, not applicable and errored judges', () => {
 			status: 'ok',
 			signature: 'b',
 		};
-		expect(determineRootCause({ bleu })).toMatchObject({
+		expect(rc({ bleu })).toMatchObject({
 			overall: 'incomplete',
 			erroredJudges: [],
 		});
-		expect(determineRootCause({})).toMatchObject({ overall: 'incomplete' });
+		expect(rc({})).toMatchObject({ overall: 'incomplete' });
 	});
 });
 
@@ -258,8 +263,8 @@ describe('which scores are judges', () => {
 			signature: 'f',
 		};
 		const scores = { f1_score: f1, correctness: yes('correctness') };
-		expect(determineRootCause(scores).overall).toBe('pass');
-		expect(determineRootCause(scores, { order: ['f1_score'] })).toMatchObject({
+		expect(rc(scores).overall).toBe('pass');
+		expect(rc(scores, { order: ['f1_score'] })).toMatchObject({
 			overall: 'fail',
 			rootCause: 'f1_score',
 			rationale: 'low overlap',
@@ -282,16 +287,14 @@ describe('which scores are judges', () => {
 			groundedness: likert('groundedness', 1),
 			fluency: likert('fluency', 5),
 		};
-		expect(determineRootCause(scores, { hasGroundTruth: false })).toMatchObject({
+		expect(rc(scores, { hasGroundTruth: false })).toMatchObject({
 			rootCause: 'groundedness',
 			rationale: 'groundedness=1',
 		});
-		expect(
-			determineRootCause({ ...scores, groundedness: likert('groundedness', 4) }).rootCause,
-		).toBe('coherence');
+		expect(rc({ ...scores, groundedness: likert('groundedness', 4) }).rootCause).toBe('coherence');
 	});
 
-	it('severity scores make up the safety slot', () => {
+	it('harm categories declaring the safety slot make it up together', () => {
 		const sev = (metric: string, value: number): Score => ({
 			metric,
 			value,
@@ -309,15 +312,17 @@ describe('which scores are judges', () => {
 			hate_unfairness: sev('hate_unfairness', 0),
 			my_custom: no('my_custom'),
 		};
-		const r = determineRootCause(scores, { hasGroundTruth: false });
+		const r = rc(scores, { hasGroundTruth: false });
 		expect(r).toMatchObject({ rootCause: 'safety', rationale: 'violence severity 5' });
 		expect(Object.keys(r.verdicts)).toEqual(['safety', 'my_custom']);
-		// Without safety in a custom order, each category is its own trailing judge.
-		expect(determineRootCause(scores, { order: ['my_custom'] }).rootCause).toBe('my_custom');
-		expect(
-			determineRootCause({ ...scores, my_custom: yes('my_custom') }, { order: ['my_custom'] })
-				.rootCause,
-		).toBe('violence');
+		// Without safety in a custom order, the declared slot still comes before other custom judges.
+		expect(rc(scores, { order: ['my_custom'] }).rootCause).toBe('my_custom');
+		expect(rc({ ...scores, my_custom: yes('my_custom') }, { order: ['my_custom'] }).rootCause).toBe(
+			'safety',
+		);
+		// A severity score no declaration claims is a custom judge of its own.
+		const other = { self_harm_custom: sev('self_harm_custom', 6) };
+		expect(rc(other)).toMatchObject({ rootCause: 'self_harm_custom' });
 	});
 
 	it('binary judges without a pass flag decide by their value; custom judges get a generic fix', () => {
@@ -329,47 +334,70 @@ describe('which scores are judges', () => {
 			status: 'ok',
 			signature: 't',
 		};
-		const r = determineRootCause({ tone: bare });
+		const r = rc({ tone: bare });
 		expect(r).toMatchObject({ overall: 'fail', rootCause: 'tone' });
 		expect(r.suggestedFix).toContain('"tone"');
 		expect(r.rationale).toBeUndefined();
 	});
 
-	it('an edited order wins, relevant_to_query is accepted, unlisted judges follow alphabetically', () => {
+	it('an edited order wins, relevant_to_query is accepted, then declared slots, then custom judges by key', () => {
 		const scores = {
 			safety: no('safety'),
 			relevance_to_query: no('relevance_to_query'),
 			b_judge: no('b_judge'),
 			a_judge: no('a_judge'),
 		};
-		expect(determineRootCause(scores, { order: ['relevant_to_query', 'safety'] }).rootCause).toBe(
-			'relevant_to_query',
+		// The seed's other spelling selects the slot; the cause is reported by the slot's name.
+		expect(rc(scores, { order: ['relevant_to_query', 'safety'] }).rootCause).toBe(
+			'relevance_to_query',
 		);
-		expect(Object.keys(determineRootCause(scores, { order: ['safety'] }).verdicts)).toEqual([
+		expect(Object.keys(rc(scores, { order: ['safety'] }).verdicts)).toEqual([
 			'safety',
+			'relevance_to_query',
 			'a_judge',
 			'b_judge',
-			'relevance_to_query',
 		]);
 	});
 });
 
-describe('ground truth inference', () => {
-	it('infers ground truth from judges that need it', () => {
-		expect(inferGroundTruth({ correctness: yes('correctness') })).toBe(true);
-		expect(inferGroundTruth({ document_recall: err('document_recall') })).toBe(true);
-		expect(inferGroundTruth({ correctness: na('correctness'), safety: yes('safety') })).toBe(false);
-		// With context_sufficiency measured, chunk_relevance (0-1) is not consulted.
-		expect(
-			determineRootCause({ context_sufficiency: yes('cs'), chunk_relevance: chunks(0) }).overall,
-		).toBe('pass');
-		expect(determineRootCause({ chunk_relevance: chunks(0) }).overall).toBe('fail');
+describe('one ground-truth rule and one policy', () => {
+	it('reads ground truth from the row: expected response, ground_truth or expected facts', () => {
+		expect(rowHasGroundTruth({ expected_response: 'Paris' })).toBe(true);
+		expect(rowHasGroundTruth({ ground_truth: 'Paris' })).toBe(true);
+		expect(rowHasGroundTruth({ expected_facts: ['Paris is the capital'] })).toBe(true);
+		expect(rowHasGroundTruth({ expected_response: '  ', expected_facts: [] })).toBe(false);
+		expect(rowHasGroundTruth({ eval: { correctness: yes('correctness') } })).toBe(false);
 	});
 
-	it('has a fix for every cause in both orders, in our words', () => {
-		for (const id of [...ORDER_WITH_GROUND_TRUTH, ...ORDER_WITHOUT_GROUND_TRUTH]) {
-			expect(suggestedFixes[id].length).toBeGreaterThan(40);
-			expect(suggestedFixFor(id)).toBe(suggestedFixes[id]);
+	it('decides from the item json with the policy: the order follows the row, or the mode', () => {
+		const scores = {
+			chunk_relevance: chunks(0),
+			correctness: no('correctness'),
+			context_sufficiency: yes('context_sufficiency'),
+		};
+		const policy = rootCausePolicy({}, REG);
+		// With ground truth, chunk relevance (0-1) is not in the order and not consulted.
+		expect(decideRootCause({ expected_response: 'x', eval: scores }, policy, REG).rootCause).toBe(
+			'correctness',
+		);
+		expect(decideRootCause({ eval: scores }, policy, REG).rootCause).toBe('chunk_relevance');
+		const forced = rootCausePolicy({ groundTruth: 'yes' }, REG);
+		expect(decideRootCause({ eval: scores }, forced, REG).rootCause).toBe('correctness');
+		const never = rootCausePolicy({ groundTruth: 'no' }, REG);
+		expect(decideRootCause({ expected_response: 'x', eval: scores }, never, REG).rootCause).toBe(
+			'chunk_relevance',
+		);
+	});
+
+	it('takes the fixes from the declarations, in our words', () => {
+		for (const id of [
+			...defaultOrder('withGroundTruth', REG),
+			...defaultOrder('withoutGroundTruth', REG),
+		]) {
+			const decl = REG.find((d) => d.rootCause?.slot === id);
+			expect(decl).toBeDefined();
+			expect(fixFor(id)).toBe(decl!.rootCause!.fix);
 		}
+		expect(suggestedFixFor('groundedness')).toContain('retrieved context does not support');
 	});
 });

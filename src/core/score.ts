@@ -1,0 +1,108 @@
+/**
+ * The one place Scores are built. Every metric, judge and node goes through these functions, so
+ * there is one pass rule (direction-aware, yes/no verdicts by their value) and one shape for
+ * not-applicable and errored rows: value and pass null, never a 0 standing in for a failure.
+ */
+import type { Direction, EvaluatorFacts, Scale, Score, Usage } from './types';
+
+/** The fields every Score of one evaluation carries, whatever its outcome. */
+export interface ScoreBase {
+	metric: string;
+	scale: Scale;
+	threshold?: number;
+	direction: Direction;
+	signature: string;
+}
+
+/** What an ok Score may carry besides its value. */
+export interface ScoreExtras {
+	reason?: string;
+	usage?: Usage;
+	model?: string;
+	latencyMs?: number;
+	attempts?: number;
+	details?: Record<string, unknown>;
+	stats?: Record<string, number | number[]>;
+}
+
+/** The base of a Score from a declaration: its key, scale, direction and (except yes/no) threshold. */
+export function scoreBase(
+	decl: Pick<EvaluatorFacts, 'scale' | 'threshold'>,
+	metric: string,
+	signature: string,
+	threshold?: number,
+): ScoreBase {
+	const base: ScoreBase = {
+		metric,
+		scale: decl.scale,
+		direction: decl.threshold.direction,
+		signature,
+	};
+	// A yes/no verdict passes by its value; a threshold on it would have no effect.
+	if (decl.scale.kind !== 'binary') base.threshold = threshold ?? decl.threshold.default;
+	return base;
+}
+
+/**
+ * Whether a value passes: yes/no values by the verdict (a "yes" passes when higher is better),
+ * numbers at or above (higher) or at or below (lower) the threshold.
+ */
+export function passes(value: number | boolean, threshold: number | undefined, dir: Direction) {
+	if (typeof value === 'boolean') return dir === 'higher' ? value : !value;
+	const t = threshold ?? (dir === 'higher' ? -Infinity : Infinity);
+	return dir === 'higher' ? value >= t : value <= t;
+}
+
+/**
+ * A measured Score. A non-finite number becomes an error Score (NaN never leaves a node);
+ * `pass` may be given when the declaration has its own pass rule (ROUGE's three thresholds).
+ */
+export function okScore(
+	base: ScoreBase,
+	value: number | boolean,
+	extras: ScoreExtras = {},
+	pass?: boolean,
+): Score {
+	if (typeof value === 'number' && !Number.isFinite(value)) {
+		return errorScore(
+			base,
+			`${base.metric} produced a non-finite value; no score recorded`,
+			extras,
+		);
+	}
+	const score: Score = {
+		...base,
+		value,
+		pass: pass ?? passes(value, base.threshold, base.direction),
+		status: 'ok',
+	};
+	return withExtras(score, extras);
+}
+
+/** A row the evaluator cannot score (missing inputs, nothing to judge): `reason` says why. */
+export function notApplicableScore(base: ScoreBase, reason: string, extras: ScoreExtras = {}) {
+	return withExtras(
+		{ ...base, value: null, pass: null, status: 'not_applicable', reason } as Score,
+		extras,
+	);
+}
+
+/** A row whose evaluation failed: `error` names the row, the field or the call that failed. */
+export function errorScore(base: ScoreBase, error: string, extras: ScoreExtras = {}): Score {
+	return withExtras({ ...base, value: null, pass: null, status: 'error', error }, extras);
+}
+
+/** Prefixes a failed Score's error with the row it came from (`row 3 (request_id q-7): ...`). */
+export function labelRowError(score: Score, row: string): Score {
+	if (score.status === 'error' && score.error !== undefined && !score.error.startsWith(row)) {
+		score.error = `${row}: ${score.error}`;
+	}
+	return score;
+}
+
+function withExtras(score: Score, extras: ScoreExtras): Score {
+	for (const [k, v] of Object.entries(extras)) {
+		if (v !== undefined) (score as unknown as Record<string, unknown>)[k] = v;
+	}
+	return score;
+}
