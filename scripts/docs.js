@@ -11,30 +11,9 @@ const pkg = require(path.join(root, 'package.json'));
 
 const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const pascal = (id) => id.split(/[_-]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
-const inputs = (decl) =>
-	decl.inputs.map((i) => `\`${i.field}\`${i.required ? '' : ' (optional)'}`).join(', ');
-const scale = (d) => (d.scale.kind === 'binary' ? 'yes/no' : `${d.scale.min}-${d.scale.max}`);
-const thr = (d) => `${d.threshold.direction === 'higher' ? '>=' : '<='} ${d.threshold.default}`;
 
 function nodesTable() {
-	const lines = [];
-	lines.push('### Deterministic metrics', '');
-	lines.push('| node | what it measures | score key | reads | scale | pass when | reference behaviour matched |');
-	lines.push('| --- | --- | --- | --- | --- | --- | --- |');
-	for (const d of lib.metricRegistry) {
-		const key = d.scoreKey ? `${d.scoreKey({})} (the ROUGE type)` : d.id;
-		lines.push(
-			`| <a id="eval${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} | \`${key}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
-		);
-	}
-	lines.push('', '### LLM judges', '');
-	lines.push('| node | what it measures | score key | reads | scale | pass when | rubric |');
-	lines.push('| --- | --- | --- | --- | --- | --- | --- |');
-	for (const d of lib.judgeRegistry) {
-		lines.push(
-			`| <a id="judge${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)} Judge** | ${esc(d.description)} | \`${d.id}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
-		);
-	}
+	const lines = [lib.evaluatorTables(lib.metricRegistry, lib.judgeRegistry)];
 	lines.push('', '### Pipeline nodes', '');
 	lines.push('| node | what it does |', '| --- | --- |');
 	for (const rel of pkg.n8n.nodes) {

@@ -22,6 +22,7 @@ export {
 } from './core/inputs';
 export * from './core/score';
 export * from './registry';
+export { evaluatorTables } from './docs/tables';
 export * from './record';
 export {
 	prepareDataset,
