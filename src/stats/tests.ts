@@ -16,6 +16,7 @@
  * finite input.
  */
 
+import { percentileInterval } from './percentile';
 import { createRng } from './random';
 
 const SQRT2 = Math.SQRT2;
@@ -585,16 +586,9 @@ function bootstrapSummary(
 		if (s >= 0) atOrAbove++;
 	}
 	const pValue = Math.min(1, (2 * (Math.min(atOrBelow, atOrAbove) + 1)) / (reps + 1));
-	const sorted = Float64Array.from(stats).sort();
-	const alpha = (1 - level) / 2;
-	const at = (q: number): number => sorted[Math.min(reps - 1, Math.max(0, Math.floor(q * reps)))];
-	return {
-		test,
-		statistic: observed,
-		pValue,
-		n,
-		ci: { low: at(alpha), high: at(1 - alpha), level },
-	};
+	// Same percentile rule as the aggregate's bootstrap: linear interpolation (numpy's default).
+	const { low, high } = percentileInterval(Float64Array.from(stats).sort(), level);
+	return { test, statistic: observed, pValue, n, ci: { low, high, level } };
 }
 
 function mean(values: readonly number[]): number {

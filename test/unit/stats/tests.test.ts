@@ -15,6 +15,8 @@ import {
 	wilcoxonSignedRank,
 } from '../../../src/stats/tests';
 import { normalCdf } from '../../../src/stats/intervals';
+import { percentileInterval, quantileSorted } from '../../../src/stats/percentile';
+import { createRng } from '../../../src/stats/random';
 
 // Binomial coefficient by exact integer arithmetic, independent of the library's log-space sum.
 function choose(n: number, k: number): bigint {
@@ -355,6 +357,46 @@ describe('bootstrap', () => {
 		expect(r.ci.high).toBeGreaterThan(-1);
 		expect(r.pValue).toBeLessThan(0.01);
 		expect(() => unpairedBootstrap([], [1])).toThrow(RangeError);
+	});
+});
+
+describe('bootstrap percentile rule', () => {
+	it('percentileInterval reads numpy.percentile (linear) quantiles', () => {
+		const x = [0.3, -1.2, 2.5, 0.7, 0.7, 4.1, -0.05, 1.9, 3.3, -2.2, 0.01].sort((a, b) => a - b);
+		// numpy 1.24.2: np.percentile(x, [2.5, 97.5]) and [5, 95]
+		// (numpy's lerp may land one ulp away, hence 15 digits rather than bit equality)
+		const expected: [number, [number, number]][] = [
+			[0.95, [-1.9500000000000002, 3.8999999999999995]],
+			[0.9, [-1.7000000000000002, 3.6999999999999997]],
+		];
+		for (const [level, [low, high]] of expected) {
+			const r = percentileInterval(x, level);
+			expect(r.low).toBeCloseTo(low, 15);
+			expect(r.high).toBeCloseTo(high, 15);
+		}
+		expect(() => percentileInterval([], 0.95)).toThrow(RangeError);
+		expect(() => percentileInterval(x, 1)).toThrow(RangeError);
+	});
+
+	it("the gate's bootstrap interval uses the same rule as the aggregate's (interpolated)", () => {
+		const d = [0.31, -0.4, 0.12, 0.9, -0.05, 0.27, 0.66, -0.21, 0.48, 0.03];
+		const seed = 17;
+		const resamples = 2000;
+		const r = pairedBootstrap(d, { seed, resamples });
+		// The replicates, redrawn with the same generator and scheme (n draws with replacement).
+		const rand = createRng(seed);
+		const reps = new Float64Array(resamples);
+		for (let b = 0; b < resamples; b++) {
+			let sum = 0;
+			for (let i = 0; i < d.length; i++) sum += d[Math.floor(rand() * d.length)];
+			reps[b] = sum / d.length;
+		}
+		reps.sort();
+		expect(r.ci.low).toBe(quantileSorted(reps, (1 - 0.95) / 2));
+		expect(r.ci.high).toBe(quantileSorted(reps, 1 - (1 - 0.95) / 2));
+		expect(reps[49]).toBeLessThan(reps[50]);
+		// (B - 1) * 0.025 = 49.975: between the 50th and 51st replicate, not floor(0.025 * B) = 50.
+		expect(r.ci.low).toBeCloseTo(reps[49] + 0.975 * (reps[50] - reps[49]), 15);
 	});
 });
 
