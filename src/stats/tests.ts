@@ -4,8 +4,11 @@
  * two-proportion z-test and Holm-Bonferroni adjustment, plus the distribution functions they need.
  *
  * Reference behaviour matched:
- * - McNemar: statsmodels `mcnemar(exact=True)` = min(1, 2 * Binom(b+c, 1/2).cdf(min(b, c)));
- *   `exact=False, correction=True` = chi2(1).sf((|b-c|-1)^2 / (b+c)).
+ * - McNemar exact: statsmodels `mcnemar(exact=True)` = min(1, 2 * Binom(b+c, 1/2).cdf(min(b, c))).
+ *   Chi-square with continuity correction: chi2(1).sf(max(0, |b-c| - 1)^2 / (b+c)), equal to
+ *   statsmodels `mcnemar(exact=False, correction=True)` except when b = c: there we give 0 (p = 1)
+ *   as R's `mcnemar.test` does (it drops the correction when b = c), while statsmodels squares
+ *   |b-c| - 1 = -1 and reports 1 / (b+c), e.g. 1/14 and p = 0.789 for b = c = 7.
  * - Wilcoxon: scipy >= 1.15 `wilcoxon(d)` with its defaults (zero_method='wilcox',
  *   correction=False, two-sided, method='auto'): exact, permutation or tie-corrected normal
  *   p-values as {@link wilcoxonSignedRank} describes; reference values in test/fixtures/scipy.
@@ -209,7 +212,10 @@ export function mcnemarExact(b: number, c: number): TestResult {
 	return { test: 'mcnemar-exact', statistic: k, pValue, n };
 }
 
-/** McNemar's chi-square with Edwards' continuity correction, (|b - c| - 1)^2 / (b + c), 1 df. */
+/**
+ * McNemar's chi-square with Edwards' continuity correction, max(0, |b - c| - 1)^2 / (b + c), 1 df;
+ * the clamp makes b = c give 0 as in R (statsmodels gives 1 / (b + c) there).
+ */
 export function mcnemarChiSquare(b: number, c: number): TestResult {
 	const n = b + c;
 	if (n === 0) return { test: 'mcnemar-chi2', statistic: 0, pValue: 1, n };

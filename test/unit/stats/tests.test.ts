@@ -93,6 +93,16 @@ describe('McNemar', () => {
 		expect(mcnemar(0, 0).pValue).toBe(1);
 	});
 
+	it('chi-square clamps |b - c| - 1 at 0 when b = c, as R does (statsmodels: 1 / (b + c))', () => {
+		// statsmodels 0.13.5 mcnemar([[5, 7], [7, 5]], exact=False): 0.0714..., p = 0.7892680261342813
+		expect(mcnemarChiSquare(7, 7)).toMatchObject({ statistic: 0, pValue: 1, n: 14 });
+		// One apart: |b - c| - 1 = 0 in every convention.
+		expect(mcnemarChiSquare(7, 8).statistic).toBe(0);
+		// statsmodels mcnemar([[5, 10], [20, 5]], exact=False): 2.7, p = 0.10034824646229054
+		expect(mcnemarChiSquare(10, 20).statistic).toBeCloseTo(2.7, 14);
+		expect(mcnemarChiSquare(10, 20).pValue).toBeCloseTo(0.10034824646229054, 13);
+	});
+
 	it('chi-square with continuity correction, and the switch at 25 discordant pairs', () => {
 		const r = mcnemarChiSquare(1, 9);
 		expect(r.statistic).toBeCloseTo(4.9, 14);
