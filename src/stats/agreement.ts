@@ -6,7 +6,10 @@
  * - Cohen's kappa (Cohen 1960): (po - pe) / (1 - pe) on the joint table; equals sklearn
  *   `cohen_kappa_score` without weights.
  * - Weighted kappa with disagreement weights |i-j|/(k-1) (linear) or ((i-j)/(k-1))^2 (quadratic):
- *   1 - sum(w*o) / sum(w*e), equal to sklearn `cohen_kappa_score(weights='linear'|'quadratic')`.
+ *   1 - sum(w*o) / sum(w*e), where i, j index the table's categories; equal to sklearn
+ *   `cohen_kappa_score(weights='linear'|'quadratic', labels=categories)`, e.g. `labels=[1..5]`
+ *   for the 1-5 table of the agreement node. Without `labels` sklearn spaces only the ratings
+ *   that occur, which differs when a rating between others never occurs (say, no 4s).
  * - Standard errors: the large-sample (non-null) variance of Fleiss, Cohen & Everitt (1969),
  *   the "ASE" SAS PROC FREQ reports; the interval is kappa +- z * ASE, clipped to [-1, 1].
  */
@@ -119,7 +122,8 @@ export type KappaWeights = 'linear' | 'quadratic';
 
 /**
  * Weighted kappa on an ordered k x k table (e.g. 1-5 ratings), with linear or quadratic
- * disagreement weights and the FCE (1969) large-sample SE.
+ * disagreement weights by category index and the FCE (1969) large-sample SE; sklearn's value
+ * when it is given every category as `labels`.
  */
 export function weightedKappa(
 	table: readonly (readonly number[])[],

@@ -5,7 +5,7 @@
  */
 import { expandHistogram, histogramCount, type Histogram } from './histogram';
 import type { Interval } from './intervals';
-import { quantileSorted } from './percentile';
+import { percentileInterval } from './percentile';
 import { createRng, hashNumbers, hashString } from './random';
 
 /** Options of {@link bootstrapMeanInterval}. */
@@ -29,7 +29,7 @@ export function histogramSeed(h: Histogram, salt = ''): number {
 /**
  * Percentile-bootstrap interval of the mean of the histogram's values; undefined when empty.
  * Each resample draws n values with replacement; the interval is read off the sorted resample
- * means at (1 - level)/2 and (1 + level)/2 by linear interpolation.
+ * means at (1 - level)/2 and (1 + level)/2 by linear interpolation ({@link percentileInterval}).
  */
 export function bootstrapMeanInterval(
 	h: Histogram,
@@ -49,9 +49,9 @@ export function bootstrapMeanInterval(
 		means[r] = sum / n;
 	}
 	means.sort();
-	const alpha = (1 - level) / 2;
+	const { low, high } = percentileInterval(means, level);
 	// Resample means cannot leave [min, max], but float rounding of sum/n can by an ulp: clamp.
-	const lo = Math.max(values[0], quantileSorted(means, alpha) as number);
-	const hi = Math.min(values[n - 1], quantileSorted(means, 1 - alpha) as number);
+	const lo = Math.max(values[0], low);
+	const hi = Math.min(values[n - 1], high);
 	return { low: lo, high: hi, method: 'bootstrap-percentile', level, resamples };
 }

@@ -11,6 +11,23 @@ export function quantileSorted(sorted: ArrayLike<number>, q: number): number | u
 	return interpolate((k) => sorted[k], n, q);
 }
 
+/**
+ * Percentile interval of ascending bootstrap replicates at two-sided `level`: the (1 - level)/2
+ * and (1 + level)/2 quantiles by the linear rule above. The one rule every bootstrap uses.
+ */
+export function percentileInterval(
+	sorted: ArrayLike<number>,
+	level: number,
+): { low: number; high: number } {
+	if (sorted.length === 0) throw new RangeError('percentileInterval: no replicates');
+	if (!(level > 0 && level < 1)) throw new RangeError(`level must be within (0, 1), got ${level}`);
+	const alpha = (1 - level) / 2;
+	return {
+		low: quantileSorted(sorted, alpha) as number,
+		high: quantileSorted(sorted, 1 - alpha) as number,
+	};
+}
+
 /** The q-quantile of a histogram's values, without expanding it; undefined when empty. */
 export function histogramQuantile(h: Histogram, q: number): number | undefined {
 	let n = 0;

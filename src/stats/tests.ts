@@ -4,12 +4,14 @@
  * two-proportion z-test and Holm-Bonferroni adjustment, plus the distribution functions they need.
  *
  * Reference behaviour matched:
- * - McNemar: statsmodels `mcnemar(exact=True)` = min(1, 2 * Binom(b+c, 1/2).cdf(min(b, c)));
- *   `exact=False, correction=True` = chi2(1).sf((|b-c|-1)^2 / (b+c)).
- * - Wilcoxon: scipy `wilcoxon(d)` defaults: zero_method='wilcox' (zero differences are dropped
- *   before ranking), correction=False, two-sided, method 'auto' = exact null distribution when the
- *   remaining n <= 50 and there are no tied |d|, else the normal approximation whose variance is
- *   reduced by sum(t^3 - t)/48 over tie groups.
+ * - McNemar exact: statsmodels `mcnemar(exact=True)` = min(1, 2 * Binom(b+c, 1/2).cdf(min(b, c))).
+ *   Chi-square with continuity correction: chi2(1).sf(max(0, |b-c| - 1)^2 / (b+c)), equal to
+ *   statsmodels `mcnemar(exact=False, correction=True)` except when b = c: there we give 0 (p = 1)
+ *   as R's `mcnemar.test` does (it drops the correction when b = c), while statsmodels squares
+ *   |b-c| - 1 = -1 and reports 1 / (b+c), e.g. 1/14 and p = 0.789 for b = c = 7.
+ * - Wilcoxon: scipy >= 1.15 `wilcoxon(d)` with its defaults (zero_method='wilcox',
+ *   correction=False, two-sided, method='auto'): exact, permutation or tie-corrected normal
+ *   p-values as {@link wilcoxonSignedRank} describes; reference values in test/fixtures/scipy.
  * - Two-proportion: statsmodels `proportions_ztest` with the pooled variance, two-sided.
  * - Holm: step-down adjusted p-values as statsmodels `multipletests(method='holm')`.
  * Distribution functions follow the classical series / continued-fraction expansions
@@ -17,6 +19,7 @@
  * finite input.
  */
 
+import { percentileInterval } from './percentile';
 import { createRng } from './random';
 
 const SQRT2 = Math.SQRT2;
@@ -209,7 +212,10 @@ export function mcnemarExact(b: number, c: number): TestResult {
 	return { test: 'mcnemar-exact', statistic: k, pValue, n };
 }
 
-/** McNemar's chi-square with Edwards' continuity correction, (|b - c| - 1)^2 / (b + c), 1 df. */
+/**
+ * McNemar's chi-square with Edwards' continuity correction, max(0, |b - c| - 1)^2 / (b + c), 1 df;
+ * the clamp makes b = c give 0 as in R (statsmodels gives 1 / (b + c) there).
+ */
 export function mcnemarChiSquare(b: number, c: number): TestResult {
 	const n = b + c;
 	if (n === 0) return { test: 'mcnemar-chi2', statistic: 0, pValue: 1, n };
@@ -235,33 +241,210 @@ export function rankAverage(values: readonly number[]): { ranks: number[]; tieSi
 	return { ranks, tieSizes };
 }
 
+/** How zero differences enter the Wilcoxon test (scipy's `zero_method`). */
+export type WilcoxonZeroMethod = 'wilcox' | 'pratt' | 'zsplit';
+
+/** Alternative hypothesis about the differences d = current - baseline. */
+export type Alternative = 'two-sided' | 'less' | 'greater';
+
+/** How the Wilcoxon p-value is computed; `auto` chooses as scipy >= 1.15 does. */
+export type WilcoxonMethod = 'auto' | 'exact' | 'permutation' | 'asymptotic';
+
+/** Options of {@link wilcoxonSignedRank}; the defaults are scipy's. */
+export interface WilcoxonOptions {
+	/**
+	 * `wilcox` (default) drops zero differences before ranking; `pratt` ranks them with the
+	 * others and then drops their ranks (the normal approximation adjusted as Cureton 1967);
+	 * `zsplit` ranks them and gives half of their rank sum to each sign.
+	 */
+	zeroMethod?: WilcoxonZeroMethod;
+	/** `less`: d tends to be below 0 (current worse for higher-is-better); default two-sided. */
+	alternative?: Alternative;
+	/** Default `auto`: see {@link wilcoxonSignedRank}. */
+	method?: WilcoxonMethod;
+	/** Continuity correction of 0.5 on the statistic in the normal approximation; default false. */
+	correction?: boolean;
+	/** `auto` uses the normal approximation above this many differences, zeros included; 50. */
+	exactMaxN?: number;
+	/** `auto` runs the permutation test with ties or zeros up to this many differences; 13. */
+	permutationMaxN?: number;
+}
+
+/** Wilcoxon result: rank sums by sign (zsplit adds half the zeros' ranks to each). */
+export interface WilcoxonResult extends TestResult {
+	wPlus: number;
+	wMinus: number;
+	/** Zero differences in the input (dropped by `wilcox`, ranked by `pratt` and `zsplit`). */
+	zeros: number;
+}
+
+// Distributions are tabulated by dynamic programming over at most this many ranks (O(n^3) work).
+const MAX_TABULATED_N = 1000;
+
 /**
- * Wilcoxon signed-rank test on paired differences (current - baseline), two-sided, with
- * scipy's defaults: zero_method 'wilcox', no continuity correction, exact when n <= 50 and no ties.
+ * Wilcoxon signed-rank test on paired differences d = current - baseline, as scipy >= 1.15
+ * `wilcoxon(d)` computes it (checked against scipy in test/fixtures/scipy). `statistic` is
+ * min(W+, W-) two-sided and W+ one-sided. Method `auto`: more than `exactMaxN` (50) differences,
+ * zeros counted -> normal approximation; else no ties and no zeros -> exact null distribution;
+ * else at most `permutationMaxN` (13) -> exact permutation distribution over all 2^n sign flips
+ * of the actual (mid-)ranks; else the normal approximation with tie correction. Where scipy
+ * returns NaN (no non-zero difference left) the p-value is 1: no evidence of a change.
  */
 export function wilcoxonSignedRank(
 	differences: readonly number[],
-	options: { exactMaxN?: number } = {},
-): TestResult & { wPlus: number; wMinus: number } {
+	options: WilcoxonOptions = {},
+): WilcoxonResult {
 	for (const d of differences) {
 		if (!Number.isFinite(d)) throw new RangeError('wilcoxonSignedRank: differences must be finite');
 	}
+	const zeroMethod = options.zeroMethod ?? 'wilcox';
+	const alternative = options.alternative ?? 'two-sided';
+	if (!['wilcox', 'pratt', 'zsplit'].includes(zeroMethod)) {
+		throw new RangeError(`wilcoxonSignedRank: unknown zeroMethod '${String(zeroMethod)}'`);
+	}
+	if (!['two-sided', 'less', 'greater'].includes(alternative)) {
+		throw new RangeError(`wilcoxonSignedRank: unknown alternative '${String(alternative)}'`);
+	}
+	const length = differences.length;
 	const nonZero = differences.filter((d) => d !== 0);
-	const n = nonZero.length;
-	if (n === 0) {
-		return { test: 'wilcoxon-exact', statistic: 0, pValue: 1, n: 0, wPlus: 0, wMinus: 0 };
+	const zeros = length - nonZero.length;
+	const sums = signedRankSums(nonZero);
+	// Ranked with the zeros (pratt, zsplit), every non-zero rank moves up by the number of zeros.
+	const shift = zeroMethod === 'wilcox' ? 0 : zeros;
+	let positives = 0;
+	for (const d of nonZero) if (d > 0) positives++;
+	let wPlus = sums.wPlus + shift * positives;
+	let wMinus = sums.wMinus + shift * (nonZero.length - positives);
+	const zeroHalf = zeroMethod === 'zsplit' ? (zeros * (zeros + 1)) / 4 : 0;
+	wPlus += zeroHalf;
+	wMinus += zeroHalf;
+	const count = zeroMethod === 'wilcox' ? nonZero.length : length;
+	const statistic = alternative === 'two-sided' ? Math.min(wPlus, wMinus) : wPlus;
+	const base = { statistic, n: count, wPlus, wMinus, zeros };
+
+	let method = options.method ?? 'auto';
+	if (method === 'auto') {
+		if (length > (options.exactMaxN ?? 50)) method = 'asymptotic';
+		else if (zeros === 0 && sums.tieSizes.length === 0) method = 'exact';
+		else if (length <= (options.permutationMaxN ?? 13)) method = 'permutation';
+		else method = 'asymptotic';
 	}
-	const { wPlus, wMinus, tieSizes } = signedRankSums(nonZero);
-	const t = Math.min(wPlus, wMinus);
-	if (n <= (options.exactMaxN ?? 50) && tieSizes.length === 0) {
-		const pValue = Math.min(1, 2 * signedRankCdf(t, n));
-		return { test: 'wilcoxon-exact', statistic: t, pValue, n, wPlus, wMinus };
+	if (method === 'exact' || method === 'permutation') {
+		const size = method === 'exact' ? count : nonZero.length;
+		if (size > MAX_TABULATED_N) {
+			throw new RangeError(
+				`wilcoxonSignedRank: method '${method}' tabulates at most ${MAX_TABULATED_N} ranks, got ${size}`,
+			);
+		}
 	}
-	const mean = (n * (n + 1)) / 4;
-	let variance = (n * (n + 1) * (2 * n + 1)) / 24;
-	for (const s of tieSizes) variance -= (s * s * s - s) / 48;
-	const pValue = variance > 0 ? normalTwoSided((t - mean) / Math.sqrt(variance)) : 1;
-	return { test: 'wilcoxon-normal', statistic: t, pValue, n, wPlus, wMinus };
+	if (method === 'exact') {
+		return {
+			test: 'wilcoxon-exact',
+			pValue: exactSignedRankP(wPlus, count, alternative),
+			...base,
+		};
+	}
+	if (method === 'permutation') {
+		// Doubled mid-ranks are integers, so the permutation distribution is tabulated exactly.
+		const { ranks } = rankAverage(nonZero.map(Math.abs));
+		const doubled = ranks.map((r) => 2 * (r + shift));
+		let observed = 0;
+		nonZero.forEach((d, i) => {
+			if (d > 0) observed += doubled[i];
+		});
+		return {
+			test: 'wilcoxon-permutation',
+			pValue: subsetSumP(doubled, observed, alternative),
+			...base,
+		};
+	}
+	if (method !== 'asymptotic') {
+		throw new RangeError(`wilcoxonSignedRank: unknown method '${String(method)}'`);
+	}
+	let mean = (count * (count + 1)) / 4;
+	let se2 = count * (count + 1) * (2 * count + 1);
+	if (zeroMethod === 'pratt') {
+		mean -= (zeros * (zeros + 1)) / 4;
+		se2 -= zeros * (zeros + 1) * (2 * zeros + 1);
+	}
+	const ties = [...sums.tieSizes];
+	// zsplit keeps the zeros as one tie group of the ranking; pratt leaves them out (as scipy).
+	if (zeroMethod === 'zsplit' && zeros > 1) ties.push(zeros);
+	for (const t of ties) se2 -= (t * t * t - t) / 2;
+	const se = Math.sqrt(se2 / 24);
+	if (!(se > 0)) return { test: 'wilcoxon-normal', pValue: 1, ...base };
+	let z = (wPlus - mean) / se;
+	if (options.correction) {
+		const sign = alternative === 'greater' ? 1 : alternative === 'less' ? -1 : Math.sign(z);
+		z -= (sign * 0.5) / se;
+	}
+	let pValue: number;
+	if (alternative === 'two-sided') pValue = normalTwoSided(z);
+	else if (alternative === 'greater') pValue = 0.5 * erfc(z / SQRT2);
+	else pValue = 0.5 * erfc(-z / SQRT2);
+	return { test: 'wilcoxon-normal', pValue, ...base };
+}
+
+// scipy's exact test: W+ against the untied null distribution of n ranks. A non-integral W+
+// (ties or zeros with method 'exact') is rounded away from the rejection region, as scipy does.
+function exactSignedRankP(wPlus: number, n: number, alternative: Alternative): number {
+	if (n === 0) return 1;
+	const counts = signedRankCounts(n);
+	const total = Math.pow(2, n);
+	const cdf = (k: number): number => {
+		let s = 0;
+		for (let i = 0; i <= Math.min(k, counts.length - 1); i++) s += counts[i];
+		return s / total;
+	};
+	const sf = (k: number): number => {
+		let s = 0;
+		for (let i = Math.max(0, k); i < counts.length; i++) s += counts[i];
+		return s / total;
+	};
+	if (alternative === 'less') return cdf(Math.ceil(wPlus));
+	if (alternative === 'greater') return sf(Math.floor(wPlus));
+	return Math.min(1, 2 * Math.min(sf(Math.floor(wPlus)), cdf(Math.ceil(wPlus))));
+}
+
+// Number of subsets of {1..n} by their sum: the null distribution of W+ without ties (the
+// counts stay below 2^53, so exact, for n <= 50).
+function signedRankCounts(n: number): number[] {
+	return subsetSumCounts(Array.from({ length: n }, (_, i) => i + 1));
+}
+
+function subsetSumCounts(values: readonly number[]): number[] {
+	let max = 0;
+	for (const v of values) max += v;
+	const counts = new Array<number>(max + 1).fill(0);
+	counts[0] = 1;
+	let reach = 0;
+	for (const v of values) {
+		reach += v;
+		for (let s = reach; s >= v; s--) counts[s] += counts[s - v];
+	}
+	return counts;
+}
+
+// Permutation p-value of the positive rank sum: under H0 each difference's sign is + or - with
+// probability 1/2, so W+ (doubled, an integer) is the sum of a uniformly random subset of the
+// doubled ranks. Two-sided is twice the smaller tail, capped at 1 (scipy's permutation_test).
+function subsetSumP(
+	doubled: readonly number[],
+	observed: number,
+	alternative: Alternative,
+): number {
+	if (doubled.length === 0) return 1;
+	const counts = subsetSumCounts(doubled);
+	const total = Math.pow(2, doubled.length);
+	let atOrBelow = 0;
+	let atOrAbove = 0;
+	counts.forEach((c, s) => {
+		if (s <= observed) atOrBelow += c;
+		if (s >= observed) atOrAbove += c;
+	});
+	if (alternative === 'less') return atOrBelow / total;
+	if (alternative === 'greater') return atOrAbove / total;
+	return Math.min(1, (2 * Math.min(atOrBelow, atOrAbove)) / total);
 }
 
 // Rank sums of positive and negative differences by |d| with average ranks for ties: the two
@@ -310,21 +493,6 @@ function signedRankSums(d: readonly number[]): {
 		rank += t;
 	}
 	return { wPlus, wMinus, tieSizes };
-}
-
-// P(W+ <= t) under H0 for n untied ranks: count subsets of {1..n} by sum (counts stay below 2^53
-// for n <= 50, so the table is exact).
-function signedRankCdf(t: number, n: number): number {
-	const maxSum = (n * (n + 1)) / 2;
-	const counts = new Array<number>(maxSum + 1).fill(0);
-	counts[0] = 1;
-	for (let r = 1; r <= n; r++) {
-		for (let s = (r * (r + 1)) / 2; s >= r; s--) counts[s] += counts[s - r];
-	}
-	let below = 0;
-	const limit = Math.floor(t + 1e-9);
-	for (let s = 0; s <= Math.min(limit, maxSum); s++) below += counts[s];
-	return below / Math.pow(2, n);
 }
 
 /** Pooled two-proportion z-test of x1/n1 against x2/n2, two-sided. */
@@ -424,16 +592,9 @@ function bootstrapSummary(
 		if (s >= 0) atOrAbove++;
 	}
 	const pValue = Math.min(1, (2 * (Math.min(atOrBelow, atOrAbove) + 1)) / (reps + 1));
-	const sorted = Float64Array.from(stats).sort();
-	const alpha = (1 - level) / 2;
-	const at = (q: number): number => sorted[Math.min(reps - 1, Math.max(0, Math.floor(q * reps)))];
-	return {
-		test,
-		statistic: observed,
-		pValue,
-		n,
-		ci: { low: at(alpha), high: at(1 - alpha), level },
-	};
+	// Same percentile rule as the aggregate's bootstrap: linear interpolation (numpy's default).
+	const { low, high } = percentileInterval(Float64Array.from(stats).sort(), level);
+	return { test, statistic: observed, pValue, n, ci: { low, high, level } };
 }
 
 function mean(values: readonly number[]): number {

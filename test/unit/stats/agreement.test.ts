@@ -199,6 +199,21 @@ describe('weighted kappa (1-5)', () => {
 		expect(weightedKappa(t, 'linear').kappa).toBeCloseTo(1 - 0.2 / 0.48, 14);
 	});
 
+	it('equals sklearn only when sklearn is given every category as labels', () => {
+		// Ratings 3 and 4 never occur. sklearn 1.2.1 cohen_kappa_score(judge, human, weights=w):
+		// labels=[1, 2, 3, 4, 5] -> 0.5054945054945056 (linear), 0.5423728813559322 (quadratic);
+		// without labels it spaces 1, 2, 5 evenly -> 0.41860465116279066, 0.4444444444444444.
+		const judge = [1, 2, 5, 5, 1, 2, 2, 5, 1, 5];
+		const human = [2, 2, 5, 1, 1, 5, 2, 5, 2, 5];
+		const pairs = judge.map((j, i) => ({ judge: j, human: human[i] }));
+		const t = contingencyTable(pairs, [1, 2, 3, 4, 5]);
+		expect(weightedKappa(t, 'linear').kappa).toBeCloseTo(0.5054945054945056, 14);
+		expect(weightedKappa(t, 'quadratic').kappa).toBeCloseTo(0.5423728813559322, 14);
+		const present = contingencyTable(pairs, [1, 2, 5]);
+		expect(weightedKappa(present, 'linear').kappa).toBeCloseTo(0.41860465116279066, 14);
+		expect(weightedKappa(present, 'quadratic').kappa).toBeCloseTo(0.4444444444444444, 14);
+	});
+
 	it('standard errors equal the delta-method variance', () => {
 		for (const [weights, v] of [
 			['linear', (i: number, j: number) => Math.abs(i - j) / 4],
