@@ -60,18 +60,10 @@ function workflow(key, id, name, nodes, edges, extra = {}) {
 	};
 }
 
-// Root-Cause Router outputs with its default orders: Pass, each cause once, Custom Judge, Incomplete.
-const ROUTER_OUTPUTS = [
-	'Pass',
-	'context_sufficiency',
-	'groundedness',
-	'correctness',
-	'safety',
-	'chunk_relevance',
-	'relevance_to_query',
-	'Custom Judge',
-	'Incomplete',
-];
+// Root-Cause Router outputs, from the declarations (build first): Pass, Incomplete, Custom Judge,
+// then one per declared root-cause slot at its fixed position.
+const ROUTER_OUTPUTS = require('../dist/src/rootcause').routerOutputNames();
+const FAILING_OUTPUTS = ROUTER_OUTPUTS.map((_, i) => i).filter((i) => i !== 0 && i !== 1);
 
 const nightly = workflow(
 	'nightly',
@@ -201,12 +193,8 @@ const nightly = workflow(
 		['Load Last Run', 'Regression Gate'],
 		['Regression Gate', 'Save This Run', 0],
 		['Regression Gate', 'Save This Run', 1],
-		...ROUTER_OUTPUTS.slice(1, 7).map((_, i) => [
-			'Root-Cause Router',
-			'Post Failures to Slack',
-			i + 1,
-		]),
-		...ROUTER_OUTPUTS.slice(1, 7).map((_, i) => ['Root-Cause Router', 'Open GitHub Issue', i + 1]),
+		...FAILING_OUTPUTS.map((i) => ['Root-Cause Router', 'Post Failures to Slack', i]),
+		...FAILING_OUTPUTS.map((i) => ['Root-Cause Router', 'Open GitHub Issue', i]),
 	],
 );
 

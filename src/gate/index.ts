@@ -100,6 +100,8 @@ export interface GateOptions {
 	rowMetric?: Record<string, string>;
 	/** Proportion or mean per metric; otherwise inferred from the name and the scores. */
 	kinds?: Record<string, GateMetricKind>;
+	/** Rows per side (pairs when paired) below which no bootstrap test runs; default 10. */
+	minBootstrapRows?: number;
 	/** Paired test for scores; default `wilcoxon`. */
 	pairedScoreTest?: 'wilcoxon' | 'bootstrap';
 	/** Bootstrap resamples and seed; defaults 2000 and 42. */
@@ -433,12 +435,15 @@ function valuesOf(rows: readonly GateRow[], key: string, kind: GateMetricKind): 
 	return out;
 }
 
+/** Rows per side (or pairs) below which the gate runs no bootstrap test. */
+export const MIN_BOOTSTRAP_ROWS = 10;
+
 function pairedTest(
 	kind: GateMetricKind,
 	before: number[],
 	after: number[],
 	options: GateOptions,
-): TestResult {
+): TestResult | null {
 	if (kind === 'proportion') {
 		let passToFail = 0;
 		let failToPass = 0;
@@ -449,7 +454,12 @@ function pairedTest(
 		return mcnemar(passToFail, failToPass, { exactBelow: options.mcnemarExactBelow });
 	}
 	const diffs = after.map((a, i) => a - before[i]);
-	if (options.pairedScoreTest === 'bootstrap') return pairedBootstrap(diffs, options.bootstrap);
+	if (options.pairedScoreTest === 'bootstrap') {
+		// A bootstrap of a handful of rows agrees with itself on every resample (p = 2 / (B + 1)):
+		// below the floor it cannot tell noise from change, so the tolerance alone decides.
+		if (diffs.length < (options.minBootstrapRows ?? MIN_BOOTSTRAP_ROWS)) return null;
+		return pairedBootstrap(diffs, options.bootstrap);
+	}
 	return wilcoxonSignedRank(diffs);
 }
 
@@ -458,11 +468,13 @@ function unpairedTest(
 	current: number[],
 	baseline: number[],
 	options: GateOptions,
-): TestResult {
+): TestResult | null {
 	if (kind === 'proportion') {
 		const x1 = current.reduce((a, v) => a + v, 0);
 		const x2 = baseline.reduce((a, v) => a + v, 0);
 		return twoProportionZTest(x1, current.length, x2, baseline.length);
 	}
+	const floor = options.minBootstrapRows ?? MIN_BOOTSTRAP_ROWS;
+	if (current.length < floor || baseline.length < floor) return null;
 	return unpairedBootstrap(current, baseline, options.bootstrap);
 }

@@ -4,7 +4,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
-import { runWorkflow, type WorkflowJson } from '../support/engine';
+import { runWorkflow, singleNode } from '../support/engine';
 
 const likert = (v: number, metric: string): Score => ({
 	metric,
@@ -29,26 +29,9 @@ const rows: IDataObject[] = Array.from({ length: 40 }, (_, i) => ({
 	},
 }));
 
-function one(type: string, parameters: INodeParameters): WorkflowJson {
-	return {
-		nodes: [
-			{
-				id: 's',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{ id: 'n', name: 'Node', type, typeVersion: 1, position: [200, 0], parameters },
-		],
-		connections: { Start: { main: [[{ node: 'Node', type: 'main', index: 0 }]] } },
-	};
-}
-
 describe('Eval Aggregate and Judge Agreement on the real engine', () => {
 	it('merges batch partials to exactly the one-pass summary', async () => {
-		const agg = (output: string) => one('n8n-nodes-rag-eval.evalAggregate', { output });
+		const agg = (output: string) => singleNode('n8n-nodes-rag-eval.evalAggregate', { output });
 		const whole = await runWorkflow(agg('summary'), { startItems: rows.map((json) => ({ json })) });
 		const partials: IDataObject[] = [];
 		for (const batch of [rows.slice(0, 13), rows.slice(13, 29), rows.slice(29)]) {
@@ -69,7 +52,7 @@ describe('Eval Aggregate and Judge Agreement on the real engine', () => {
 
 	it('measures agreement of a judge with human labels', async () => {
 		const r = await runWorkflow(
-			one('n8n-nodes-rag-eval.judgeAgreement', {
+			singleNode('n8n-nodes-rag-eval.judgeAgreement', {
 				judge: 'groundedness',
 				humanLabel: '={{ $json.human_label }}',
 			}),

@@ -8,24 +8,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
 import { routerOutputNames } from '../../src/rootcause';
 import { createRng } from '../../src/stats/random';
-import { runWorkflow, type WorkflowJson } from '../support/engine';
-
-function one(type: string, parameters: INodeParameters): WorkflowJson {
-	return {
-		nodes: [
-			{
-				id: 's',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{ id: 'n', name: 'Node', type, typeVersion: 1, position: [200, 0], parameters },
-		],
-		connections: { Start: { main: [[{ node: 'Node', type: 'main', index: 0 }]] } },
-	};
-}
+import { runWorkflow, singleNode } from '../support/engine';
 
 const likert = (metric: string, value: number): Score => ({
 	metric,
@@ -98,7 +81,7 @@ describe('root cause decided once: router and aggregate agree', () => {
 
 	it.each(policies.map((p) => [JSON.stringify(p), p]))('policy %s', async (_, policy) => {
 		const input = rows().map((json) => ({ json }));
-		const routed = await runWorkflow(one('n8n-nodes-rag-eval.rootCauseRouter', policy), {
+		const routed = await runWorkflow(singleNode('n8n-nodes-rag-eval.rootCauseRouter', policy), {
 			startItems: input,
 		});
 		const names = routerOutputNames();
@@ -122,7 +105,7 @@ describe('root cause decided once: router and aggregate agree', () => {
 
 		const summaryOf = async (items: { json: IDataObject }[]) => {
 			const agg = await runWorkflow(
-				one('n8n-nodes-rag-eval.evalAggregate', {
+				singleNode('n8n-nodes-rag-eval.evalAggregate', {
 					output: 'summary',
 					options: { bootstrapResamples: 0, exampleLimit: 100, ...policy },
 				}),
@@ -167,7 +150,7 @@ describe('Output Format on the real engine', () => {
 
 	it('adds flat numbers and keeps the Score', async () => {
 		const r = await runWorkflow(
-			one('n8n-nodes-rag-eval.evalF1Score', { options: { outputFormat: 'flat' } }),
+			singleNode('n8n-nodes-rag-eval.evalF1Score', { options: { outputFormat: 'flat' } }),
 			{ startItems: [{ json: row }, { json: { ...row, expected_response: null } }] },
 		);
 		const [scored, notScored] = r.output('Node', 0);

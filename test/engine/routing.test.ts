@@ -6,25 +6,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
 import { routerOutputNames, suggestedFixFor } from '../../src/rootcause';
-import { runWorkflow, type WorkflowJson } from '../support/engine';
-
-/** Start -> one node under test. */
-function one(type: string, parameters: INodeParameters): WorkflowJson {
-	return {
-		nodes: [
-			{
-				id: 's',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{ id: 'n', name: 'Node', type, typeVersion: 1, position: [200, 0], parameters },
-		],
-		connections: { Start: { main: [[{ node: 'Node', type: 'main', index: 0 }]] } },
-	};
-}
+import { runWorkflow, singleNode } from '../support/engine';
 
 const likert = (metric: string, value: number, reason = `${metric} says ${value}`): Score => ({
 	metric,
@@ -100,7 +82,7 @@ describe('Root-Cause Router on the real engine', () => {
 	];
 
 	it('sends errored judges to Incomplete, custom judges to Custom Judge, others to their slot', async () => {
-		const r = await runWorkflow(one('n8n-nodes-rag-eval.rootCauseRouter', {}), {
+		const r = await runWorkflow(singleNode('n8n-nodes-rag-eval.rootCauseRouter', {}), {
 			startItems: rows.map((json) => ({ json })),
 		});
 		expect(r.nodeError('Node')).toBeUndefined();
@@ -168,7 +150,7 @@ describe('Root-Cause Router on the real engine', () => {
 			},
 		};
 		const route = async (parameters: INodeParameters) => {
-			const r = await runWorkflow(one('n8n-nodes-rag-eval.rootCauseRouter', parameters), {
+			const r = await runWorkflow(singleNode('n8n-nodes-rag-eval.rootCauseRouter', parameters), {
 				startItems: [both],
 			});
 			expect(r.outputCount('Node')).toBe(NAMES.length);
@@ -202,7 +184,7 @@ describe('Eval Dataset on the real engine: de-duplication, sampling, limit', () 
 	input[10] = { request_id: 'q11', request: 'question 11', response: 42 };
 
 	const dataset = (options: INodeParameters) =>
-		runWorkflow(one('n8n-nodes-rag-eval.evalDataset', { source: 'items', options }), {
+		runWorkflow(singleNode('n8n-nodes-rag-eval.evalDataset', { source: 'items', options }), {
 			startItems: input.map((json) => ({ json })),
 		});
 
@@ -272,7 +254,11 @@ describe('metric node: where rows that were not scored go', () => {
 	];
 	const run = (notScoredRoute: string) =>
 		runWorkflow(
-			one('n8n-nodes-rag-eval.evalF1Score', { threshold: 0.5, splitOutputs: true, notScoredRoute }),
+			singleNode('n8n-nodes-rag-eval.evalF1Score', {
+				threshold: 0.5,
+				splitOutputs: true,
+				notScoredRoute,
+			}),
 			{ startItems: input.map((json) => ({ json })) },
 		);
 	const statusOf = (x: IDataObject) => (x.eval as Record<string, Score>).f1_score.status;
@@ -318,7 +304,7 @@ describe('a threshold that is not a number', () => {
 		{ response: 'the cat sat', expected_response: 'dogs', t: 0.5 },
 	];
 	const scoresOf = async (type: string, key: string) => {
-		const r = await runWorkflow(one(type, { threshold: '={{ $json.t }}' }), {
+		const r = await runWorkflow(singleNode(type, { threshold: '={{ $json.t }}' }), {
 			startItems: input.map((json) => ({ json })),
 		});
 		expect(r.nodeError('Node')).toBeUndefined();

@@ -17,6 +17,7 @@ import {
 	type INode,
 	type INodeCredentialsDetails,
 	type INodeExecutionData,
+	type INodeParameters,
 	type INodeProperties,
 	type INodeType,
 	type INodeTypes,
@@ -185,6 +186,27 @@ export interface WorkflowJson {
 	connections: IConnections;
 	pinData?: IPinData;
 	settings?: IDataObject;
+}
+
+/**
+ * Start (a Manual Trigger) -> the node under test, named `Node`: the workflow most engine tests
+ * need. Feed it with `runWorkflow(..., { startItems })`.
+ */
+export function singleNode(type: string, parameters: INodeParameters = {}): WorkflowJson {
+	return {
+		nodes: [
+			{
+				id: 's',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{ id: 'n', name: 'Node', type, typeVersion: 1, position: [200, 0], parameters },
+		],
+		connections: { Start: { main: [[{ node: 'Node', type: 'main', index: 0 }]] } },
+	};
 }
 
 export interface EngineRun {

@@ -53,3 +53,33 @@ describe('Regression Gate on small paired 1-5 ratings with ties', () => {
 		expect(z.pValue).toBe(2 / 64);
 	});
 });
+
+describe('Regression Gate bootstrap floor', () => {
+	// Unpaired rows (different request ids) take the bootstrap of the difference of means.
+	function unpaired(before: number[], after: number[]) {
+		const rows = (values: number[], tag: string): GateRow[] =>
+			values.map((v, i) => ({ request_id: `${tag}${i}`, eval: { relevance: rating(v) } }));
+		const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+		return compareRuns(
+			{ metrics: { relevance: { value: mean(after), measured: after.length } } },
+			{ metrics: { relevance: { value: mean(before), measured: before.length } } },
+			{ currentRows: rows(after, 'c'), baselineRows: rows(before, 'b'), defaultTolerance: 0.5 },
+		).table[0];
+	}
+
+	it('runs no bootstrap below 10 rows a side: a one-point drop on 3 rows is tolerance-only', () => {
+		const r = unpaired([4, 4, 4], [3, 3, 3]);
+		expect(r).toMatchObject({ test: 'tolerance-only', pValue: null, verdict: 'regressed' });
+		// Within the tolerance, the same small drop is not a regression.
+		expect(unpaired([4, 4, 4], [3.6, 3.6, 3.6])).toMatchObject({
+			test: 'tolerance-only',
+			verdict: 'ok',
+		});
+	});
+
+	it('bootstraps from 10 rows a side', () => {
+		const r = unpaired(Array(10).fill(4), Array(10).fill(3));
+		expect(r.test).toMatch(/bootstrap/);
+		expect(r.pValue).not.toBeNull();
+	});
+});
