@@ -248,7 +248,9 @@ function databricks(r: RowReader, d: Draft): Names {
 		if (d.history) r.fail('history', 'given both here and inside request');
 		else d.history = messages(r, history, 'history');
 	}
-	const ret = chunks(r, r.take('retrieved_context'), 'retrieved_context', DBX_CHUNK, 'content');
+	// Seed 002: `doc_uri` names the chunk's document and `content` is optional. A text-only chunk
+	// still loads (judges can read it); see docs/decisions.md.
+	const ret = chunks(r, r.take('retrieved_context'), 'retrieved_context', DBX_CHUNK, 'either');
 	d.retrieved_context = keepIfLossy(r, 'retrieved_context', ret, asRetrieved);
 	const exp = chunks(
 		r,

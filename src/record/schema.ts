@@ -10,8 +10,16 @@ export const ChatMessage = z.object({ role: z.string(), content: z.string() });
 /** One chat turn reduced to text. */
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-/** A chunk the application retrieved: judges need its text, so `content` is required. */
-export const RetrievedChunk = z.object({ doc_uri: z.string().optional(), content: z.string() });
+/**
+ * A chunk the application retrieved. Seed 002 makes `content` optional: a chunk may carry only its
+ * `doc_uri` (enough for document recall); judges that need the text skip such a chunk. Text-only
+ * chunks (Azure `context`, Ragas, DeepEval, Spring AI) carry only `content`.
+ */
+export const RetrievedChunk = z
+	.object({ doc_uri: z.string().optional(), content: z.string().optional() })
+	.refine((c) => c.doc_uri !== undefined || c.content !== undefined, {
+		message: 'needs doc_uri or content',
+	});
 /** A chunk the application retrieved. */
 export type RetrievedChunk = z.infer<typeof RetrievedChunk>;
 

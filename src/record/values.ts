@@ -264,7 +264,7 @@ export function chunks(
 	return ok ? { items, lossy } : undefined;
 }
 
-/** Narrows chunks read with `need: 'content'` to the retrieved-chunk type. */
+/** Chunks as retrieved context: both kinds share one shape (`doc_uri` or `content`, or both). */
 export function asRetrieved(items: ExpectedChunk[]): RetrievedChunk[] {
-	return items.filter((c): c is RetrievedChunk => c.content !== undefined);
+	return items;
 }

@@ -128,6 +128,35 @@ describe('Databricks (seed 002)', () => {
 		expect(full.metadata).toEqual({ team: 'platform' });
 	});
 
+	it('reads retrieved chunks with only doc_uri (content is optional in seed 002)', () => {
+		const out = valid(
+			loadDataset([
+				{
+					request: 'q',
+					response: 'a',
+					retrieved_context: [
+						{ doc_uri: 'docs/a.md' },
+						{ doc_uri: 'docs/b.md', content: 'B text' },
+						{ content: 'text only' },
+					],
+					expected_retrieved_context: [{ doc_uri: 'docs/b.md' }],
+				},
+			]),
+		);
+		expect(out.invalid).toEqual([]);
+		expect(out.records[0].retrieved_context).toEqual([
+			{ doc_uri: 'docs/a.md' },
+			{ doc_uri: 'docs/b.md', content: 'B text' },
+			{ content: 'text only' },
+		]);
+		expect(out.records[0].expected_retrieved_context).toEqual([{ doc_uri: 'docs/b.md' }]);
+		// The same row as CSV, with the chunk list as a JSON cell.
+		const csv = loadDataset(
+			'request,response,retrieved_context\nq,a,"[{""doc_uri"": ""docs/a.md""}]"\n',
+		);
+		expect(csv.records[0].retrieved_context).toEqual([{ doc_uri: 'docs/a.md' }]);
+	});
+
 	it('reads a chat-agent {messages} response and an arbitrary dict response', () => {
 		const out = valid(
 			loadDataset([
