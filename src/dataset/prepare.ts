@@ -17,6 +17,8 @@ export interface PrepareOptions {
 	format?: 'auto' | 'json' | 'jsonl' | 'csv';
 	schema?: 'auto' | 'azure' | 'databricks' | 'spring-ai' | 'ragas' | 'deepeval';
 	mapping?: Record<string, string>;
+	/** CSV list cells that are not JSON are split on this (unset: `|` for DeepEval CSVs). */
+	listDelimiter?: string;
 	limit?: number;
 	sampleSize?: number;
 	sampleSeed?: number;
@@ -64,6 +66,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 							format: options.format,
 							schema: options.schema,
 							mapping: options.mapping,
+							listDelimiter: options.listDelimiter,
 						});
 		} catch (e) {
 			const message = e instanceof Error ? e.message : String(e);

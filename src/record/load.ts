@@ -10,11 +10,16 @@ import { readRows, type DatasetFormat } from './parse';
 import { SCHEMAS, type EvalRecord, type RecordSource, type SchemaName } from './schema';
 import { isObject, typeName, type Issue, type Row } from './values';
 
-/** Options of `loadDataset`; `mapping` renames the user's columns (`{ question: 'request' }`). */
+/**
+ * Options of `loadDataset`; `mapping` renames the user's columns (`{ question: 'request' }`).
+ * `listDelimiter` splits CSV list cells that are not JSON (`a|b`); unset, DeepEval CSVs use `|`
+ * (DeepEval's own default) and other CSVs split nothing.
+ */
 export interface LoadOptions {
 	format?: 'auto' | 'json' | 'jsonl' | 'csv';
 	schema?: 'auto' | SchemaName;
 	mapping?: Record<string, string>;
+	listDelimiter?: string;
 }
 
 /** A row that could not become a record, with the raw row so nothing is lost. */
@@ -61,9 +66,10 @@ function invalidRow(row: number, issues: Issue[], raw: unknown): InvalidRow {
 }
 
 /** Canonical key order, so records read the same in n8n's table view whatever the source. */
-function assemble(d: Draft, requestId: string, source: RecordSource): EvalRecord {
-	const rec: Record<string, unknown> = { request_id: requestId, request: d.request };
+function assemble(d: Draft, requestId: string, source: Omit<RecordSource, 'present'>): EvalRecord {
+	const rec: Record<string, unknown> = { request_id: requestId };
 	const keys = [
+		'request',
 		'request_raw',
 		'history',
 		'response',
@@ -73,6 +79,9 @@ function assemble(d: Draft, requestId: string, source: RecordSource): EvalRecord
 		'guidelines',
 		'retrieved_context',
 		'expected_retrieved_context',
+		'tool_calls',
+		'expected_tool_calls',
+		'tool_definitions',
 		'trace',
 		'latency_seconds',
 		'input_token_count',
@@ -81,7 +90,8 @@ function assemble(d: Draft, requestId: string, source: RecordSource): EvalRecord
 	] as const;
 	for (const k of keys) if (d[k] !== undefined) rec[k] = d[k];
 	rec.metadata = d.metadata ?? {};
-	rec.source = source;
+	const present = { request: d.request !== undefined, response: d.response !== undefined };
+	rec.source = { ...source, present };
 	return rec as EvalRecord;
 }
 
@@ -107,6 +117,9 @@ const CONTENT_KEYS = [
 	'guidelines',
 	'retrieved_context',
 	'expected_retrieved_context',
+	'tool_calls',
+	'expected_tool_calls',
+	'tool_definitions',
 	'trace',
 	'latency_seconds',
 	'input_token_count',
@@ -123,7 +136,9 @@ function contentOf(d: Draft): string {
 	const o: Record<string, unknown> = {};
 	for (const k of CONTENT_KEYS) {
 		const v = d[k];
-		if (v !== undefined) o[k] = BUILT.has(k) ? v : sortedCopy(v);
+		// History turns may hold tool-call arguments as the user wrote them: sort those.
+		const built = BUILT.has(k) && !(k === 'history' && d.history?.some((m) => m.tool_calls));
+		if (v !== undefined) o[k] = built ? v : sortedCopy(v);
 	}
 	// One native stringify of the whole row is much cheaper than concatenating per-field texts.
 	return JSON.stringify(o);
@@ -156,6 +171,7 @@ function step(
 	schema: SchemaName,
 	fromCsv: boolean,
 	mapping: LoadOptions['mapping'],
+	listDelimiter?: string,
 ): Step {
 	if (!isObject(value))
 		return {
@@ -164,7 +180,7 @@ function step(
 		};
 	const m = applyMapping(value, mapping);
 	if (m.issues.length > 0) return { ok: false, issues: m.issues };
-	const res = readRow(m.row, schema, fromCsv, m.renamed);
+	const res = readRow(m.row, schema, fromCsv, m.renamed, listDelimiter);
 	if (!res.ok) return res;
 	return { ok: true, draft: res.draft, content: contentOf(res.draft) };
 }
@@ -172,6 +188,17 @@ function step(
 /** A stable id from the row's normalised content, for rows that bring no `request_id`. */
 function contentId(content: string): string {
 	return sha256(content).slice(0, 16);
+}
+
+/** DeepEval joins list cells with `|` by default; any CSV can name its own delimiter. */
+function listDelimiterFor(
+	given: string | undefined,
+	schema: SchemaName,
+	fromCsv: boolean,
+): string | undefined {
+	if (!fromCsv) return undefined;
+	if (given !== undefined && given !== '') return given;
+	return schema === 'deepeval' ? '|' : undefined;
 }
 
 /**
@@ -182,11 +209,12 @@ export function normaliseRow(
 	row: unknown,
 	schema: 'auto' | SchemaName = 'auto',
 	mapping?: Record<string, string>,
-	source?: Partial<Pick<RecordSource, 'format' | 'row'>>,
+	source?: Partial<Pick<RecordSource, 'format' | 'row'>> & { listDelimiter?: string },
 ): NormaliseResult {
 	const mapped = isObject(row) && mapping ? applyMapping(row, mapping).row : row;
 	const s = resolveSchema(schema, [mapped]);
-	const res = step(row, s, source?.format === 'csv', mapping);
+	const fromCsv = source?.format === 'csv';
+	const res = step(row, s, fromCsv, mapping, listDelimiterFor(source?.listDelimiter, s, fromCsv));
 	if (!res.ok) return res;
 	const fingerprint = 'sha256:' + sha256(res.content + '\n');
 	const rec = assemble(res.draft, res.draft.request_id ?? contentId(res.content), {
@@ -215,6 +243,7 @@ export function loadDataset(
 		.filter((r) => r.error === undefined && isObject(r.value))
 		.map((r) => (mapping ? applyMapping(r.value as Row, mapping).row : r.value));
 	const schema = resolveSchema(options.schema, sample);
+	const delimiter = listDelimiterFor(options.listDelimiter, schema, data.fromCsv);
 
 	const hash = createHash('sha256');
 	const done: { row: number; draft: Draft; content: string }[] = [];
@@ -225,7 +254,7 @@ export function loadDataset(
 			hash.update('!' + stableStringify(raw.value) + '\n');
 			continue;
 		}
-		const res = step(raw.value, schema, data.fromCsv, mapping);
+		const res = step(raw.value, schema, data.fromCsv, mapping, delimiter);
 		if (res.ok) {
 			done.push({ row: raw.row, draft: res.draft, content: res.content });
 			hash.update(res.content + '\n');
