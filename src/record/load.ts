@@ -5,10 +5,18 @@
  */
 import { createHash } from 'node:crypto';
 import { applyMapping, detectSchema, readRow, type Draft } from './adapters';
-import { sha256, stableStringify } from './hash';
+import { sha256, sortedCopy, stableStringify } from './hash';
 import { readRows, type DatasetFormat } from './parse';
 import { SCHEMAS, type EvalRecord, type RecordSource, type SchemaName } from './schema';
-import { isObject, typeName, type Issue, type Row } from './values';
+import {
+	deeperThan,
+	isObject,
+	MAX_DEPTH,
+	TOO_DEEP,
+	typeName,
+	type Issue,
+	type Row,
+} from './values';
 
 /**
  * Options of `loadDataset`; `mapping` renames the user's columns (`{ question: 'request' }`).
@@ -30,9 +38,14 @@ export interface InvalidRow {
 	path: string;
 	/** What is wrong; further problems of the same row follow as `; path: message`. */
 	message: string;
-	/** The full line to show a user: `row 7: retrieved_context[2].doc_uri: expected string, got number`. */
+	/**
+	 * The full line to show a user, naming the row by position and, when the row has one, by its
+	 * request id: `row 7: retrieved_context[2].doc_uri: expected string, got number (request_id "q7")`.
+	 */
 	error: string;
 	issues: Issue[];
+	/** The row's own `request_id` (after column mapping), when it has a readable one. */
+	request_id?: string;
 	raw?: unknown;
 }
 
@@ -49,20 +62,42 @@ export interface LoadResult {
 /** Result of normalising one row. */
 export type NormaliseResult = { ok: true; record: EvalRecord } | { ok: false; issues: Issue[] };
 
-function invalidRow(row: number, issues: Issue[], raw: unknown): InvalidRow {
+/** The request id a raw row names (under its own or a mapped column), if it is readable. */
+function requestIdOf(value: unknown, mapping: LoadOptions['mapping']): string | undefined {
+	if (!isObject(value)) return undefined;
+	const from = mapping
+		? (Object.entries(mapping).find(([f, to]) => to === 'request_id' && f in value)?.[0] ??
+			'request_id')
+		: 'request_id';
+	const v = value[from];
+	if (typeof v === 'string' && v !== '') return v;
+	if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+	return undefined;
+}
+
+function invalidRow(
+	row: number,
+	issues: Issue[],
+	raw: unknown,
+	requestId: string | undefined,
+): InvalidRow {
 	const [first, ...rest] = issues;
 	const message = [
 		first.message,
 		...rest.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)),
 	].join('; ');
-	return {
+	// The id goes last so that `row N: field: message` stays the start of every error text.
+	const id = requestId === undefined ? '' : ` (request_id ${JSON.stringify(requestId)})`;
+	const out: InvalidRow = {
 		row,
 		path: first.path,
 		message,
-		error: `row ${row}: ${first.path ? `${first.path}: ` : ''}${message}`,
+		error: `row ${row}: ${first.path ? `${first.path}: ` : ''}${message}${id}`,
 		issues,
-		raw,
 	};
+	if (requestId !== undefined) out.request_id = requestId;
+	out.raw = raw;
+	return out;
 }
 
 /** Canonical key order, so records read the same in n8n's table view whatever the source. */
@@ -144,24 +179,26 @@ function contentOf(d: Draft): string {
 	return JSON.stringify(o);
 }
 
-/** Deep copy with object keys in sorted order (arrays keep their order). */
-function sortedCopy(v: unknown): unknown {
-	if (v === null || typeof v !== 'object') return v;
-	const withJson = v as { toJSON?: () => unknown };
-	if (typeof withJson.toJSON === 'function') return sortedCopy(withJson.toJSON());
-	if (Array.isArray(v)) return v.map(sortedCopy);
-	const o = v as Record<string, unknown>;
-	const out: Record<string, unknown> = {};
-	for (const k of Object.keys(o).sort()) out[k] = sortedCopy(o[k]);
-	return out;
-}
-
 function resolveSchema(schema: LoadOptions['schema'], rows: unknown[]): SchemaName {
 	if (schema === undefined || schema === 'auto') return detectSchema(rows);
 	if (!(SCHEMAS as readonly string[]).includes(schema)) {
 		throw new Error(`unknown schema "${String(schema)}"; use auto or one of ${SCHEMAS.join(', ')}`);
 	}
 	return schema;
+}
+
+/** The top-level key under which a row nests deeper than `MAX_DEPTH` levels, if any. */
+function deepKey(row: Row): string | undefined {
+	for (const k of Object.keys(row)) if (deeperThan(row[k], MAX_DEPTH - 1)) return k;
+	return undefined;
+}
+
+/**
+ * The raw row an Invalid item carries: as given, except that a row nested too deep is cut at
+ * `MAX_DEPTH` levels, so nothing downstream (n8n's item copies, reports) meets the full depth.
+ */
+function rawOf(value: unknown): unknown {
+	return deeperThan(value) ? sortedCopy(value, MAX_DEPTH, `[${TOO_DEEP}: cut here]`) : value;
 }
 
 type Step = { ok: true; draft: Draft; content: string } | { ok: false; issues: Issue[] };
@@ -178,6 +215,8 @@ function step(
 			ok: false,
 			issues: [{ path: '', message: `expected an object, got ${typeName(value)}` }],
 		};
+	const deep = deepKey(value);
+	if (deep !== undefined) return { ok: false, issues: [{ path: deep, message: TOO_DEEP }] };
 	const m = applyMapping(value, mapping);
 	if (m.issues.length > 0) return { ok: false, issues: m.issues };
 	const res = readRow(m.row, schema, fromCsv, m.renamed, listDelimiter);
@@ -250,7 +289,9 @@ export function loadDataset(
 	const invalid: InvalidRow[] = [];
 	for (const raw of data.rows) {
 		if (raw.error !== undefined) {
-			invalid.push(invalidRow(raw.row, [{ path: '', message: raw.error }], raw.value));
+			invalid.push(
+				invalidRow(raw.row, [{ path: '', message: raw.error }], rawOf(raw.value), undefined),
+			);
 			hash.update('!' + stableStringify(raw.value) + '\n');
 			continue;
 		}
@@ -259,7 +300,9 @@ export function loadDataset(
 			done.push({ row: raw.row, draft: res.draft, content: res.content });
 			hash.update(res.content + '\n');
 		} else {
-			invalid.push(invalidRow(raw.row, res.issues, raw.value));
+			invalid.push(
+				invalidRow(raw.row, res.issues, rawOf(raw.value), requestIdOf(raw.value, mapping)),
+			);
 			hash.update('!' + stableStringify(raw.value) + '\n');
 		}
 	}

@@ -89,6 +89,9 @@ export function decodeText(input: string | Uint8Array): string {
 }
 
 function jsonRows(value: unknown): { rows: RawRow[]; wrapper?: Row } {
+	if (Array.isArray(value) && value.length === 0) {
+		throw new DatasetError('empty', 'the JSON file is an empty array: no rows');
+	}
 	if (Array.isArray(value)) return { rows: value.map((v, i) => ({ row: i + 1, value: v })) };
 	if (!isObject(value)) {
 		throw new DatasetError(
@@ -98,6 +101,9 @@ function jsonRows(value: unknown): { rows: RawRow[]; wrapper?: Row } {
 	}
 	const key = WRAPPER_KEYS.find((k) => Array.isArray(value[k]));
 	if (key === undefined) return { rows: [{ row: 1, value }] };
+	if ((value[key] as unknown[]).length === 0) {
+		throw new DatasetError('empty', `the JSON file's "${key}" array has no rows`);
+	}
 	const { [key]: list, ...wrapper } = value;
 	const rows = (list as unknown[]).map((v, i) => ({ row: i + 1, value: v }));
 	return Object.keys(wrapper).length > 0 ? { rows, wrapper } : { rows };
@@ -148,6 +154,9 @@ function csvRows(text: string): RawRow[] {
 		// Two columns of the same name would silently overwrite each other.
 		if (seen.has(h)) throw new DatasetError('syntax', `the CSV header names column "${h}" twice`);
 		seen.add(h);
+	}
+	if (cells.length === 1) {
+		throw new DatasetError('empty', 'the CSV file has a header row but no rows');
 	}
 	const rows: RawRow[] = [];
 	for (let i = 1; i < cells.length; i++) {
