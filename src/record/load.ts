@@ -3,10 +3,10 @@
  * exactly one of `records` or `invalid`; the fingerprint hashes the normalised content of all rows
  * so scores can be traced to the exact dataset they were computed on.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { applyMapping, detectSchema, readRow, type Draft } from './adapters';
-import { sha256, sortedCopy, stableStringify } from './hash';
-import { readRows, type DatasetFormat } from './parse';
+import { hashCanonical, sha256, sortedCopy } from './hash';
+import { readRows, type DatasetFormat, type RawRow } from './parse';
 import { SCHEMAS, type EvalRecord, type RecordSource, type SchemaName } from './schema';
 import {
 	deeperThan,
@@ -58,6 +58,9 @@ export interface LoadResult {
 	schema: SchemaName;
 	wrapper?: Row;
 }
+
+/** How many rows schema detection looks at (as `detectSchema` does). */
+const DETECT_ROWS = 1000;
 
 /** Result of normalising one row. */
 export type NormaliseResult = { ok: true; record: EvalRecord } | { ok: false; issues: Issue[] };
@@ -163,20 +166,36 @@ const CONTENT_KEYS = [
 	'metadata',
 ] as const;
 
-/**
- * Canonical JSON of a draft (the record without `source`) for hashing. Parts the adapters build
- * have a fixed key order, so native JSON.stringify serves them; only user objects are key-sorted.
- */
-function contentOf(d: Draft): string {
+/** The draft's content fields (the record without `source`), in canonical order. */
+function contentFields(d: Draft): Record<string, unknown> {
 	const o: Record<string, unknown> = {};
-	for (const k of CONTENT_KEYS) {
-		const v = d[k];
+	for (const k of CONTENT_KEYS) if (d[k] !== undefined) o[k] = d[k];
+	return o;
+}
+
+/**
+ * Canonical JSON of a draft, the basis of content-hash request ids. Kept as before the fingerprint
+ * changed, so rows without a `request_id` keep the id earlier runs gave them (baselines match).
+ */
+function legacyContent(d: Draft): string {
+	const o = contentFields(d);
+	for (const k of Object.keys(o)) {
 		// History turns may hold tool-call arguments as the user wrote them: sort those.
 		const built = BUILT.has(k) && !(k === 'history' && d.history?.some((m) => m.tool_calls));
-		if (v !== undefined) o[k] = built ? v : sortedCopy(v);
+		if (!built) o[k] = sortedCopy(o[k]);
 	}
-	// One native stringify of the whole row is much cheaper than concatenating per-field texts.
 	return JSON.stringify(o);
+}
+
+/** Adds a valid row's content to a dataset fingerprint (see `hashCanonical`). */
+function hashRow(hash: Hash, d: Draft): void {
+	hashCanonical(hash, contentFields(d), '\n');
+}
+
+/** Adds an invalid row to a dataset fingerprint, marked so it never equals a valid one. */
+function hashInvalid(hash: Hash, raw: unknown): void {
+	hash.update('!', 'utf16le');
+	hashCanonical(hash, raw, '\n');
 }
 
 function resolveSchema(schema: LoadOptions['schema'], rows: unknown[]): SchemaName {
@@ -201,7 +220,7 @@ function rawOf(value: unknown): unknown {
 	return deeperThan(value) ? sortedCopy(value, MAX_DEPTH, `[${TOO_DEEP}: cut here]`) : value;
 }
 
-type Step = { ok: true; draft: Draft; content: string } | { ok: false; issues: Issue[] };
+type Step = { ok: true; draft: Draft } | { ok: false; issues: Issue[] };
 
 function step(
 	value: unknown,
@@ -221,12 +240,12 @@ function step(
 	if (m.issues.length > 0) return { ok: false, issues: m.issues };
 	const res = readRow(m.row, schema, fromCsv, m.renamed, listDelimiter);
 	if (!res.ok) return res;
-	return { ok: true, draft: res.draft, content: contentOf(res.draft) };
+	return { ok: true, draft: res.draft };
 }
 
 /** A stable id from the row's normalised content, for rows that bring no `request_id`. */
-function contentId(content: string): string {
-	return sha256(content).slice(0, 16);
+function contentId(d: Draft): string {
+	return sha256(legacyContent(d)).slice(0, 16);
 }
 
 /** DeepEval joins list cells with `|` by default; any CSV can name its own delimiter. */
@@ -255,8 +274,10 @@ export function normaliseRow(
 	const fromCsv = source?.format === 'csv';
 	const res = step(row, s, fromCsv, mapping, listDelimiterFor(source?.listDelimiter, s, fromCsv));
 	if (!res.ok) return res;
-	const fingerprint = 'sha256:' + sha256(res.content + '\n');
-	const rec = assemble(res.draft, res.draft.request_id ?? contentId(res.content), {
+	const hash = createHash('sha256');
+	hashRow(hash, res.draft);
+	const fingerprint = 'sha256:' + hash.digest('hex');
+	const rec = assemble(res.draft, res.draft.request_id ?? contentId(res.draft), {
 		format: source?.format ?? 'items',
 		schema: s,
 		row: source?.row ?? 1,
@@ -277,44 +298,52 @@ export function loadDataset(
 	const data = readRows(input, options.format ?? 'auto');
 	const mapping =
 		options.mapping && Object.keys(options.mapping).length > 0 ? options.mapping : undefined;
-	const sample = data.rows
-		.slice(0, 1000)
+	// The schema is detected on the first rows; the rest are read one by one after that.
+	const rows = data.rows[Symbol.iterator]();
+	const first: RawRow[] = [];
+	for (let n = 0; n < DETECT_ROWS; n++) {
+		const next = rows.next();
+		if (next.done === true) break;
+		first.push(next.value);
+	}
+	const sample = first
 		.filter((r) => r.error === undefined && isObject(r.value))
 		.map((r) => (mapping ? applyMapping(r.value as Row, mapping).row : r.value));
 	const schema = resolveSchema(options.schema, sample);
 	const delimiter = listDelimiterFor(options.listDelimiter, schema, data.fromCsv);
 
 	const hash = createHash('sha256');
-	const done: { row: number; draft: Draft; content: string }[] = [];
+	const records: EvalRecord[] = [];
 	const invalid: InvalidRow[] = [];
-	for (const raw of data.rows) {
+	const take = (raw: RawRow): void => {
 		if (raw.error !== undefined) {
 			invalid.push(
 				invalidRow(raw.row, [{ path: '', message: raw.error }], rawOf(raw.value), undefined),
 			);
-			hash.update('!' + stableStringify(raw.value) + '\n');
-			continue;
+			hashInvalid(hash, raw.value);
+			return;
 		}
 		const res = step(raw.value, schema, data.fromCsv, mapping, delimiter);
 		if (res.ok) {
-			done.push({ row: raw.row, draft: res.draft, content: res.content });
-			hash.update(res.content + '\n');
+			hashRow(hash, res.draft);
+			// The record is built now, so the raw row and the draft die young; only the dataset
+			// fingerprint is filled in at the end.
+			const id = res.draft.request_id ?? contentId(res.draft);
+			records.push(
+				assemble(res.draft, id, { format: data.format, schema, row: raw.row, fingerprint: '' }),
+			);
 		} else {
 			invalid.push(
 				invalidRow(raw.row, res.issues, rawOf(raw.value), requestIdOf(raw.value, mapping)),
 			);
-			hash.update('!' + stableStringify(raw.value) + '\n');
+			hashInvalid(hash, raw.value);
 		}
-	}
+	};
+	for (const raw of first) take(raw);
+	first.length = 0;
+	for (let next = rows.next(); next.done !== true; next = rows.next()) take(next.value);
 	const fingerprint = 'sha256:' + hash.digest('hex');
-	const records = done.map(({ row, draft, content }) =>
-		assemble(draft, draft.request_id ?? contentId(content), {
-			format: data.format,
-			schema,
-			row,
-			fingerprint,
-		}),
-	);
+	for (const r of records) r.source.fingerprint = fingerprint;
 	const out: LoadResult = { records, invalid, fingerprint, format: data.format, schema };
 	if (data.wrapper) out.wrapper = data.wrapper;
 	return out;

@@ -152,3 +152,44 @@ describe('dataset error texts', () => {
 		});
 	});
 });
+
+describe('JSON Lines read from bytes', () => {
+	it('gives the same rows as the decoded text: BOM, CRLF, blank lines, a 1 MB block edge', () => {
+		const lines: string[] = [];
+		for (let i = 0; i < 3000; i++) {
+			// ~600 bytes a line, non-ASCII text, a blank line every 500 and one broken line.
+			if (i % 500 === 499) lines.push('');
+			else if (i === 1234) lines.push('{"request": "broken",');
+			else
+				lines.push(
+					JSON.stringify({
+						request_id: `r${i}`,
+						request: `q${i} 数据 ${'é'.repeat(280)}`,
+						response: 'a',
+					}),
+				);
+		}
+		const text = '\ufeff' + lines.join('\r\n') + '\r\n';
+		const fromBytes = loadDataset(Buffer.from(text, 'utf8'));
+		const fromText = loadDataset(text);
+		expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
+		expect(fromBytes.format).toBe('jsonl');
+		expect(fromBytes.records).toHaveLength(3000 - 6 - 1);
+		expect(fromBytes.records).toEqual(fromText.records);
+		expect(fromBytes.invalid.map((i) => i.row)).toEqual([1235]);
+		expect(fromBytes.fingerprint).toBe(fromText.fingerprint);
+		const last = fromBytes.records[fromBytes.records.length - 1];
+		expect(last).toMatchObject({ request_id: 'r2998', source: { row: 2999 } });
+	});
+
+	it('bytes that are not UTF-8 are still one located error', () => {
+		const bytes = Buffer.concat([
+			Buffer.from('{"request": "q", "response": "a"}\n{"request": "'),
+			Buffer.from([0xe9]),
+			Buffer.from('"}\n'),
+		]);
+		expect(() => loadDataset(bytes)).toThrow(
+			'the file is not valid UTF-8 at byte 47 (line 2); save it as UTF-8 and load it again',
+		);
+	});
+});
