@@ -144,6 +144,15 @@ export class EvalDataset implements INodeType {
 				default: {},
 				options: [
 					{
+						displayName: 'List Delimiter',
+						name: 'listDelimiter',
+						type: 'string',
+						default: '',
+						placeholder: '|',
+						description:
+							'CSV only: split list cells that are not JSON (contexts, expected facts) on this text. Empty: DeepEval CSVs use |, as DeepEval writes them; other CSVs need JSON lists.',
+					},
+					{
 						displayName: 'Limit',
 						name: 'limit',
 						type: 'number',
@@ -235,6 +244,7 @@ export class EvalDataset implements INodeType {
 			format: format as 'auto',
 			schema: schema as 'auto',
 			mapping,
+			listDelimiter: (options.listDelimiter as string) || undefined,
 			limit: (options.limit as number) || 0,
 			sampleSize: (options.sampleSize as number) || 0,
 			sampleSeed: (options.sampleSeed as number) ?? 42,

@@ -4,7 +4,7 @@
  * in `rows` or in `invalid`, with the index of the input item it came from.
  */
 import { createHash } from 'node:crypto';
-import { loadDataset } from '../record';
+import { DatasetError, loadDataset } from '../record';
 import { createRng } from '../stats/random';
 
 /** One dataset source: already-parsed rows (one per input item) or file content of one item. */
@@ -17,6 +17,8 @@ export interface PrepareOptions {
 	format?: 'auto' | 'json' | 'jsonl' | 'csv';
 	schema?: 'auto' | 'azure' | 'databricks' | 'spring-ai' | 'ragas' | 'deepeval';
 	mapping?: Record<string, string>;
+	/** CSV list cells that are not JSON are split on this (unset: `|` for DeepEval CSVs). */
+	listDelimiter?: string;
 	limit?: number;
 	sampleSize?: number;
 	sampleSeed?: number;
@@ -36,6 +38,14 @@ export interface Prepared {
 	excluded: number;
 	fatal?: { message: string; itemIndex?: number; remedy: string };
 }
+
+/** What to do about a dataset that cannot be read, by cause. */
+const REMEDY: Record<DatasetError['code'], string> = {
+	empty: 'Add rows to the dataset (a CSV needs a header row and at least one row under it).',
+	encoding: 'Save the file as UTF-8 (in Excel: Save As -> CSV UTF-8) and load it again.',
+	syntax:
+		'Fix the file so it is one JSON document, JSON Lines (one object per line) or CSV with a header row; the message says where it breaks.',
+};
 
 function contentKey(rec: Record<string, unknown>): string {
 	const pick = {
@@ -64,9 +74,12 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 							format: options.format,
 							schema: options.schema,
 							mapping: options.mapping,
+							listDelimiter: options.listDelimiter,
 						});
 		} catch (e) {
-			const message = e instanceof Error ? e.message : String(e);
+			// Only an unreadable dataset is fatal; anything else is a bug and must not pass for one.
+			if (!(e instanceof DatasetError)) throw e;
+			const message = e.message;
 			return {
 				rows: [],
 				invalid: [],
@@ -74,8 +87,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 				fatal: {
 					message: 'fileName' in src && src.fileName ? `${src.fileName}: ${message}` : message,
 					itemIndex: src.itemIndex ?? 0,
-					remedy:
-						'Check that the file is UTF-8 JSON, JSON Lines or CSV with a header row, and that it is not empty.',
+					remedy: REMEDY[e.code],
 				},
 			};
 		}
@@ -94,7 +106,8 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 					row: bad.row,
 					path: bad.path,
 					message: bad.message,
-					error: `row ${bad.row}: ${bad.path ? bad.path + ': ' : ''}${bad.message}`,
+					error: bad.error,
+					...(bad.request_id === undefined ? {} : { request_id: bad.request_id }),
 					raw: (bad as { raw?: unknown }).raw ?? null,
 					dataset_fingerprint: loaded.fingerprint,
 				},

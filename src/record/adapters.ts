@@ -3,24 +3,37 @@
  * Ragas or DeepEval shape becomes one canonical record, or a list of issues. Every key the adapter
  * does not map lands in `metadata`; a lossy conversion keeps the original under its own name.
  */
-import type { ChatMessage, EvalRecord, ExpectedChunk, RetrievedChunk, SchemaName } from './schema';
+import type {
+	ChatMessage,
+	EvalRecord,
+	ExpectedChunk,
+	RetrievedChunk,
+	SchemaName,
+	ToolCall,
+	ToolDefinition,
+} from './schema';
 import { SCHEMAS } from './schema';
 import { traceFigures } from './trace';
 import {
 	asRetrieved,
 	chunks,
+	deeperThan,
 	id,
 	isBad,
 	isObject,
 	messages,
 	nonNegative,
+	parseNested,
 	RowReader,
+	splitCell,
 	structured,
 	text,
 	textList,
+	TOO_DEEP,
 	typeName,
 	type Issue,
 	type Row,
+	type TurnContext,
 } from './values';
 
 /** A record before the loader stamps `source` and, when none was given, the content-hash id. */
@@ -30,13 +43,11 @@ export type Draft = Omit<EvalRecord, 'source' | 'request_id' | 'request' | 'meta
 	metadata?: Row;
 };
 
-/** Source-format names used in "required" messages, so users see their own field names. */
+/** Source-format names used in messages, so users see their own field names. */
 interface Names {
 	request: string;
 	response: string;
 	expectedResponse: string;
-	/** Set when the request came from a conversation whose last user turn has no reply. */
-	responseHint?: string;
 }
 
 const DBX_CHUNK = { uri: ['doc_uri'], content: ['content'] } as const;
@@ -128,7 +139,7 @@ function keepIfLossy<T>(
 
 /** Ids of Ragas contexts may be strings or integers. */
 function idList(r: RowReader, raw: unknown, path: string): string[] | undefined {
-	const v = structured(r, raw, path);
+	const v = structured(r, splitCell(r, raw), path);
 	if (v === undefined || isBad(v)) return undefined;
 	if (!Array.isArray(v)) return r.fail(path, `expected array of ids, got ${typeName(v)}`);
 	const out: string[] = [];
@@ -156,45 +167,80 @@ function zipIds(
 }
 
 /**
- * A chat transcript: the last user turn is the request, the last assistant turn after it the
- * response. `contextOf` reads what that assistant turn cites (Azure citations, DeepEval turns).
+ * Pairs tool calls with the tool turns that answer them (by call id). `raw` is the source list the
+ * messages were read from, index for index, so a structured `tool_result` keeps its structure.
+ */
+function pairToolCalls(msgs: ChatMessage[], raw: unknown[]): ToolCall[] | undefined {
+	const calls: ToolCall[] = [];
+	const byId = new Map<string, ToolCall>();
+	msgs.forEach((m, i) => {
+		for (const c of m.tool_calls ?? []) {
+			const call = { ...c };
+			calls.push(call);
+			if (call.id !== undefined) byId.set(call.id, call);
+		}
+		if (m.role !== 'tool' || m.tool_call_id === undefined) return;
+		const call = byId.get(m.tool_call_id);
+		if (call === undefined || call.result !== undefined) return;
+		const src = raw[i] as Row;
+		const parts = Array.isArray(src.content) ? src.content : [];
+		const results = parts.filter((p): p is Row => isObject(p) && p.type === 'tool_result');
+		call.result = results.length === 1 ? results[0].tool_result : m.content;
+	});
+	return calls.length > 0 ? calls : undefined;
+}
+
+/** Index of the last assistant turn after `after` that says something (not only tool calls). */
+function lastReply(msgs: ChatMessage[], after: number): number {
+	for (let i = msgs.length - 1; i > after; i--) {
+		if (msgs[i].role === 'assistant' && msgs[i].content !== '') return i;
+	}
+	return -1;
+}
+
+/**
+ * A chat transcript: the last user turn is the request, the turns before it the history, the last
+ * assistant text after it the response (absent in a golden conversation that ends on the user), and
+ * the tool calls after it the record's `tool_calls`. The reply's cited context is its
+ * `retrieved_context`; earlier turns keep theirs on the turn.
  */
 function conversation(
 	r: RowReader,
-	raw: unknown,
+	v: unknown,
 	path: string,
 	d: Draft,
-	fullHistory: boolean,
-	contextOf?: (turn: Row, at: string) => RetrievedChunk[] | undefined,
-): Names | undefined {
-	const v = structured(r, raw, path);
-	if (v === undefined || isBad(v)) return undefined;
-	const msgs = messages(r, v, path);
-	if (!msgs || !Array.isArray(v)) return undefined;
+	contextOf?: TurnContext,
+): boolean {
+	const msgs = messages(r, v, path, contextOf);
+	if (!msgs || !Array.isArray(v)) return false;
 	const u = lastIndex(msgs, 'user');
 	if (u < 0) {
 		r.fail(path, 'has no user turn');
-		return undefined;
+		return false;
 	}
 	d.request = msgs[u].content;
-	d.request_raw = { [path]: v };
-	const history = fullHistory ? msgs : msgs.slice(0, u);
-	if (history.length > 0) d.history = history;
-	const a = lastIndex(msgs, 'assistant', u);
+	if (u > 0) d.history = msgs.slice(0, u);
+	const a = lastReply(msgs, u);
 	if (a >= 0) {
 		d.response = msgs[a].content;
-		const turn = v[a] as unknown;
-		if (contextOf && isObject(turn)) d.retrieved_context = contextOf(turn, `${path}[${a}]`);
+		if (msgs[a].context) d.retrieved_context = msgs[a].context;
 	}
-	return {
-		request: path,
-		response: path,
-		expectedResponse: 'expected_response',
-		responseHint: 'needs an assistant turn after the last user turn (or a trace)',
-	};
+	d.tool_calls = pairToolCalls(msgs.slice(u + 1), v.slice(u + 1) as unknown[]);
+	return true;
 }
 
-/** Azure conversation citations: `context.citations[{id, title, content}]`, or a plain string. */
+/** A response given as a list of messages (Azure agent data): final text, tool calls kept. */
+function messageResponse(r: RowReader, v: unknown[], path: string, d: Draft): void {
+	const msgs = messages(r, v, path);
+	if (!msgs) return;
+	d.response_raw = v;
+	const a = lastReply(msgs, -1);
+	if (a >= 0) d.response = msgs[a].content;
+	const calls = pairToolCalls(msgs, v);
+	if (calls) d.tool_calls = [...(d.tool_calls ?? []), ...calls];
+}
+
+/** Azure per-turn context: `context.citations[{id, title, content}]`, or a plain string. */
 function azureCitations(r: RowReader, turn: Row, at: string): RetrievedChunk[] | undefined {
 	const c = turn.context;
 	if (c === undefined || c === null) return undefined;
@@ -212,17 +258,54 @@ function azureCitations(r: RowReader, turn: Row, at: string): RetrievedChunk[] |
 	return res ? asRetrieved(res.items) : undefined;
 }
 
+/** Azure conversation rows: `{"conversation": {"messages": [...], "context": ...}}` (SDK files). */
+function azureConversation(r: RowReader, d: Draft): void {
+	const v = structured(r, r.take('conversation'), 'conversation');
+	if (v === undefined || isBad(v)) return;
+	if (!isObject(v)) {
+		r.fail('conversation', `expected an object with messages, got ${typeName(v)}`);
+		return;
+	}
+	if (v.messages === undefined || v.messages === null) {
+		r.fail('conversation.messages', 'required');
+		return;
+	}
+	const ok = conversation(r, v.messages, 'conversation.messages', d, (t, at) =>
+		azureCitations(r, t, at),
+	);
+	if (!ok) return;
+	d.request_raw = { conversation: v };
+	// The conversation's own keys besides its messages (a conversation-level `context`) are
+	// metadata; an empty string says nothing and is left out.
+	const meta: Row = {};
+	for (const [k, x] of Object.entries(v)) {
+		if (k !== 'messages' && x !== undefined && x !== null && x !== '') meta[k] = x;
+	}
+	if (Object.keys(meta).length > 0) d.metadata = meta;
+}
+
 function azure(r: RowReader, d: Draft): Names {
-	let names: Names = { request: 'query', response: 'response', expectedResponse: 'ground_truth' };
-	if (r.has('messages')) {
-		names =
-			conversation(r, r.take('messages'), 'messages', d, true, (t, at) =>
-				azureCitations(r, t, at),
-			) ?? names;
-		names.expectedResponse = 'ground_truth';
+	const names: Names = { request: 'query', response: 'response', expectedResponse: 'ground_truth' };
+	if (r.has('conversation')) {
+		azureConversation(r, d);
+		names.request = names.response = 'conversation';
+	} else if (r.has('messages')) {
+		const v = structured(r, r.take('messages'), 'messages');
+		if (v !== undefined && !isBad(v)) {
+			if (conversation(r, v, 'messages', d, (t, at) => azureCitations(r, t, at))) {
+				d.request_raw = { messages: v };
+			}
+		}
+		names.request = names.response = 'messages';
 	} else {
-		d.request = text(r, r.take('query'), 'query');
-		readResponse(r, r.take('response'), 'response', d);
+		const q = structured(r, r.take('query'), 'query', true);
+		if (Array.isArray(q)) {
+			// Agent data: the query is the conversation so far (system, user, tool turns).
+			if (conversation(r, q, 'query', d)) d.request_raw = { query: q };
+		} else d.request = text(r, q, 'query');
+		const resp = structured(r, r.take('response'), 'response', true);
+		if (Array.isArray(resp)) messageResponse(r, resp, 'response', d);
+		else readResponse(r, resp, 'response', d);
 		const ctx = r.take('context');
 		if (ctx !== '') {
 			const res = chunks(
@@ -231,6 +314,7 @@ function azure(r: RowReader, d: Draft): Names {
 				'context',
 				{ uri: ['id', 'doc_uri'], content: ['content'] },
 				'content',
+				false,
 			);
 			d.retrieved_context = keepIfLossy(r, 'context', res, asRetrieved);
 		}
@@ -248,7 +332,9 @@ function databricks(r: RowReader, d: Draft): Names {
 		if (d.history) r.fail('history', 'given both here and inside request');
 		else d.history = messages(r, history, 'history');
 	}
-	const ret = chunks(r, r.take('retrieved_context'), 'retrieved_context', DBX_CHUNK, 'content');
+	// Seed 002: `doc_uri` names the chunk's document and `content` is optional. A text-only chunk
+	// still loads (judges can read it); see docs/decisions.md.
+	const ret = chunks(r, r.take('retrieved_context'), 'retrieved_context', DBX_CHUNK, 'either');
 	d.retrieved_context = keepIfLossy(r, 'retrieved_context', ret, asRetrieved);
 	const exp = chunks(
 		r,
@@ -287,13 +373,17 @@ function pick(r: RowReader, keys: string[]): [string, unknown] {
 }
 
 function ragas(r: RowReader, d: Draft): Names {
-	let names: Names = { request: 'user_input', response: 'response', expectedResponse: 'reference' };
+	const names: Names = {
+		request: 'user_input',
+		response: 'response',
+		expectedResponse: 'reference',
+	};
 	const [inKey, input] = pick(r, ['user_input', 'question']);
 	const inputV = structured(r, input, inKey, true);
 	if (Array.isArray(inputV)) {
 		// A Ragas MultiTurnSample: user_input is the transcript itself.
-		names = conversation(r, inputV, inKey, d, false) ?? names;
-		names.expectedResponse = 'reference';
+		if (conversation(r, inputV, inKey, d)) d.request_raw = { [inKey]: inputV };
+		names.request = names.response = inKey;
 	} else {
 		d.request = text(r, inputV, inKey);
 		names.request = inKey;
@@ -330,20 +420,72 @@ function ragas(r: RowReader, d: Draft): Names {
 	return names;
 }
 
+/**
+ * Tool calls as DeepEval writes them (`{name, input_parameters | inputParameters | input, output}`)
+ * or in canonical form (`{id, name, arguments, result}`); JSON text in a CSV cell is parsed.
+ */
+function toolCalls(r: RowReader, raw: unknown, path: string): ToolCall[] | undefined {
+	const v = structured(r, raw, path);
+	if (v === undefined || isBad(v)) return undefined;
+	if (!Array.isArray(v)) return r.fail(path, `expected array of tool calls, got ${typeName(v)}`);
+	const out: ToolCall[] = [];
+	let ok = true;
+	v.forEach((c, i) => {
+		const at = `${path}[${i}]`;
+		if (!isObject(c) || typeof c.name !== 'string') {
+			ok = false;
+			if (!isObject(c)) r.fail(at, `expected a tool call object, got ${typeName(c)}`);
+			else r.fail(`${at}.name`, `expected string, got ${typeName(c.name)}`);
+			return;
+		}
+		const call: ToolCall = typeof c.id === 'string' ? { id: c.id, name: c.name } : { name: c.name };
+		const args = c.arguments ?? c.input_parameters ?? c.inputParameters ?? c.input;
+		if (args !== undefined && args !== null) call.arguments = args;
+		const result = c.result ?? c.output;
+		if (result !== undefined && result !== null) call.result = result;
+		out.push(call);
+	});
+	return ok ? out : undefined;
+}
+
+/** Tool definitions (Azure agent data): objects with a string `name`, kept as given. */
+function toolDefinitions(r: RowReader, raw: unknown): ToolDefinition[] | undefined {
+	const path = 'tool_definitions';
+	const v = structured(r, raw, path);
+	if (v === undefined || isBad(v)) return undefined;
+	const list = isObject(v) ? [v] : v;
+	if (!Array.isArray(list)) {
+		return r.fail(path, `expected array of tool definitions, got ${typeName(v)}`);
+	}
+	let ok = true;
+	list.forEach((t, i) => {
+		if (isObject(t) && typeof t.name === 'string') return;
+		ok = false;
+		if (!isObject(t)) r.fail(`${path}[${i}]`, `expected a tool definition, got ${typeName(t)}`);
+		else r.fail(`${path}[${i}].name`, `expected string, got ${typeName(t.name)}`);
+	});
+	return ok ? (list as ToolDefinition[]) : undefined;
+}
+
 function deepeval(r: RowReader, d: Draft): Names {
-	let names: Names = {
+	const names: Names = {
 		request: 'input',
 		response: 'actual_output',
 		expectedResponse: 'expected_output',
 	};
 	if (r.has('turns') && !r.has('input')) {
-		// A ConversationalTestCase: each assistant turn may carry its own retrieval_context.
-		names =
-			conversation(r, r.take('turns'), 'turns', d, false, (t, at) => {
+		// A ConversationalTestCase or ConversationalGolden: each assistant turn may carry its own
+		// retrieval_context; a golden ends on the user's turn and has no response yet.
+		const v = structured(r, r.take('turns'), 'turns');
+		const ok =
+			v !== undefined &&
+			!isBad(v) &&
+			conversation(r, v, 'turns', d, (t, at) => {
 				const list = textList(r, t.retrieval_context, `${at}.retrieval_context`);
 				return list?.map((content) => ({ content }));
-			}) ?? names;
-		names.expectedResponse = 'expected_output';
+			});
+		if (ok) d.request_raw = { turns: v };
+		names.request = names.response = 'turns';
 	} else {
 		d.request = text(r, r.take('input'), 'input');
 		const out = text(r, r.take('actual_output'), 'actual_output');
@@ -359,6 +501,9 @@ function deepeval(r: RowReader, d: Draft): Names {
 	d.expected_retrieved_context = textList(r, r.take('context'), 'context')?.map((content) => ({
 		content,
 	}));
+	const called = toolCalls(r, r.take('tools_called'), 'tools_called');
+	if (called) d.tool_calls = called;
+	d.expected_tool_calls = toolCalls(r, r.take('expected_tools'), 'expected_tools');
 	return names;
 }
 
@@ -392,10 +537,11 @@ function readTrace(r: RowReader, raw: unknown): unknown {
 	if (raw === undefined) return undefined;
 	if (typeof raw === 'string') {
 		try {
-			raw = JSON.parse(raw) as unknown;
+			raw = parseNested(r, raw, 'trace');
 		} catch (e) {
 			return r.fail('trace', `not valid MLflow trace JSON (${(e as Error).message})`);
 		}
+		if (isBad(raw)) return undefined;
 	}
 	if (!isObject(raw)) return r.fail('trace', `expected MLflow trace object, got ${typeName(raw)}`);
 	return raw;
@@ -414,6 +560,11 @@ function common(r: RowReader, d: Draft): void {
 	d.expected_facts = textList(r, r.take('expected_facts'), 'expected_facts');
 	d.guidelines = readGuidelines(r, r.take('guidelines'));
 	d.trace = readTrace(r, r.take('trace'));
+	if (r.has('tool_calls')) d.tool_calls = toolCalls(r, r.take('tool_calls'), 'tool_calls');
+	if (r.has('expected_tool_calls')) {
+		d.expected_tool_calls = toolCalls(r, r.take('expected_tool_calls'), 'expected_tool_calls');
+	}
+	d.tool_definitions = toolDefinitions(r, r.take('tool_definitions'));
 	for (const k of FIGURES) {
 		const v = nonNegative(r, r.take(k), k, k !== 'latency_seconds');
 		if (v !== undefined) d[k] = v;
@@ -423,19 +574,26 @@ function common(r: RowReader, d: Draft): void {
 	else if (meta !== undefined) r.release('metadata');
 }
 
-/** Whether a draft has every field a record needs; records the issues otherwise. */
+/** Whether a draft has what a record needs; records the issues otherwise. */
 function check(r: RowReader, d: Draft, names: Names): void {
 	if (d.trace !== undefined) {
 		const fig = traceFigures(d.trace);
 		// A column given explicitly is what the user measured; the trace only fills gaps.
 		for (const k of FIGURES) if (d[k] === undefined && fig[k] !== undefined) d[k] = fig[k];
 		if (d.response === undefined && fig.response !== undefined && !r.failed.has(names.response)) {
-			readResponse(r, fig.response, 'trace.data.response', d);
+			if (deeperThan(fig.response)) r.fail('trace.data.response', TOO_DEEP);
+			else readResponse(r, fig.response, 'trace.data.response', d);
 		}
 	}
-	if (d.request === undefined && !r.failed.has(names.request)) r.fail(names.request, 'required');
-	if (d.response === undefined && d.trace === undefined && !r.failed.has(names.response)) {
-		r.fail(names.response, names.responseHint ?? 'required (give a response or an MLflow trace)');
+	// A golden set has no responses and Azure's NLP data no query; a row with neither says nothing.
+	const reported = r.failed.has(names.request) || r.failed.has(names.response);
+	if (d.request === undefined && d.response === undefined && d.trace === undefined && !reported) {
+		r.fail(
+			names.request,
+			names.request === names.response
+				? 'has no user turn and no reply'
+				: `required (give ${names.request} or ${names.response}, or both)`,
+		);
 	}
 	if (d.expected_facts !== undefined && d.expected_response !== undefined) {
 		r.fail(
@@ -457,7 +615,15 @@ const MARKERS: Record<SchemaName, Record<string, number>> = {
 		trace: 1,
 		response: 1,
 	},
-	azure: { query: 3, messages: 3, ground_truth: 1, context: 1, response: 1 },
+	azure: {
+		query: 3,
+		messages: 3,
+		conversation: 3,
+		tool_definitions: 2,
+		ground_truth: 1,
+		context: 1,
+		response: 1,
+	},
 	ragas: {
 		user_input: 3,
 		retrieved_contexts: 3,
@@ -543,8 +709,9 @@ export function readRow(
 	schema: SchemaName,
 	fromCsv: boolean,
 	renamed: Map<string, string>,
+	listDelimiter?: string,
 ): DraftResult {
-	const r = new RowReader(row, fromCsv, renamed);
+	const r = new RowReader(row, fromCsv, renamed, listDelimiter);
 	const d: Draft = {};
 	const names = ADAPTERS[schema](r, d);
 	common(r, d);

@@ -3,18 +3,31 @@
  * exactly one of `records` or `invalid`; the fingerprint hashes the normalised content of all rows
  * so scores can be traced to the exact dataset they were computed on.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { applyMapping, detectSchema, readRow, type Draft } from './adapters';
-import { sha256, stableStringify } from './hash';
-import { readRows, type DatasetFormat } from './parse';
+import { hashCanonical, sha256, sortedCopy } from './hash';
+import { readRows, type DatasetFormat, type RawRow } from './parse';
 import { SCHEMAS, type EvalRecord, type RecordSource, type SchemaName } from './schema';
-import { isObject, typeName, type Issue, type Row } from './values';
+import {
+	deeperThan,
+	isObject,
+	MAX_DEPTH,
+	TOO_DEEP,
+	typeName,
+	type Issue,
+	type Row,
+} from './values';
 
-/** Options of `loadDataset`; `mapping` renames the user's columns (`{ question: 'request' }`). */
+/**
+ * Options of `loadDataset`; `mapping` renames the user's columns (`{ question: 'request' }`).
+ * `listDelimiter` splits CSV list cells that are not JSON (`a|b`); unset, DeepEval CSVs use `|`
+ * (DeepEval's own default) and other CSVs split nothing.
+ */
 export interface LoadOptions {
 	format?: 'auto' | 'json' | 'jsonl' | 'csv';
 	schema?: 'auto' | SchemaName;
 	mapping?: Record<string, string>;
+	listDelimiter?: string;
 }
 
 /** A row that could not become a record, with the raw row so nothing is lost. */
@@ -25,9 +38,14 @@ export interface InvalidRow {
 	path: string;
 	/** What is wrong; further problems of the same row follow as `; path: message`. */
 	message: string;
-	/** The full line to show a user: `row 7: retrieved_context[2].doc_uri: expected string, got number`. */
+	/**
+	 * The full line to show a user, naming the row by position and, when the row has one, by its
+	 * request id: `row 7: retrieved_context[2].doc_uri: expected string, got number (request_id "q7")`.
+	 */
 	error: string;
 	issues: Issue[];
+	/** The row's own `request_id` (after column mapping), when it has a readable one. */
+	request_id?: string;
 	raw?: unknown;
 }
 
@@ -41,29 +59,55 @@ export interface LoadResult {
 	wrapper?: Row;
 }
 
+/** How many rows schema detection looks at (as `detectSchema` does). */
+const DETECT_ROWS = 1000;
+
 /** Result of normalising one row. */
 export type NormaliseResult = { ok: true; record: EvalRecord } | { ok: false; issues: Issue[] };
 
-function invalidRow(row: number, issues: Issue[], raw: unknown): InvalidRow {
+/** The request id a raw row names (under its own or a mapped column), if it is readable. */
+function requestIdOf(value: unknown, mapping: LoadOptions['mapping']): string | undefined {
+	if (!isObject(value)) return undefined;
+	const from = mapping
+		? (Object.entries(mapping).find(([f, to]) => to === 'request_id' && f in value)?.[0] ??
+			'request_id')
+		: 'request_id';
+	const v = value[from];
+	if (typeof v === 'string' && v !== '') return v;
+	if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+	return undefined;
+}
+
+function invalidRow(
+	row: number,
+	issues: Issue[],
+	raw: unknown,
+	requestId: string | undefined,
+): InvalidRow {
 	const [first, ...rest] = issues;
 	const message = [
 		first.message,
 		...rest.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)),
 	].join('; ');
-	return {
+	// The id goes last so that `row N: field: message` stays the start of every error text.
+	const id = requestId === undefined ? '' : ` (request_id ${JSON.stringify(requestId)})`;
+	const out: InvalidRow = {
 		row,
 		path: first.path,
 		message,
-		error: `row ${row}: ${first.path ? `${first.path}: ` : ''}${message}`,
+		error: `row ${row}: ${first.path ? `${first.path}: ` : ''}${message}${id}`,
 		issues,
-		raw,
 	};
+	if (requestId !== undefined) out.request_id = requestId;
+	out.raw = raw;
+	return out;
 }
 
 /** Canonical key order, so records read the same in n8n's table view whatever the source. */
-function assemble(d: Draft, requestId: string, source: RecordSource): EvalRecord {
-	const rec: Record<string, unknown> = { request_id: requestId, request: d.request };
+function assemble(d: Draft, requestId: string, source: Omit<RecordSource, 'present'>): EvalRecord {
+	const rec: Record<string, unknown> = { request_id: requestId };
 	const keys = [
+		'request',
 		'request_raw',
 		'history',
 		'response',
@@ -73,6 +117,9 @@ function assemble(d: Draft, requestId: string, source: RecordSource): EvalRecord
 		'guidelines',
 		'retrieved_context',
 		'expected_retrieved_context',
+		'tool_calls',
+		'expected_tool_calls',
+		'tool_definitions',
 		'trace',
 		'latency_seconds',
 		'input_token_count',
@@ -81,7 +128,8 @@ function assemble(d: Draft, requestId: string, source: RecordSource): EvalRecord
 	] as const;
 	for (const k of keys) if (d[k] !== undefined) rec[k] = d[k];
 	rec.metadata = d.metadata ?? {};
-	rec.source = source;
+	const present = { request: d.request !== undefined, response: d.response !== undefined };
+	rec.source = { ...source, present };
 	return rec as EvalRecord;
 }
 
@@ -107,6 +155,9 @@ const CONTENT_KEYS = [
 	'guidelines',
 	'retrieved_context',
 	'expected_retrieved_context',
+	'tool_calls',
+	'expected_tool_calls',
+	'tool_definitions',
 	'trace',
 	'latency_seconds',
 	'input_token_count',
@@ -115,30 +166,36 @@ const CONTENT_KEYS = [
 	'metadata',
 ] as const;
 
-/**
- * Canonical JSON of a draft (the record without `source`) for hashing. Parts the adapters build
- * have a fixed key order, so native JSON.stringify serves them; only user objects are key-sorted.
- */
-function contentOf(d: Draft): string {
+/** The draft's content fields (the record without `source`), in canonical order. */
+function contentFields(d: Draft): Record<string, unknown> {
 	const o: Record<string, unknown> = {};
-	for (const k of CONTENT_KEYS) {
-		const v = d[k];
-		if (v !== undefined) o[k] = BUILT.has(k) ? v : sortedCopy(v);
+	for (const k of CONTENT_KEYS) if (d[k] !== undefined) o[k] = d[k];
+	return o;
+}
+
+/**
+ * Canonical JSON of a draft, the basis of content-hash request ids. Kept as before the fingerprint
+ * changed, so rows without a `request_id` keep the id earlier runs gave them (baselines match).
+ */
+function legacyContent(d: Draft): string {
+	const o = contentFields(d);
+	for (const k of Object.keys(o)) {
+		// History turns may hold tool-call arguments as the user wrote them: sort those.
+		const built = BUILT.has(k) && !(k === 'history' && d.history?.some((m) => m.tool_calls));
+		if (!built) o[k] = sortedCopy(o[k]);
 	}
-	// One native stringify of the whole row is much cheaper than concatenating per-field texts.
 	return JSON.stringify(o);
 }
 
-/** Deep copy with object keys in sorted order (arrays keep their order). */
-function sortedCopy(v: unknown): unknown {
-	if (v === null || typeof v !== 'object') return v;
-	const withJson = v as { toJSON?: () => unknown };
-	if (typeof withJson.toJSON === 'function') return sortedCopy(withJson.toJSON());
-	if (Array.isArray(v)) return v.map(sortedCopy);
-	const o = v as Record<string, unknown>;
-	const out: Record<string, unknown> = {};
-	for (const k of Object.keys(o).sort()) out[k] = sortedCopy(o[k]);
-	return out;
+/** Adds a valid row's content to a dataset fingerprint (see `hashCanonical`). */
+function hashRow(hash: Hash, d: Draft): void {
+	hashCanonical(hash, contentFields(d), '\n');
+}
+
+/** Adds an invalid row to a dataset fingerprint, marked so it never equals a valid one. */
+function hashInvalid(hash: Hash, raw: unknown): void {
+	hash.update('!', 'utf16le');
+	hashCanonical(hash, raw, '\n');
 }
 
 function resolveSchema(schema: LoadOptions['schema'], rows: unknown[]): SchemaName {
@@ -149,29 +206,57 @@ function resolveSchema(schema: LoadOptions['schema'], rows: unknown[]): SchemaNa
 	return schema;
 }
 
-type Step = { ok: true; draft: Draft; content: string } | { ok: false; issues: Issue[] };
+/** The top-level key under which a row nests deeper than `MAX_DEPTH` levels, if any. */
+function deepKey(row: Row): string | undefined {
+	for (const k of Object.keys(row)) if (deeperThan(row[k], MAX_DEPTH - 1)) return k;
+	return undefined;
+}
+
+/**
+ * The raw row an Invalid item carries: as given, except that a row nested too deep is cut at
+ * `MAX_DEPTH` levels, so nothing downstream (n8n's item copies, reports) meets the full depth.
+ */
+function rawOf(value: unknown): unknown {
+	return deeperThan(value) ? sortedCopy(value, MAX_DEPTH, `[${TOO_DEEP}: cut here]`) : value;
+}
+
+type Step = { ok: true; draft: Draft } | { ok: false; issues: Issue[] };
 
 function step(
 	value: unknown,
 	schema: SchemaName,
 	fromCsv: boolean,
 	mapping: LoadOptions['mapping'],
+	listDelimiter?: string,
 ): Step {
 	if (!isObject(value))
 		return {
 			ok: false,
 			issues: [{ path: '', message: `expected an object, got ${typeName(value)}` }],
 		};
+	const deep = deepKey(value);
+	if (deep !== undefined) return { ok: false, issues: [{ path: deep, message: TOO_DEEP }] };
 	const m = applyMapping(value, mapping);
 	if (m.issues.length > 0) return { ok: false, issues: m.issues };
-	const res = readRow(m.row, schema, fromCsv, m.renamed);
+	const res = readRow(m.row, schema, fromCsv, m.renamed, listDelimiter);
 	if (!res.ok) return res;
-	return { ok: true, draft: res.draft, content: contentOf(res.draft) };
+	return { ok: true, draft: res.draft };
 }
 
 /** A stable id from the row's normalised content, for rows that bring no `request_id`. */
-function contentId(content: string): string {
-	return sha256(content).slice(0, 16);
+function contentId(d: Draft): string {
+	return sha256(legacyContent(d)).slice(0, 16);
+}
+
+/** DeepEval joins list cells with `|` by default; any CSV can name its own delimiter. */
+function listDelimiterFor(
+	given: string | undefined,
+	schema: SchemaName,
+	fromCsv: boolean,
+): string | undefined {
+	if (!fromCsv) return undefined;
+	if (given !== undefined && given !== '') return given;
+	return schema === 'deepeval' ? '|' : undefined;
 }
 
 /**
@@ -182,14 +267,17 @@ export function normaliseRow(
 	row: unknown,
 	schema: 'auto' | SchemaName = 'auto',
 	mapping?: Record<string, string>,
-	source?: Partial<Pick<RecordSource, 'format' | 'row'>>,
+	source?: Partial<Pick<RecordSource, 'format' | 'row'>> & { listDelimiter?: string },
 ): NormaliseResult {
 	const mapped = isObject(row) && mapping ? applyMapping(row, mapping).row : row;
 	const s = resolveSchema(schema, [mapped]);
-	const res = step(row, s, source?.format === 'csv', mapping);
+	const fromCsv = source?.format === 'csv';
+	const res = step(row, s, fromCsv, mapping, listDelimiterFor(source?.listDelimiter, s, fromCsv));
 	if (!res.ok) return res;
-	const fingerprint = 'sha256:' + sha256(res.content + '\n');
-	const rec = assemble(res.draft, res.draft.request_id ?? contentId(res.content), {
+	const hash = createHash('sha256');
+	hashRow(hash, res.draft);
+	const fingerprint = 'sha256:' + hash.digest('hex');
+	const rec = assemble(res.draft, res.draft.request_id ?? contentId(res.draft), {
 		format: source?.format ?? 'items',
 		schema: s,
 		row: source?.row ?? 1,
@@ -210,39 +298,52 @@ export function loadDataset(
 	const data = readRows(input, options.format ?? 'auto');
 	const mapping =
 		options.mapping && Object.keys(options.mapping).length > 0 ? options.mapping : undefined;
-	const sample = data.rows
-		.slice(0, 1000)
+	// The schema is detected on the first rows; the rest are read one by one after that.
+	const rows = data.rows[Symbol.iterator]();
+	const first: RawRow[] = [];
+	for (let n = 0; n < DETECT_ROWS; n++) {
+		const next = rows.next();
+		if (next.done === true) break;
+		first.push(next.value);
+	}
+	const sample = first
 		.filter((r) => r.error === undefined && isObject(r.value))
 		.map((r) => (mapping ? applyMapping(r.value as Row, mapping).row : r.value));
 	const schema = resolveSchema(options.schema, sample);
+	const delimiter = listDelimiterFor(options.listDelimiter, schema, data.fromCsv);
 
 	const hash = createHash('sha256');
-	const done: { row: number; draft: Draft; content: string }[] = [];
+	const records: EvalRecord[] = [];
 	const invalid: InvalidRow[] = [];
-	for (const raw of data.rows) {
+	const take = (raw: RawRow): void => {
 		if (raw.error !== undefined) {
-			invalid.push(invalidRow(raw.row, [{ path: '', message: raw.error }], raw.value));
-			hash.update('!' + stableStringify(raw.value) + '\n');
-			continue;
+			invalid.push(
+				invalidRow(raw.row, [{ path: '', message: raw.error }], rawOf(raw.value), undefined),
+			);
+			hashInvalid(hash, raw.value);
+			return;
 		}
-		const res = step(raw.value, schema, data.fromCsv, mapping);
+		const res = step(raw.value, schema, data.fromCsv, mapping, delimiter);
 		if (res.ok) {
-			done.push({ row: raw.row, draft: res.draft, content: res.content });
-			hash.update(res.content + '\n');
+			hashRow(hash, res.draft);
+			// The record is built now, so the raw row and the draft die young; only the dataset
+			// fingerprint is filled in at the end.
+			const id = res.draft.request_id ?? contentId(res.draft);
+			records.push(
+				assemble(res.draft, id, { format: data.format, schema, row: raw.row, fingerprint: '' }),
+			);
 		} else {
-			invalid.push(invalidRow(raw.row, res.issues, raw.value));
-			hash.update('!' + stableStringify(raw.value) + '\n');
+			invalid.push(
+				invalidRow(raw.row, res.issues, rawOf(raw.value), requestIdOf(raw.value, mapping)),
+			);
+			hashInvalid(hash, raw.value);
 		}
-	}
+	};
+	for (const raw of first) take(raw);
+	first.length = 0;
+	for (let next = rows.next(); next.done !== true; next = rows.next()) take(next.value);
 	const fingerprint = 'sha256:' + hash.digest('hex');
-	const records = done.map(({ row, draft, content }) =>
-		assemble(draft, draft.request_id ?? contentId(content), {
-			format: data.format,
-			schema,
-			row,
-			fingerprint,
-		}),
-	);
+	for (const r of records) r.source.fingerprint = fingerprint;
 	const out: LoadResult = { records, invalid, fingerprint, format: data.format, schema };
 	if (data.wrapper) out.wrapper = data.wrapper;
 	return out;

@@ -3,6 +3,7 @@
  * (row = line number) and CSV (RFC 4180 via csv-parse; row = data row, header excluded). A row that
  * cannot be read becomes an error row; only an unreadable file as a whole throws `DatasetError`.
  */
+import { isUtf8 } from 'node:buffer';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { isObject, typeName, type Row } from './values';
 
@@ -30,10 +31,14 @@ export interface RawRow {
 	error?: string;
 }
 
-/** Rows read from one input, plus what a wrapper object held besides its row array. */
+/**
+ * Rows read from one input, plus what a wrapper object held besides its row array. `rows` may be
+ * read once only: JSON Lines from bytes are parsed as they are iterated, so each raw row can die
+ * young once its record is built.
+ */
 export interface RawDataset {
 	format: DatasetFormat;
-	rows: RawRow[];
+	rows: Iterable<RawRow>;
 	/** CSV cells are text, so adapters parse JSON held in structured cells. */
 	fromCsv: boolean;
 	wrapper?: Row;
@@ -89,6 +94,9 @@ export function decodeText(input: string | Uint8Array): string {
 }
 
 function jsonRows(value: unknown): { rows: RawRow[]; wrapper?: Row } {
+	if (Array.isArray(value) && value.length === 0) {
+		throw new DatasetError('empty', 'the JSON file is an empty array: no rows');
+	}
 	if (Array.isArray(value)) return { rows: value.map((v, i) => ({ row: i + 1, value: v })) };
 	if (!isObject(value)) {
 		throw new DatasetError(
@@ -98,6 +106,9 @@ function jsonRows(value: unknown): { rows: RawRow[]; wrapper?: Row } {
 	}
 	const key = WRAPPER_KEYS.find((k) => Array.isArray(value[k]));
 	if (key === undefined) return { rows: [{ row: 1, value }] };
+	if ((value[key] as unknown[]).length === 0) {
+		throw new DatasetError('empty', `the JSON file's "${key}" array has no rows`);
+	}
 	const { [key]: list, ...wrapper } = value;
 	const rows = (list as unknown[]).map((v, i) => ({ row: i + 1, value: v }));
 	return Object.keys(wrapper).length > 0 ? { rows, wrapper } : { rows };
@@ -109,14 +120,55 @@ function jsonlRows(text: string): RawRow[] {
 	for (let i = 0; i < lines.length; i++) {
 		let line = lines[i];
 		if (line.endsWith('\r')) line = line.slice(0, -1);
-		if (line.trim() === '') continue;
-		try {
-			rows.push({ row: i + 1, value: JSON.parse(line) as unknown });
-		} catch (e) {
-			rows.push({ row: i + 1, value: line, error: `not valid JSON (${(e as Error).message})` });
-		}
+		const row = jsonlRow(line, i + 1);
+		if (row) rows.push(row);
 	}
 	return rows;
+}
+
+/**
+ * JSON Lines straight from the file's bytes (already checked to be UTF-8): each line is decoded
+ * and parsed on its own, so the whole file never exists as one string (for most text that string
+ * takes two bytes a character, twice the file).
+ */
+function* jsonlRowsFromBytes(bytes: Uint8Array, from: number): Generator<RawRow> {
+	const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+	let lineNo = 0;
+	let start = from;
+	while (start < buf.length) {
+		// Decode about 1 MB at a time, cut at a line end: one decoder call for many lines, and
+		// never more than a block (or one long line) held as text.
+		let stop = Math.min(buf.length, start + BLOCK);
+		if (stop < buf.length) {
+			const nl = buf.indexOf(0x0a, stop);
+			stop = nl < 0 ? buf.length : nl + 1;
+		}
+		const block = buf.toString('utf8', start, stop);
+		start = stop;
+		let at = 0;
+		while (at < block.length) {
+			const nl = block.indexOf('\n', at);
+			const lineEnd = nl < 0 ? block.length : nl;
+			const end = lineEnd > at && block.charCodeAt(lineEnd - 1) === 0x0d ? lineEnd - 1 : lineEnd;
+			lineNo++;
+			const row = jsonlRow(block.slice(at, end), lineNo);
+			if (row) yield row;
+			at = lineEnd + 1;
+		}
+	}
+}
+
+/** Bytes decoded per step when reading JSON Lines from bytes. */
+const BLOCK = 1 << 20;
+
+/** One JSON Lines row: none for a blank line, an error row for a line that does not parse. */
+function jsonlRow(line: string, lineNo: number): RawRow | undefined {
+	if (line.charCodeAt(0) !== 0x7b && line.trim() === '') return undefined;
+	try {
+		return { row: lineNo, value: JSON.parse(line) as unknown };
+	} catch (e) {
+		return { row: lineNo, value: line, error: `not valid JSON (${(e as Error).message})` };
+	}
 }
 
 /** Comma unless the header line clearly uses tabs or semicolons (TSV, European Excel exports). */
@@ -149,6 +201,9 @@ function csvRows(text: string): RawRow[] {
 		if (seen.has(h)) throw new DatasetError('syntax', `the CSV header names column "${h}" twice`);
 		seen.add(h);
 	}
+	if (cells.length === 1) {
+		throw new DatasetError('empty', 'the CSV file has a header row but no rows');
+	}
 	const rows: RawRow[] = [];
 	for (let i = 1; i < cells.length; i++) {
 		const line = cells[i];
@@ -168,11 +223,14 @@ function csvRows(text: string): RawRow[] {
 	return rows;
 }
 
-/** Guesses the format from the content: JSON if it parses whole, JSON Lines if the first line does. */
-function sniff(text: string): { format: 'json' | 'jsonl' | 'csv'; parsed?: unknown } {
+/**
+ * Guesses the format from the first two non-blank lines (all `text` needs to hold): JSON Lines if
+ * either parses as a whole object, CSV if the content does not start like JSON, else JSON.
+ */
+function sniff(text: string): 'json' | 'jsonl' | 'csv' {
 	// Indexes instead of trimStart() or a whole-text parse attempt: the text may be hundreds of MB.
 	const start = text.search(/\S/);
-	if (text[start] !== '[' && text[start] !== '{') return { format: 'csv' };
+	if (text[start] !== '[' && text[start] !== '{') return 'csv';
 	if (text[start] === '{') {
 		// One object per line shows in the first two non-blank lines (either may be the broken one).
 		let from = start;
@@ -183,18 +241,35 @@ function sniff(text: string): { format: 'json' | 'jsonl' | 'csv'; parsed?: unkno
 			if (seen === 0 && (nl < 0 || text.slice(nl).search(/\S/) < 0)) break;
 			try {
 				JSON.parse(text.slice(from, end));
-				return { format: 'jsonl' };
+				return 'jsonl';
 			} catch {
 				const next = nl < 0 ? -1 : text.slice(nl + 1).search(/\S/);
 				from = next < 0 ? -1 : nl + 1 + next;
 			}
 		}
 	}
-	try {
-		return { format: 'json', parsed: JSON.parse(text) as unknown };
-	} catch (e) {
-		throw new DatasetError('syntax', `the file is not valid JSON (${(e as Error).message})`);
+	return 'json';
+}
+
+const isBlankByte = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
+/** Byte offset where the text of `bytes` starts (after a UTF-8 BOM), or -1 if there is no text. */
+function firstText(bytes: Uint8Array): number {
+	const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+	for (let i = bom; i < bytes.length; i++) if (!isBlankByte(bytes[i])) return bom;
+	return -1;
+}
+
+/** The start of the bytes up to the end of their second non-blank line: enough to sniff. */
+function head(bytes: Uint8Array, from: number): string {
+	const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+	let at = from;
+	for (let seen = 0; seen < 2 && at < buf.length; seen++) {
+		while (at < buf.length && isBlankByte(buf[at])) at++;
+		const nl = buf.indexOf(0x0a, at);
+		at = nl < 0 ? buf.length : nl + 1;
 	}
+	return buf.toString('utf8', from, at);
 }
 
 /** Reads file content or already-parsed rows into numbered raw rows. */
@@ -209,19 +284,27 @@ export function readRows(
 			rows: input.map((v, i) => ({ row: i + 1, value: v })),
 		};
 	}
-	const text = decodeText(input);
-	if (text.trim() === '') throw new DatasetError('empty', 'the dataset is empty');
+	// Bytes that are UTF-8 are read without ever holding the whole file as one string when they
+	// turn out to be JSON Lines; anything else is decoded whole (with a located encoding error).
+	const bytes = typeof input !== 'string' && isUtf8(input) ? input : undefined;
+	const from = bytes ? firstText(bytes) : 0;
+	let text = bytes ? undefined : decodeText(input);
+	if (bytes ? from < 0 : (text as string).trim() === '') {
+		throw new DatasetError('empty', 'the dataset is empty');
+	}
 	let fmt = format;
-	let parsed: unknown;
-	if (fmt === 'auto') ({ format: fmt, parsed } = sniff(text));
+	if (fmt === 'auto') fmt = sniff(bytes ? head(bytes, from) : (text as string));
+	if (fmt === 'jsonl') {
+		const rows = bytes ? jsonlRowsFromBytes(bytes, from) : jsonlRows(text as string);
+		return { format: 'jsonl', fromCsv: false, rows };
+	}
+	text ??= decodeText(input);
 	if (fmt === 'csv') return { format: 'csv', fromCsv: true, rows: csvRows(text) };
-	if (fmt === 'jsonl') return { format: 'jsonl', fromCsv: false, rows: jsonlRows(text) };
-	if (parsed === undefined) {
-		try {
-			parsed = JSON.parse(text) as unknown;
-		} catch (e) {
-			throw new DatasetError('syntax', `the file is not valid JSON (${(e as Error).message})`);
-		}
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text) as unknown;
+	} catch (e) {
+		throw new DatasetError('syntax', `the file is not valid JSON (${(e as Error).message})`);
 	}
 	return { format: 'json', fromCsv: false, ...jsonRows(parsed) };
 }

@@ -1,17 +1,22 @@
 /**
  * The canonical eval record. Its spine is the Databricks Agent Evaluation input schema (seed 002):
- * snake_case names, `response` or `trace` required, at most one of `expected_facts` and
- * `expected_response`. Azure, Spring AI, Ragas and DeepEval rows are mapped onto it by adapters.
+ * snake_case names, at most one of `expected_facts` and `expected_response`. `request` and
+ * `response` are each optional (a golden set has no responses; Azure's NLP data has no query), but
+ * a record carries at least one of them or a trace. Azure, Spring AI, Ragas and DeepEval rows are
+ * mapped onto it by adapters.
  */
 import { z } from 'zod';
 
-/** One chat turn reduced to text; the original form is kept in `request_raw`. */
-export const ChatMessage = z.object({ role: z.string(), content: z.string() });
-/** One chat turn reduced to text. */
-export type ChatMessage = z.infer<typeof ChatMessage>;
-
-/** A chunk the application retrieved: judges need its text, so `content` is required. */
-export const RetrievedChunk = z.object({ doc_uri: z.string().optional(), content: z.string() });
+/**
+ * A chunk the application retrieved. Seed 002 makes `content` optional: a chunk may carry only its
+ * `doc_uri` (enough for document recall); judges that need the text skip such a chunk. Text-only
+ * chunks (Azure `context`, Ragas, DeepEval, Spring AI) carry only `content`.
+ */
+export const RetrievedChunk = z
+	.object({ doc_uri: z.string().optional(), content: z.string().optional() })
+	.refine((c) => c.doc_uri !== undefined || c.content !== undefined, {
+		message: 'needs doc_uri or content',
+	});
 /** A chunk the application retrieved. */
 export type RetrievedChunk = z.infer<typeof RetrievedChunk>;
 
@@ -27,17 +32,55 @@ export const ExpectedChunk = z
 /** A chunk that should have been retrieved. */
 export type ExpectedChunk = z.infer<typeof ExpectedChunk>;
 
+/**
+ * A tool call the application made (Azure agent data, OpenAI `tool_calls`, DeepEval `tools_called`):
+ * `arguments` and `result` keep their structure; `result` is paired by `id` from the tool turn.
+ */
+export const ToolCall = z.object({
+	id: z.string().optional(),
+	name: z.string(),
+	arguments: z.unknown().optional(),
+	result: z.unknown().optional(),
+});
+/** A tool call the application made. */
+export type ToolCall = z.infer<typeof ToolCall>;
+
+/** A tool the application could call (Azure `tool_definitions`): a name plus what the source gave. */
+export const ToolDefinition = z.object({ name: z.string() }).passthrough();
+/** A tool the application could call. */
+export type ToolDefinition = z.infer<typeof ToolDefinition>;
+
+/**
+ * One chat turn with its text; the original form is kept in `request_raw`. A turn may carry the
+ * context it cited (Azure per-turn `context`, DeepEval `retrieval_context`), the tool calls it made,
+ * or, for a tool turn, the id of the call it answers.
+ */
+export const ChatMessage = z.object({
+	role: z.string(),
+	content: z.string(),
+	context: z.array(RetrievedChunk).optional(),
+	tool_calls: z.array(ToolCall).optional(),
+	tool_call_id: z.string().optional(),
+});
+/** One chat turn. */
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
 /** Dataset schemas the adapters understand. */
 export const SCHEMAS = ['databricks', 'azure', 'ragas', 'deepeval', 'spring-ai'] as const;
 /** A dataset schema name. */
 export type SchemaName = (typeof SCHEMAS)[number];
 
-/** Where a record came from; `items` means rows handed over already parsed. */
+/**
+ * Where a record came from; `items` means rows handed over already parsed. `present` says whether
+ * the dataset row itself carried a request and a response (a golden set has no responses: the app
+ * under test produces them after Eval Dataset, so read `response`, not this flag, downstream).
+ */
 export const RecordSource = z.object({
 	format: z.enum(['json', 'jsonl', 'csv', 'items']),
 	schema: z.string(),
 	row: z.number().int().positive(),
 	fingerprint: z.string(),
+	present: z.object({ request: z.boolean(), response: z.boolean() }),
 });
 /** Where a record came from. */
 export type RecordSource = z.infer<typeof RecordSource>;
@@ -46,7 +89,7 @@ const count = z.number().int().nonnegative();
 
 const EvalRecordObject = z.object({
 	request_id: z.string(),
-	request: z.string(),
+	request: z.string().optional(),
 	request_raw: z.unknown().optional(),
 	history: z.array(ChatMessage).optional(),
 	response: z.string().optional(),
@@ -56,6 +99,9 @@ const EvalRecordObject = z.object({
 	guidelines: z.union([z.array(z.string()), z.record(z.array(z.string()))]).optional(),
 	retrieved_context: z.array(RetrievedChunk).optional(),
 	expected_retrieved_context: z.array(ExpectedChunk).optional(),
+	tool_calls: z.array(ToolCall).optional(),
+	expected_tool_calls: z.array(ToolCall).optional(),
+	tool_definitions: z.array(ToolDefinition).optional(),
 	trace: z.unknown().optional(),
 	latency_seconds: z.number().nonnegative().optional(),
 	input_token_count: count.optional(),
@@ -70,8 +116,12 @@ const EvalRecordObject = z.object({
  * travelling through a workflow (metric nodes add `eval`), and re-validating must not strip them.
  */
 export const EvalRecord = EvalRecordObject.passthrough().superRefine((r, ctx) => {
-	if (r.response === undefined && r.trace === undefined) {
-		ctx.addIssue({ code: 'custom', path: ['response'], message: 'response or trace is required' });
+	if (r.request === undefined && r.response === undefined && r.trace === undefined) {
+		ctx.addIssue({
+			code: 'custom',
+			path: ['request'],
+			message: 'a request, a response or a trace is required',
+		});
 	}
 	if (r.expected_facts !== undefined && r.expected_response !== undefined) {
 		ctx.addIssue({

@@ -3,7 +3,7 @@
  * records a precise issue (`path: expected string, got number`) and returns undefined, so one
  * pass over a row collects every problem instead of stopping at the first.
  */
-import type { ChatMessage, ExpectedChunk, RetrievedChunk } from './schema';
+import type { ChatMessage, ExpectedChunk, RetrievedChunk, ToolCall } from './schema';
 
 /** One problem found in a row, with the path named in the user's own column names. */
 export interface Issue {
@@ -27,6 +27,8 @@ export class RowReader {
 		readonly fromCsv: boolean,
 		/** Mapped target name -> the user's column name, so errors name what the user wrote. */
 		private readonly renamed: Map<string, string>,
+		/** CSV only: list cells that are not JSON are split on this (DeepEval writes `a|b`). */
+		readonly listDelimiter?: string,
 	) {}
 
 	/** Reads a key and marks it consumed; null and absent are the same (pandas writes NaN as null). */
@@ -79,6 +81,47 @@ export function isObject(v: unknown): v is Row {
 	return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * How deep a row may nest objects and arrays (the row itself is level 1). Deeper rows are invalid:
+ * the check is iterative, and every recursive step after it (native JSON.stringify, n8n's item
+ * copies) then stays far from the call-stack limit.
+ */
+export const MAX_DEPTH = 1000;
+
+/** The message for a value nested deeper than `MAX_DEPTH`. */
+export const TOO_DEEP = `nested deeper than ${MAX_DEPTH} levels`;
+
+/** Whether `v` nests objects or arrays deeper than `max` levels; iterative, so any depth is safe. */
+export function deeperThan(v: unknown, max = MAX_DEPTH): boolean {
+	if (v === null || typeof v !== 'object') return false;
+	const values: object[] = [v];
+	const depths: number[] = [1];
+	while (values.length > 0) {
+		const x = values.pop() as object;
+		const d = depths.pop() as number;
+		if (d > max) return true;
+		const children = Array.isArray(x) ? (x as unknown[]) : Object.values(x);
+		for (let i = 0; i < children.length; i++) {
+			const c = children[i];
+			if (c !== null && typeof c === 'object') {
+				values.push(c);
+				depths.push(d + 1);
+			}
+		}
+	}
+	return false;
+}
+
+/** JSON.parse for text found inside a row; a result nested too deep is an issue, not a value. */
+export function parseNested(r: RowReader, textValue: string, path: string): unknown {
+	const v = JSON.parse(textValue) as unknown;
+	if (deeperThan(v)) {
+		r.fail(path, TOO_DEEP);
+		return BAD_JSON;
+	}
+	return v;
+}
+
 const BAD_JSON = Symbol('bad json');
 
 /**
@@ -90,7 +133,7 @@ export function structured(r: RowReader, v: unknown, path: string, orText = fals
 	const t = v.trimStart();
 	if (t[0] !== '[' && t[0] !== '{') return v;
 	try {
-		return JSON.parse(v) as unknown;
+		return parseNested(r, v, path);
 	} catch (e) {
 		// A request or response may legitimately be prose that starts with a bracket.
 		if (orText) return v;
@@ -136,9 +179,23 @@ export function nonNegative(
 	return n;
 }
 
+/**
+ * A CSV list cell that is not JSON, split on the List Delimiter (`a|b` -> `['a', 'b']`); parts are
+ * trimmed and empty parts dropped. Anything else is returned as it is.
+ */
+export function splitCell(r: RowReader, raw: unknown): unknown {
+	if (!r.fromCsv || !r.listDelimiter || typeof raw !== 'string') return raw;
+	const t = raw.trimStart();
+	if (t[0] === '[' || t[0] === '{') return raw;
+	return raw
+		.split(r.listDelimiter)
+		.map((p) => p.trim())
+		.filter((p) => p !== '');
+}
+
 /** A list of strings (expected facts, guideline lists, plain context lists). */
 export function textList(r: RowReader, raw: unknown, path: string): string[] | undefined {
-	const v = structured(r, raw, path);
+	const v = structured(r, splitCell(r, raw), path);
 	if (v === undefined || isBad(v)) return undefined;
 	if (!Array.isArray(v)) return r.fail(path, `expected array of strings, got ${typeName(v)}`);
 	const bad = v.findIndex((x) => typeof x !== 'string');
@@ -149,7 +206,15 @@ export function textList(r: RowReader, raw: unknown, path: string): string[] | u
 	return ok ? (v as string[]) : undefined;
 }
 
-/** Text of a chat `content`: a string, null (a tool-call turn), or OpenAI content parts. */
+/** Text of a tool result: strings as they are, anything else as JSON (depth is bounded per row). */
+function resultText(v: unknown): string {
+	return typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
+}
+
+/**
+ * Text of a chat `content`: a string, null (a tool-call turn), or content parts (OpenAI `text`,
+ * Azure agent `text`, `tool_call` and `tool_result` parts; a tool result reads as its JSON).
+ */
 function messageText(r: RowReader, v: unknown, path: string): string | undefined {
 	if (typeof v === 'string') return v;
 	if (v === null || v === undefined) return '';
@@ -158,17 +223,81 @@ function messageText(r: RowReader, v: unknown, path: string): string | undefined
 		for (const p of v) {
 			if (typeof p === 'string') parts.push(p);
 			else if (isObject(p) && typeof p.text === 'string') parts.push(p.text);
+			else if (isObject(p) && p.type === 'tool_result' && p.tool_result !== undefined) {
+				parts.push(resultText(p.tool_result));
+			}
 		}
 		return parts.join('\n');
 	}
 	return r.fail(path, `expected string or content parts, got ${typeName(v)}`);
 }
 
+/** Tool arguments may arrive as JSON text (OpenAI `function.arguments`); structure is kept. */
+function toolArguments(r: RowReader, v: unknown, path: string): unknown {
+	if (typeof v !== 'string') return v;
+	try {
+		return parseNested(r, v, path);
+	} catch {
+		return v;
+	}
+}
+
+/**
+ * The tool calls a turn made: OpenAI `tool_calls[{id, function: {name, arguments}}]` and Azure agent
+ * content parts `{type: 'tool_call', tool_call_id, name, arguments}`. Returns null after an issue.
+ */
+function toolCallsOf(r: RowReader, m: Row, at: string): ToolCall[] | undefined | null {
+	const out: ToolCall[] = [];
+	let ok = true;
+	const read = (c: unknown, p: string, idKey: string): void => {
+		if (!isObject(c)) {
+			ok = false;
+			r.fail(p, `expected a tool call object, got ${typeName(c)}`);
+			return;
+		}
+		const fn = isObject(c.function) ? c.function : c;
+		const fnPath = fn === c ? p : `${p}.function`;
+		if (typeof fn.name !== 'string') {
+			ok = false;
+			r.fail(`${fnPath}.name`, `expected string, got ${typeName(fn.name)}`);
+			return;
+		}
+		const id = c[idKey] ?? c.id;
+		const call: ToolCall = typeof id === 'string' ? { id, name: fn.name } : { name: fn.name };
+		if (fn.arguments !== undefined && fn.arguments !== null) {
+			const args = toolArguments(r, fn.arguments, `${fnPath}.arguments`);
+			if (isBad(args)) ok = false;
+			else call.arguments = args;
+		}
+		out.push(call);
+	};
+	if (Array.isArray(m.tool_calls))
+		m.tool_calls.forEach((c, i) => read(c, `${at}.tool_calls[${i}]`, 'id'));
+	if (Array.isArray(m.content)) {
+		m.content.forEach((p, i) => {
+			if (isObject(p) && p.type === 'tool_call') read(p, `${at}.content[${i}]`, 'tool_call_id');
+		});
+	}
+	if (!ok) return null;
+	return out.length > 0 ? out : undefined;
+}
+
 /** Ragas and LangChain name the speaker `type` (human/ai); chat APIs name it `role`. */
 const TYPE_ROLE: Record<string, string> = { human: 'user', ai: 'assistant' };
 
-/** A list of chat turns reduced to `{role, content}`; turns keep their index for error paths. */
-export function messages(r: RowReader, raw: unknown, path: string): ChatMessage[] | undefined {
+/** Reads the context a turn cites, if the source format has one. */
+export type TurnContext = (turn: Row, at: string) => RetrievedChunk[] | undefined;
+
+/**
+ * A list of chat turns reduced to `{role, content}` plus what each turn carries in structure (its
+ * cited context, its tool calls, the call a tool turn answers); turns keep their index for error paths.
+ */
+export function messages(
+	r: RowReader,
+	raw: unknown,
+	path: string,
+	contextOf?: TurnContext,
+): ChatMessage[] | undefined {
 	const v = structured(r, raw, path);
 	if (v === undefined || isBad(v)) return undefined;
 	if (!Array.isArray(v)) return r.fail(path, `expected array of messages, got ${typeName(v)}`);
@@ -180,6 +309,7 @@ export function messages(r: RowReader, raw: unknown, path: string): ChatMessage[
 	};
 	v.forEach((m, i) => {
 		const at = `${path}[${i}]`;
+		const issuesBefore = r.issues.length;
 		if (!isObject(m)) {
 			bad(at, `expected a message object, got ${typeName(m)}`);
 			return;
@@ -191,8 +321,17 @@ export function messages(r: RowReader, raw: unknown, path: string): ChatMessage[
 			return;
 		}
 		const content = messageText(r, m.content, `${at}.content`);
-		if (content === undefined) ok = false;
-		else out.push({ role, content });
+		const calls = toolCallsOf(r, m, at);
+		const context = contextOf ? contextOf(m, at) : undefined;
+		if (content === undefined || calls === null || r.issues.length > issuesBefore) {
+			ok = false;
+			return;
+		}
+		const msg: ChatMessage = { role, content };
+		if (context !== undefined && context.length > 0) msg.context = context;
+		if (calls !== undefined) msg.tool_calls = calls;
+		if (typeof m.tool_call_id === 'string') msg.tool_call_id = m.tool_call_id;
+		out.push(msg);
 	});
 	return ok ? out : undefined;
 }
@@ -213,8 +352,10 @@ export function chunks(
 	path: string,
 	keys: ChunkKeys,
 	need: 'content' | 'doc_uri' | 'either',
+	/** False for a field that holds one document as text (Azure `context`): never split. */
+	isList = true,
 ): { items: ExpectedChunk[]; lossy: boolean } | undefined {
-	const v = structured(r, raw, path);
+	const v = structured(r, isList ? splitCell(r, raw) : raw, path);
 	if (v === undefined || isBad(v)) return undefined;
 	const list = typeof v === 'string' ? [v] : v;
 	if (!Array.isArray(list)) return r.fail(path, `expected array of contexts, got ${typeName(v)}`);
@@ -264,7 +405,7 @@ export function chunks(
 	return ok ? { items, lossy } : undefined;
 }
 
-/** Narrows chunks read with `need: 'content'` to the retrieved-chunk type. */
+/** Chunks as retrieved context: both kinds share one shape (`doc_uri` or `content`, or both). */
 export function asRetrieved(items: ExpectedChunk[]): RetrievedChunk[] {
-	return items.filter((c): c is RetrievedChunk => c.content !== undefined);
+	return items;
 }

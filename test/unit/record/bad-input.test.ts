@@ -22,7 +22,7 @@ describe('bad rows: each row ends up in records or invalid, named by row and fie
 	it('accounts for every non-blank line exactly once, numbered by file line', () => {
 		const rows = [...res.records.map((r) => r.source.row), ...res.invalid.map((i) => i.row)].sort();
 		expect(rows).toEqual([1, 2, 3, 5, 6, 7]);
-		expect(res.records.map((r) => r.source.row)).toEqual([1]);
+		expect(res.records.map((r) => r.source.row)).toEqual([1, 6]);
 	});
 
 	it('a malformed JSONL line is one invalid row carrying the raw line; the rest continue', () => {
@@ -45,10 +45,18 @@ describe('bad rows: each row ends up in records or invalid, named by row and fie
 		expect(byRow.get(5)?.message).toMatch(/expected_response/);
 	});
 
-	it('a row with neither response nor trace is an error', () => {
-		expect(byRow.get(6)?.error).toBe(
-			'row 6: response: required (give a response or an MLflow trace)',
-		);
+	it('a row with a request and no response loads (a golden row); one with neither is an error', () => {
+		const golden = res.records.find((r) => r.source.row === 6);
+		expect(golden?.request).toBe('No answer?');
+		expect(golden?.response).toBeUndefined();
+		expect(golden?.source.present).toEqual({ request: true, response: false });
+		const out = loadDataset([{ expected_response: 'x' }, { request: 'q', expected_response: 'x' }]);
+		expect(out.invalid.map((i) => i.error)).toEqual([
+			'row 1: request: required (give request or response, or both)',
+		]);
+		expect(out.records.map((r) => r.request)).toEqual(['q']);
+		const azure = loadDataset([{ ground_truth: 'x', context: 'c' }], { schema: 'azure' });
+		expect(azure.invalid[0].error).toBe('row 1: query: required (give query or response, or both)');
 	});
 
 	it('reports every problem of a row, not only the first', () => {
@@ -65,7 +73,7 @@ describe('more wrong types', () => {
 			{ request: 'q', response: 'a', expected_facts: ['ok', 3] },
 			{ request: 'q', response: 'a', guidelines: { tone: ['polite'], lang: 'English' } },
 			{ request: 'q', response: 'a', expected_retrieved_context: [{ content: 'no uri' }] },
-			{ request: 'q', response: 'a', retrieved_context: [{ doc_uri: 'd' }] },
+			{ request: 'q', response: 'a', retrieved_context: [{ doc_uri: 'd' }, {}] },
 			{ request: { messages: [{ role: 'user', content: 5 }] }, response: 'a' },
 			'not an object',
 			{ request: 'q', response: 'a', trace: '{broken' },
@@ -75,7 +83,7 @@ describe('more wrong types', () => {
 			'row 1: expected_facts[1]: expected string, got number',
 			'row 2: guidelines.lang: expected array of strings, got string',
 			'row 3: expected_retrieved_context[0].doc_uri: required',
-			'row 4: retrieved_context[0].content: required (a retrieved chunk needs its text)',
+			'row 4: retrieved_context[1]: needs doc_uri or content',
 			'row 5: request.messages[0].content: expected string or content parts, got number',
 			'row 6: expected an object, got string',
 			expect.stringMatching(/^row 7: trace: not valid MLflow trace JSON/),

@@ -50,12 +50,23 @@ describe('Azure conversation (seed 000)', () => {
 		);
 	});
 
-	it('uses the last user and last assistant turns, keeps the full history and the raw citations', () => {
+	it('uses the last user and last assistant turns, keeps earlier turns with their citations', () => {
 		const multi = res.records[1];
 		expect(multi.request).toBe('What temperature is it rated to?');
 		expect(multi.response).toBe('It is rated to -5C.');
 		expect(multi.retrieved_context?.map((c) => c.doc_uri)).toEqual(['doc-cozynights', 'doc-care']);
-		expect(multi.history?.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+		// History is what came before the request: the judged reply is not repeated in it.
+		expect(multi.history?.map((m) => m.role)).toEqual(['user', 'assistant']);
+		expect(multi.history?.[1]).toEqual({
+			role: 'assistant',
+			content: 'Yes, we sell the CozyNights Sleeping Bag.',
+			context: [
+				{
+					doc_uri: 'doc-cozynights',
+					content: 'The CozyNights Sleeping Bag is rated to -5C and weighs 1.2kg.',
+				},
+			],
+		});
 		const raw = multi.request_raw as {
 			messages: { context?: { citations: { title: string }[] } }[];
 		};
@@ -63,7 +74,7 @@ describe('Azure conversation (seed 000)', () => {
 		expect(multi.metadata).toEqual({ conversation_id: 'c-42' });
 	});
 
-	it('rejects a conversation whose last user turn has no reply', () => {
+	it('loads a conversation that ends on the user turn without a response (a golden set)', () => {
 		const out = loadDataset(
 			[
 				{
@@ -72,14 +83,16 @@ describe('Azure conversation (seed 000)', () => {
 						{ role: 'user', content: 'Q?' },
 					],
 				},
+				{ messages: [{ role: 'assistant', content: 'Hi' }] },
 			],
-			{
-				schema: 'azure',
-			},
+			{ schema: 'azure' },
 		);
-		expect(out.records).toHaveLength(0);
-		expect(out.invalid[0].path).toBe('messages');
-		expect(out.invalid[0].message).toMatch(/assistant turn after the last user turn/);
+		expect(out.records).toHaveLength(1);
+		expect(out.records[0].request).toBe('Q?');
+		expect(out.records[0].response).toBeUndefined();
+		expect(out.records[0].history).toEqual([{ role: 'assistant', content: 'Hi' }]);
+		expect(out.records[0].source.present).toEqual({ request: true, response: false });
+		expect(out.invalid[0].error).toBe('row 2: messages: has no user turn');
 	});
 });
 
@@ -104,7 +117,7 @@ describe('Databricks (seed 002)', () => {
 		expect(split.history?.[1].role).toBe('assistant');
 		const rawArbitrary = JSON.parse(readFileSync(join(FIX, 'databricks.json'), 'utf8'))[3].request;
 		expect(arbitrary.request_raw).toEqual(rawArbitrary);
-		expect(JSON.parse(arbitrary.request)).toEqual(rawArbitrary);
+		expect(JSON.parse(arbitrary.request ?? '')).toEqual(rawArbitrary);
 	});
 
 	it('reads the choices response format and keeps the original', () => {
@@ -126,6 +139,74 @@ describe('Databricks (seed 002)', () => {
 		]);
 		expect(full.expected_retrieved_context).toEqual([{ doc_uri: 'docs/mlflow/overview.md' }]);
 		expect(full.metadata).toEqual({ team: 'platform' });
+	});
+
+	it('reads retrieved chunks with only doc_uri (content is optional in seed 002)', () => {
+		const out = valid(
+			loadDataset([
+				{
+					request: 'q',
+					response: 'a',
+					retrieved_context: [
+						{ doc_uri: 'docs/a.md' },
+						{ doc_uri: 'docs/b.md', content: 'B text' },
+						{ content: 'text only' },
+					],
+					expected_retrieved_context: [{ doc_uri: 'docs/b.md' }],
+				},
+			]),
+		);
+		expect(out.invalid).toEqual([]);
+		expect(out.records[0].retrieved_context).toEqual([
+			{ doc_uri: 'docs/a.md' },
+			{ doc_uri: 'docs/b.md', content: 'B text' },
+			{ content: 'text only' },
+		]);
+		expect(out.records[0].expected_retrieved_context).toEqual([{ doc_uri: 'docs/b.md' }]);
+		// The same row as CSV, with the chunk list as a JSON cell.
+		const csv = loadDataset(
+			'request,response,retrieved_context\nq,a,"[{""doc_uri"": ""docs/a.md""}]"\n',
+		);
+		expect(csv.records[0].retrieved_context).toEqual([{ doc_uri: 'docs/a.md' }]);
+	});
+
+	it('keeps OpenAI tool calls structured, pairing results by call id', () => {
+		const out = valid(
+			loadDataset(
+				[
+					{
+						messages: [
+							{ role: 'user', content: 'Weather in Oslo?' },
+							{
+								role: 'assistant',
+								content: null,
+								tool_calls: [
+									{
+										id: 'c1',
+										type: 'function',
+										function: { name: 'weather', arguments: '{"city": "Oslo"}' },
+									},
+								],
+							},
+							{ role: 'tool', tool_call_id: 'c1', content: '{"temp": -3}' },
+							{ role: 'assistant', content: 'It is -3 C in Oslo.' },
+						],
+						tool_definitions: [{ name: 'weather', parameters: { type: 'object' } }],
+					},
+					{ query: 'q', response: 'a', tool_definitions: [{ description: 'no name' }] },
+				],
+				{ schema: 'azure' },
+			),
+		);
+		const [rec] = out.records;
+		expect(rec.response).toBe('It is -3 C in Oslo.');
+		expect(rec.tool_calls).toEqual([
+			{ id: 'c1', name: 'weather', arguments: { city: 'Oslo' }, result: '{"temp": -3}' },
+		]);
+		expect(rec.tool_definitions).toEqual([{ name: 'weather', parameters: { type: 'object' } }]);
+		expect(out.invalid[0].error).toBe(
+			'row 2: tool_definitions[0].name: expected string, got undefined',
+		);
 	});
 
 	it('reads a chat-agent {messages} response and an arbitrary dict response', () => {
@@ -369,6 +450,40 @@ describe('CSV', () => {
 		const out = loadDataset('request,response\n[draft] what is x?,{see docs}\n');
 		expect(out.records[0].request).toBe('[draft] what is x?');
 		expect(out.records[0].response).toBe('{see docs}');
+	});
+
+	it('splits list cells on the List Delimiter in any CSV; JSON cells stay JSON', () => {
+		const text =
+			'request,response,expected_facts,retrieved_context\n' +
+			'q1,a1,fact one; fact two,"[{""doc_uri"": ""d1""}]"\n' +
+			'q2,a2,"[""a;b""]",doc text\n';
+		const out = valid(loadDataset(text, { listDelimiter: ';' }));
+		expect(out.records[0].expected_facts).toEqual(['fact one', 'fact two']);
+		expect(out.records[0].retrieved_context).toEqual([{ doc_uri: 'd1' }]);
+		expect(out.records[1].expected_facts).toEqual(['a;b']);
+		expect(out.records[1].retrieved_context).toEqual([{ content: 'doc text' }]);
+		// Without the option a Databricks CSV splits nothing, and a list cell of text is an error.
+		expect(loadDataset(text).invalid[0].error).toBe(
+			'row 1: expected_facts: expected array of strings, got string',
+		);
+	});
+
+	it('splits DeepEval list cells on | by default; another delimiter can be given', () => {
+		const csv = 'input,actual_output,retrieval_context\nq,a,one | two\n';
+		expect(loadDataset(csv).records[0].retrieved_context).toEqual([
+			{ content: 'one' },
+			{ content: 'two' },
+		]);
+		const semi = 'input,actual_output,retrieval_context\nq,a,one|x;two\n';
+		expect(loadDataset(semi, { listDelimiter: ';' }).records[0].retrieved_context).toEqual([
+			{ content: 'one|x' },
+			{ content: 'two' },
+		]);
+		// Azure `context` is one document, never a list: it is not split.
+		expect(
+			loadDataset('query,response,context\nq,a,x;y\n', { listDelimiter: ';' }).records[0]
+				.retrieved_context,
+		).toEqual([{ content: 'x;y' }]);
 	});
 
 	it('reads tab- and semicolon-separated files', () => {

@@ -88,7 +88,6 @@ describe('field mapping', () => {
 		});
 		expect(bad.invalid[0].issues).toEqual([
 			{ path: 'ctx', message: 'expected array of strings, got string' },
-			{ path: 'actual_output', message: 'required (give a response or an MLflow trace)' },
 		]);
 	});
 
