@@ -5,7 +5,7 @@
  */
 import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
-import type { Governor } from './governor';
+import type { Governor, RowClock } from './governor';
 import type { ChatMessage, ChatResult, ModelSource, ResponseMode } from './model';
 import { coerceInput, InputError } from '../core/inputs';
 import { parseReply, truncate } from './parse';
@@ -125,7 +125,7 @@ function replyProblem(r: ChatResult): string | null {
 	if (r.finishReason === 'length') {
 		return 'the judge reply was cut off at the token limit (finish_reason length); raise max tokens';
 	}
-	if (r.content.trim() === '') return 'the judge model returned an empty reply';
+	// An empty reply is re-asked once like an unparseable one (parseReply names it).
 	return null;
 }
 
@@ -282,6 +282,8 @@ async function judgeRow(
 		modeCache.get(ctx.source) ?? (ctx.source.supportsResponseFormat ? 'json_schema' : 'text');
 	let reask: ChatMessage[] = [];
 	let reasked = false;
+	// One deadline across all of this row's calls (retries, format fallbacks, the re-ask).
+	const clock: RowClock = {};
 	const fail = (error: string, details: Record<string, unknown> = {}): Score => ({
 		...base,
 		value: null,
@@ -324,7 +326,7 @@ async function judgeRow(
 						maxTokens: ctx.maxTokens,
 						signal,
 					}),
-				{ signal: ctx.signal, headersOf: (r) => r.headers },
+				{ signal: ctx.signal, headersOf: (r) => r.headers, clock },
 			);
 			attempts += governed.attempts;
 			result = governed.value;
@@ -374,7 +376,10 @@ async function judgeRow(
 		}
 		reasked = true;
 		reask = [
-			{ role: 'assistant', content: truncate(result.content, 4000) },
+			// An empty assistant turn is rejected by some servers; the user turn says it was empty.
+			...(result.content.trim() === ''
+				? []
+				: [{ role: 'assistant' as const, content: truncate(result.content, 4000) }]),
 			{
 				role: 'user',
 				content: `Your reply could not be used: ${parsed.error}. Answer again with only the required format.`,
