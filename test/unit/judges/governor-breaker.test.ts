@@ -13,6 +13,16 @@ const paced429 = (ms = 1): ModelCallError =>
 	});
 const fast = { backoffBaseMs: 1, backoffMaxMs: 2 };
 
+/** The error a governed call rejected with; fails the test if it resolved. */
+async function failure(p: Promise<unknown>): Promise<ModelCallError> {
+	return p.then(
+		() => {
+			throw new Error('expected the call to fail');
+		},
+		(e: ModelCallError) => e,
+	);
+}
+
 async function settle<T>(ps: Promise<T>[]): Promise<Array<T | ModelCallError>> {
 	return Promise.all(ps.map((p) => p.catch((e: ModelCallError) => e)));
 }
@@ -153,12 +163,12 @@ describe('rate limits with a server-given wait', () => {
 	it("end at the row's deadline with an error naming the deadline and the rate limit", async () => {
 		const gov = new Governor({ rowDeadlineMs: 60 });
 		let calls = 0;
-		const e = await gov
-			.run('k', async () => {
+		const e = await failure(
+			gov.run('k', async () => {
 				calls++;
 				throw paced429(10);
-			})
-			.catch((x: ModelCallError) => x);
+			}),
+		);
 		expect(e).toMatchObject({ kind: 'deadline' });
 		expect(e.message).toMatch(
 			/^the row's deadline of 60 ms passed after \d+ attempts; last error: rate limited \(429\): slow down \(option Row Deadline\)$/,
@@ -171,12 +181,12 @@ describe('rate limits with a server-given wait', () => {
 	it('without a wait they are ordinary retries, bounded by Max Retries', async () => {
 		const gov = new Governor({ ...fast, maxRetries: 2 });
 		let calls = 0;
-		const e = await gov
-			.run('k', async () => {
+		const e = await failure(
+			gov.run('k', async () => {
 				calls++;
 				throw new ModelCallError('rate_limit', 'rate limited (429): no hint', { status: 429 });
-			})
-			.catch((x: ModelCallError) => x);
+			}),
+		);
 		expect(calls).toBe(3);
 		expect(e.message).toMatch(/gave up after 3 attempts/);
 	});
@@ -186,12 +196,12 @@ describe('timeouts and deadlines', () => {
 	it('a timed-out call is retried once by default, whatever Max Retries says', async () => {
 		const gov = new Governor({ ...fast, timeoutMs: 10, maxRetries: 4 });
 		let calls = 0;
-		const e = await gov
-			.run('k', () => {
+		const e = await failure(
+			gov.run('k', () => {
 				calls++;
 				return new Promise<never>(() => undefined);
-			})
-			.catch((x: ModelCallError) => x);
+			}),
+		);
 		expect(calls).toBe(2);
 		expect(e).toMatchObject({ kind: 'timeout', attempts: 2 });
 		expect(e.message).toMatch(/did not answer within 10 ms \(gave up after 2 timed-out attempts\)/);
@@ -202,9 +212,7 @@ describe('timeouts and deadlines', () => {
 		const clock: RowClock = {};
 		await gov.run('k', async () => new Promise((r) => setTimeout(() => r(1), 25)), { clock });
 		const t0 = Date.now();
-		const e = await gov
-			.run('k', () => new Promise<never>(() => undefined), { clock })
-			.catch((x: ModelCallError) => x);
+		const e = await failure(gov.run('k', () => new Promise<never>(() => undefined), { clock }));
 		expect(Date.now() - t0).toBeLessThan(500);
 		expect(e).toMatchObject({ kind: 'deadline', attempts: 1 });
 		expect(e.message).toMatch(/^the row's deadline of 40 ms passed after 1 attempt \(option Row/);
