@@ -34,6 +34,8 @@ export interface GovernorOptions {
 	random?: () => number;
 	/** Observes each scheduled retry (logging, tests); messages are already secret-free. */
 	onRetry?: (info: RetryInfo) => void;
+	/** Observes the breaker's transitions (open, closed again, unavailable for the execution). */
+	onBreaker?: (key: string, state: BreakerState) => void;
 }
 
 /** One scheduled retry. */
@@ -68,6 +70,7 @@ interface Waiter {
 }
 
 interface Lane {
+	key: string;
 	active: number;
 	queue: Waiter[];
 	/** The first fatal error: later ones never replace it. */
@@ -122,6 +125,7 @@ export class Governor {
 	private readonly maxRetryAfterMs: number;
 	private readonly random: () => number;
 	private readonly onRetry?: (info: RetryInfo) => void;
+	private readonly onBreaker?: (key: string, state: BreakerState) => void;
 	private readonly lanes = new Map<string, Lane>();
 
 	constructor(opts: GovernorOptions = {}) {
@@ -139,6 +143,7 @@ export class Governor {
 		this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
 		this.random = opts.random ?? Math.random;
 		this.onRetry = opts.onRetry;
+		this.onBreaker = opts.onBreaker;
 	}
 
 	/** The first fatal error recorded for a key, if any call with it failed unrecoverably. */
@@ -341,6 +346,7 @@ export class Governor {
 		if (lane.openUntil > 0 && !lane.unavailable) {
 			lane.openUntil = 0;
 			lane.probing = false;
+			this.onBreaker?.(lane.key, 'closed');
 			this.notify(lane);
 		}
 	}
@@ -352,6 +358,7 @@ export class Governor {
 		if (probe) {
 			lane.probing = false;
 			lane.unavailable = this.unavailableText(lane, true);
+			this.onBreaker?.(lane.key, 'unavailable');
 			this.notify(lane);
 			return;
 		}
@@ -359,8 +366,10 @@ export class Governor {
 		if (this.breakerCooldownMs === 0) {
 			lane.unavailable = this.unavailableText(lane, false);
 			lane.openUntil = Date.now();
+			this.onBreaker?.(lane.key, 'unavailable');
 		} else {
 			lane.openUntil = Date.now() + this.breakerCooldownMs;
+			this.onBreaker?.(lane.key, 'open');
 		}
 		this.notify(lane);
 	}
@@ -423,6 +432,7 @@ export class Governor {
 		let lane = this.lanes.get(key);
 		if (!lane) {
 			lane = {
+				key,
 				active: 0,
 				queue: [],
 				pausedUntil: 0,

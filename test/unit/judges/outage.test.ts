@@ -100,14 +100,17 @@ describe('a model down for good', () => {
 
 describe('a model only briefly down', () => {
 	it('a burst of 5xx that opens the breaker: the probe finds it back and every row is scored', async () => {
-		let n = 0;
-		server.setDefault(() => (n++ < 10 ? faults.unavailable() : good));
-		const states = new Set<string>();
-		const governor = new Governor({ backoffBaseMs: 2, concurrency: 8, breakerCooldownMs: 30 });
-		const poll = setInterval(() => states.add(governor.breakerState(source.key)), 1);
+		const states: string[] = [];
+		// 503 until enough consecutive failures have opened the breaker, then back up
+		server.setDefault(() => (states.length === 0 ? faults.unavailable() : good));
+		const governor = new Governor({
+			backoffBaseMs: 2,
+			concurrency: 8,
+			breakerCooldownMs: 30,
+			onBreaker: (_key, state) => states.push(state),
+		});
 		const scores = await runJudges(groundedness as JudgeDecl, rowsOf(30), { source, governor });
-		clearInterval(poll);
-		expect(states.has('open')).toBe(true);
+		expect(states).toEqual(['open', 'closed']);
 		expect(scores.map((s) => s.status)).toEqual(Array(30).fill('ok'));
 		expect(governor.breakerState(source.key)).toBe('closed');
 	});
@@ -120,6 +123,38 @@ describe('a model only briefly down', () => {
 		expect(scores.map((s) => s.status)).toEqual(Array(20).fill('ok'));
 		expect(Math.max(...scores.map((s) => s.attempts ?? 0))).toBeGreaterThan(3);
 		expect(server.chatRequests().length).toBe(120 + 20);
+	});
+});
+
+describe('fatal errors at concurrency 8', () => {
+	it('the first fatal error is kept, and a row whose own call was rate-limited says so', async () => {
+		let n = 0;
+		server.setDefault(() => {
+			const k = n++;
+			if (k === 0) return { status: 401, error: { message: 'bad key' }, delayMs: 40 };
+			if (k === 1) return { status: 403, error: { message: 'no access' }, delayMs: 80 };
+			return faults.rateLimited(0.01);
+		});
+		const { scores, governor } = await judge(20, { concurrency: 8 });
+		expect(governor.fatalError(source.key)?.message).toMatch(/^authentication failed \(401\)/);
+		const errors = scores.map((s) => String(s.error));
+		const own401 = errors.filter(
+			(e) =>
+				/^Groundedness: authentication failed \(401\): bad key/.test(e) && !/not called/.test(e),
+		);
+		expect(own401).toHaveLength(1);
+		expect(errors.filter((e) => /^Groundedness: permission denied \(403\)/.test(e))).toHaveLength(
+			1,
+		);
+		const limited = errors.filter((e) => /^Groundedness: rate limited \(429\)/.test(e));
+		expect(limited.length).toBeGreaterThan(0);
+		for (const e of limited)
+			expect(e).toMatch(
+				/; not retried, because another call with this credential and model failed: authentication failed \(401\)/,
+			);
+		const notCalled = errors.filter((e) => /\(not called: an earlier call/.test(e));
+		expect(1 + 1 + limited.length + notCalled.length).toBe(20);
+		for (const s of scores) expect(s).toMatchObject({ status: 'error', value: null, pass: null });
 	});
 });
 
