@@ -120,7 +120,7 @@ export function formatFields(
 export function rowLabel(item: INodeExecutionData, index: number): string {
 	const id = item.json.request_id;
 	return typeof id === 'string' || typeof id === 'number'
-		? `row ${index + 1} (request_id ${String(id)})`
+		? `row ${index + 1} (request_id ${JSON.stringify(id)})`
 		: `row ${index + 1}`;
 }
 

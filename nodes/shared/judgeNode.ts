@@ -18,7 +18,7 @@ import {
 } from 'n8n-workflow';
 import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
 import type { Score } from '../../src/core/types';
-import { Governor } from '../../src/judges/governor';
+import { Governor, type GovernorOptions } from '../../src/judges/governor';
 import {
 	createChatModelSource,
 	createOpenAIModelSource,
@@ -201,22 +201,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 						typeOptions: { minValue: 1, maxValue: 256 },
 						description: 'Judge calls in flight at once for this node',
 					},
-					{
-						displayName: 'Timeout (Seconds)',
-						name: 'timeoutSeconds',
-						type: 'number',
-						default: 60,
-						typeOptions: { minValue: 1 },
-						description: 'Per call; a timed-out call is retried, then reported as an error',
-					},
-					{
-						displayName: 'Max Retries',
-						name: 'maxRetries',
-						type: 'number',
-						default: 4,
-						typeOptions: { minValue: 0, maxValue: 10 },
-						description: 'Retries for rate limits, server errors, resets and timeouts',
-					},
+					...runtimeOptions,
 					{
 						displayName: 'Result Key',
 						name: 'resultKey',
@@ -230,6 +215,90 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 	};
 }
 
+/** Retry, deadline and circuit-breaker options; their defaults are the Governor's. */
+const runtimeOptions: INodeProperties[] = [
+	{
+		displayName: 'Timeout (Seconds)',
+		name: 'timeoutSeconds',
+		type: 'number',
+		default: 60,
+		typeOptions: { minValue: 1 },
+		description: 'Longest single call; a timed-out call is retried at most Timeout Retries times',
+	},
+	{
+		displayName: 'Timeout Retries',
+		name: 'timeoutRetries',
+		type: 'number',
+		default: 1,
+		typeOptions: { minValue: 0, maxValue: 10 },
+		description: 'How many of the retries may follow a timeout',
+	},
+	{
+		displayName: 'Max Retries',
+		name: 'maxRetries',
+		type: 'number',
+		default: 4,
+		typeOptions: { minValue: 0, maxValue: 10 },
+		description:
+			'Retries for server errors, resets, timeouts and rate limits without a wait. A rate limit whose reply says how long to wait (Retry-After) is waited out until the Row Deadline instead.',
+	},
+	{
+		displayName: 'Row Deadline (Seconds)',
+		name: 'rowDeadlineSeconds',
+		type: 'number',
+		default: 180,
+		typeOptions: { minValue: 0 },
+		description:
+			"One row's budget across all its calls, retries and waits, from its first call; then it leaves with an error. 0 = no limit.",
+	},
+	{
+		displayName: 'Node Deadline (Seconds)',
+		name: 'nodeDeadlineSeconds',
+		type: 'number',
+		default: 0,
+		typeOptions: { minValue: 0 },
+		description:
+			'Budget of the whole node; rows not judged by then leave with an error naming the deadline. 0 = no limit.',
+	},
+	{
+		displayName: 'Circuit Breaker Failures',
+		name: 'breakerThreshold',
+		type: 'number',
+		default: 5,
+		typeOptions: { minValue: 0 },
+		description:
+			'Consecutive failed calls (server errors, resets, timeouts; not rate limits) after which the model is treated as down. 0 = never.',
+	},
+	{
+		displayName: 'Circuit Breaker Cool-Down (Seconds)',
+		name: 'breakerCooldownSeconds',
+		type: 'number',
+		default: 10,
+		typeOptions: { minValue: 0 },
+		description:
+			'After the breaker opens, wait this long and probe with one call: if it answers, judging resumes; if not, every remaining row leaves with "judge model unavailable". 0 = no probe.',
+	},
+];
+
+/** Governor settings from the node's Options; absent or invalid values take the defaults. */
+export function governorOptions(options: IDataObject): GovernorOptions {
+	const num = (name: string, fallback: number, min = 0): number => {
+		const v = options[name];
+		return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
+	};
+	return {
+		concurrency: num('concurrency', 8, 1),
+		timeoutMs: num('timeoutSeconds', 60, 0.001) * 1000,
+		timeoutRetries: num('timeoutRetries', 1),
+		maxRetries: num('maxRetries', 4),
+		rowDeadlineMs: num('rowDeadlineSeconds', 180) * 1000,
+		nodeDeadlineMs: num('nodeDeadlineSeconds', 0) * 1000,
+		breakerThreshold: num('breakerThreshold', 5),
+		breakerCooldownMs: num('breakerCooldownSeconds', 10) * 1000,
+	};
+}
+
+/** How an error names a row: its position, and its request_id when it has one. */
 async function connectedChatModel(ctx: IExecuteFunctions): Promise<unknown> {
 	const inputs = ctx.getNodeInputs?.() ?? [];
 	if (!inputs.some((i) => i.type === NodeConnectionTypes.AiLanguageModel)) return undefined;
@@ -265,11 +334,7 @@ export async function executeJudge(
 	const items = this.getInputData();
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const source = await resolveSource(this);
-	const governor = new Governor({
-		concurrency: (options.concurrency as number) || 8,
-		timeoutMs: ((options.timeoutSeconds as number) || 60) * 1000,
-		maxRetries: (options.maxRetries as number | undefined) ?? 4,
-	});
+	const governor = new Governor(governorOptions(options));
 	const signal = this.getExecutionCancelSignal?.();
 	const modelOverride = (this.getNodeParameter('model', 0, '') as string) || undefined;
 	const temperature = (options.temperature as number | undefined) ?? 0;

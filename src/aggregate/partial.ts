@@ -228,10 +228,10 @@ function tokenCount(x: unknown): number | undefined {
 	return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 ? x : undefined;
 }
 
-function addUsage(into: UsagePartial, usage: Json): void {
+function addUsage(into: UsagePartial, usage: Json, calls: number): void {
 	const p = tokenCount(usage.promptTokens) ?? 0;
 	const c = tokenCount(usage.completionTokens) ?? 0;
-	into.calls++;
+	into.calls += calls;
 	into.promptTokens += p;
 	into.completionTokens += c;
 	into.totalTokens += tokenCount(usage.totalTokens) ?? p + c;
@@ -359,11 +359,15 @@ function addRow(g: GroupBuilder, json: Json, config: PartialConfig, registry: Re
 	const evals = isObject(json.eval) ? json.eval : {};
 	for (const [key, score] of Object.entries(evals)) {
 		addMetric(g, key, score);
-		if (isObject(score) && isObject(score.usage)) {
+		// A judge Score's `attempts` counts its HTTP calls (retries and re-asks included); calls
+		// that all failed still cost requests, so they count even without token usage.
+		const calls = isObject(score) ? tokenCount(score.attempts) : undefined;
+		if (isObject(score) && (isObject(score.usage) || (calls ?? 0) > 0)) {
 			const model =
 				typeof score.model === 'string' && score.model !== '' ? score.model : '(unknown)';
-			addUsage((g.costByModel[model] ??= emptyUsage()), score.usage);
-			addUsage((g.costByMetric[key] ??= emptyUsage()), score.usage);
+			const usage = isObject(score.usage) ? score.usage : {};
+			addUsage((g.costByModel[model] ??= emptyUsage()), usage, calls ?? 1);
+			addUsage((g.costByMetric[key] ??= emptyUsage()), usage, calls ?? 1);
 		}
 	}
 	for (const f of AGENT_FIELDS) {

@@ -12,7 +12,11 @@ export type ModelErrorKind =
 	| 'bad_request'
 	| 'response_format_unsupported'
 	| 'fatal'
-	| 'aborted';
+	| 'aborted'
+	/** The circuit breaker is open for the endpoint+model: no call was made. */
+	| 'unavailable'
+	/** The row's or the node's deadline passed before the judge answered. */
+	| 'deadline';
 
 /** A failed model call, classified for retry decisions, with a readable secret-free message. */
 export class ModelCallError extends Error {
@@ -49,6 +53,70 @@ export class ModelCallError extends Error {
 	get fatal(): boolean {
 		return this.kind === 'fatal';
 	}
+
+	/** A rate limit with a server-given wait: retried until the row's deadline, not counted. */
+	get paced(): boolean {
+		return this.kind === 'rate_limit' && this.retryAfterMs !== undefined;
+	}
+}
+
+/** Node/undici error codes of the `cause` chain, with what they mean to a user. */
+const CAUSES: Record<string, string> = {
+	ECONNREFUSED: 'connection refused: nothing listens at that host and port',
+	ECONNRESET: 'connection reset by the server',
+	UND_ERR_SOCKET: 'the server closed the connection before answering',
+	EPIPE: 'the server closed the connection while the request was sent',
+	ETIMEDOUT: 'connecting timed out',
+	UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
+	UND_ERR_HEADERS_TIMEOUT: 'the server sent no response headers in time',
+	UND_ERR_BODY_TIMEOUT: 'the server stopped sending the response body',
+	ENOTFOUND: 'DNS lookup failed: no such host',
+	EAI_AGAIN: 'DNS lookup failed temporarily',
+	EHOSTUNREACH: 'host unreachable',
+	ENETUNREACH: 'network unreachable',
+};
+
+/** TLS failures that no retry fixes: the certificate or the protocol is wrong. */
+const TLS_CODE =
+	/^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|ERR_TLS_|ERR_SSL_|EPROTO$|HOSTNAME_MISMATCH)/;
+
+/** The first error code (and its message) found along an error's `cause` chain. */
+function codeInChain(err: unknown): { code?: string; message?: string } {
+	let cur: unknown = err;
+	let message: string | undefined;
+	for (let depth = 0; depth < 8 && typeof cur === 'object' && cur !== null; depth++) {
+		const e = cur as { code?: unknown; message?: unknown; cause?: unknown };
+		if (typeof e.message === 'string' && e.message !== '') message = e.message;
+		if (typeof e.code === 'string' && e.code !== '') return { code: e.code, message };
+		cur = e.cause;
+	}
+	return { message };
+}
+
+/**
+ * Names the cause of a connection failure from the `cause` chain (`fetch failed` alone says
+ * nothing): ECONNRESET, ECONNREFUSED, DNS and TLS codes. TLS certificate/protocol errors and
+ * unknown hosts are `fatal` (a retry cannot fix a wrong URL or certificate); the rest retryable.
+ */
+export function connectionError(
+	err: unknown,
+	secrets: ReadonlyArray<string | undefined> = [],
+): ModelCallError {
+	const { code, message } = codeInChain(err);
+	const tls = code !== undefined && TLS_CODE.test(code);
+	let what: string;
+	if (code === undefined) what = message ?? 'unknown cause';
+	else if (tls)
+		what = `${code} (TLS handshake failed: check the base URL's scheme and the server certificate)`;
+	else what = `${code} (${CAUSES[code] ?? firstLine(message ?? 'no detail')})`;
+	const text = redact(`connection to the judge model failed: ${what}`, secrets);
+	if (tls || code === 'ENOTFOUND')
+		return new ModelCallError('fatal', `${text}. Check the base URL of the judge credential.`);
+	return new ModelCallError('connection', text);
+}
+
+function firstLine(s: string): string {
+	return s.split('\n')[0].trim();
 }
 
 const KEY_LIKE = /\bsk-[A-Za-z0-9_\-*.]{8,}/g;

@@ -1,16 +1,30 @@
 /**
- * The call governor: one per node execution, shared by all its items. It caps concurrency per
- * credential+model key, times out each attempt, retries transient failures with exponential
- * backoff and full jitter (honouring Retry-After and rate-limit headers), and fails fast and once
- * on errors that no retry can fix (bad key, missing model, exhausted quota).
+ * The call governor: one per node execution, shared by all its items. Per credential+model key it
+ * caps concurrency, times out each attempt, retries transient failures with exponential backoff
+ * and full jitter, waits out rate limits the server paces (Retry-After, rate-limit headers) until
+ * the row's deadline, fails fast and once on errors no retry can fix (bad key, missing model,
+ * exhausted quota), and opens a circuit breaker when an endpoint keeps failing, so a model that is
+ * down costs a handful of calls and seconds, not every row's full retry budget.
  */
 import { ModelCallError, parseDuration } from './errors';
 
-/** Tunables; the defaults are the issue's (8 concurrent, 60 s per call, 4 retries). */
+/** Tunables. Defaults: 8 concurrent, 60 s per attempt, 4 retries, 1 timeout retry, 180 s per row. */
 export interface GovernorOptions {
 	concurrency?: number;
+	/** Longest single attempt. */
 	timeoutMs?: number;
+	/** Retries for server errors, resets, timeouts and rate limits that give no wait. */
 	maxRetries?: number;
+	/** Of those retries, how many may follow a timeout (a hung model is rarely cured by waiting). */
+	timeoutRetries?: number;
+	/** One row's budget across all its attempts and waits, from its first call; 0 = none. */
+	rowDeadlineMs?: number;
+	/** The whole execution's budget, from the governor's creation; 0 = none. */
+	nodeDeadlineMs?: number;
+	/** Consecutive retryable failures (no success between) that open the breaker; 0 = never. */
+	breakerThreshold?: number;
+	/** Wait before one probe call once the breaker is open; 0 = no probe, stay open. */
+	breakerCooldownMs?: number;
 	/** First backoff ceiling; doubles per attempt up to `backoffMaxMs` (full jitter below it). */
 	backoffBaseMs?: number;
 	backoffMaxMs?: number;
@@ -20,6 +34,8 @@ export interface GovernorOptions {
 	random?: () => number;
 	/** Observes each scheduled retry (logging, tests); messages are already secret-free. */
 	onRetry?: (info: RetryInfo) => void;
+	/** Observes the breaker's transitions (open, closed again, unavailable for the execution). */
+	onBreaker?: (key: string, state: BreakerState) => void;
 }
 
 /** One scheduled retry. */
@@ -31,11 +47,22 @@ export interface RetryInfo {
 	error: ModelCallError;
 }
 
-/** A governed call's value and how many attempts it took. */
+/** A governed call's value and how many attempts (HTTP calls) it took. */
 export interface GovernedResult<T> {
 	value: T;
 	attempts: number;
 }
+
+/**
+ * A row's clock, shared by all the governed calls of one row (re-asks, format fallbacks), so the
+ * row deadline spans them. It starts at the row's first call, not while the row waits for a slot.
+ */
+export interface RowClock {
+	startedAt?: number;
+}
+
+/** State of an endpoint+model's circuit breaker, for diagnostics and tests. */
+export type BreakerState = 'closed' | 'open' | 'probing' | 'unavailable';
 
 interface Waiter {
 	resolve: () => void;
@@ -43,47 +70,103 @@ interface Waiter {
 }
 
 interface Lane {
+	key: string;
 	active: number;
 	queue: Waiter[];
+	/** The first fatal error: later ones never replace it. */
 	fatal?: ModelCallError;
 	/** Epoch ms before which no new call starts: a reply said a rate-limit budget is spent. */
 	pausedUntil: number;
+	/** HTTP calls made for this key. */
+	calls: number;
+	/** Consecutive retryable failures, reset by any answer from the server. */
+	failures: number;
+	lastFailure?: ModelCallError;
+	/** While > 0 the breaker is open; the first caller after this time is the probe. */
+	openUntil: number;
+	probing: boolean;
+	/** Set once the breaker gave up on the key for the rest of the execution. */
+	unavailable?: ModelCallError;
+	/** Rows waiting for the breaker to change state. */
+	watchers: Array<() => void>;
+}
+
+interface Limit {
+	at: number;
+	which: 'row' | 'node';
+	ms: number;
 }
 
 function abortedError(): ModelCallError {
 	return new ModelCallError('aborted', 'the evaluation was cancelled before the judge answered');
 }
 
+function seconds(ms: number): string {
+	return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`;
+}
+
 /**
- * Concurrency, timeouts and retries for judge calls. Create one per node execution and pass it to
- * every item's call, so the cap is shared and a fatal error is reported once for the execution;
- * lanes are per instance, so concurrent executions never see each other's state.
+ * Concurrency, timeouts, retries, deadlines and the circuit breaker for judge calls. Create one
+ * per node execution and pass it to every item's call, so the cap is shared and a fatal error is
+ * reported once for the execution; lanes are per instance, so executions never share state.
  */
 export class Governor {
 	readonly concurrency: number;
 	readonly timeoutMs: number;
 	readonly maxRetries: number;
+	readonly timeoutRetries: number;
+	readonly rowDeadlineMs: number;
+	readonly nodeDeadlineMs: number;
+	readonly breakerThreshold: number;
+	readonly breakerCooldownMs: number;
+	private readonly createdAt = Date.now();
 	private readonly backoffBaseMs: number;
 	private readonly backoffMaxMs: number;
 	private readonly maxRetryAfterMs: number;
 	private readonly random: () => number;
 	private readonly onRetry?: (info: RetryInfo) => void;
+	private readonly onBreaker?: (key: string, state: BreakerState) => void;
 	private readonly lanes = new Map<string, Lane>();
 
 	constructor(opts: GovernorOptions = {}) {
+		const count = (v: number | undefined, d: number): number => Math.max(0, Math.floor(v ?? d));
 		this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 8));
 		this.timeoutMs = opts.timeoutMs ?? 60_000;
-		this.maxRetries = Math.max(0, Math.floor(opts.maxRetries ?? 4));
+		this.maxRetries = count(opts.maxRetries, 4);
+		this.timeoutRetries = count(opts.timeoutRetries, 1);
+		this.rowDeadlineMs = Math.max(0, opts.rowDeadlineMs ?? 180_000);
+		this.nodeDeadlineMs = Math.max(0, opts.nodeDeadlineMs ?? 0);
+		this.breakerThreshold = count(opts.breakerThreshold, 5);
+		this.breakerCooldownMs = Math.max(0, opts.breakerCooldownMs ?? 10_000);
 		this.backoffBaseMs = opts.backoffBaseMs ?? 500;
 		this.backoffMaxMs = opts.backoffMaxMs ?? 30_000;
 		this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
 		this.random = opts.random ?? Math.random;
 		this.onRetry = opts.onRetry;
+		this.onBreaker = opts.onBreaker;
 	}
 
-	/** The fatal error recorded for a key, if any call with it failed unrecoverably. */
+	/** The first fatal error recorded for a key, if any call with it failed unrecoverably. */
 	fatalError(key: string): ModelCallError | undefined {
 		return this.lanes.get(key)?.fatal;
+	}
+
+	/** The breaker's verdict for a key once it stopped calling it, if it did. */
+	unavailableError(key: string): ModelCallError | undefined {
+		return this.lanes.get(key)?.unavailable;
+	}
+
+	/** Where the key's circuit breaker stands. */
+	breakerState(key: string): BreakerState {
+		const lane = this.lanes.get(key);
+		if (lane?.unavailable) return 'unavailable';
+		if (!lane || lane.openUntil === 0) return 'closed';
+		return lane.probing ? 'probing' : 'open';
+	}
+
+	/** HTTP calls made for `key` so far, retries and probes included. */
+	calls(key: string): number {
+		return this.lanes.get(key)?.calls ?? 0;
 	}
 
 	/** Milliseconds new calls for `key` still wait because a rate-limit budget is spent. */
@@ -97,8 +180,9 @@ export class Governor {
 	}
 
 	/**
-	 * Runs `fn` under the key's concurrency cap with timeout and retries. `fn` receives a signal
-	 * that fires on timeout or cancellation. Rejects with a `ModelCallError` carrying `attempts`.
+	 * Runs `fn` under the key's concurrency cap, deadlines and breaker, with timeout and retries.
+	 * `fn` receives a signal that fires on timeout or cancellation. Rejects with a
+	 * `ModelCallError` carrying `attempts`; the error is this row's own, never another row's.
 	 */
 	async run<T>(
 		key: string,
@@ -107,29 +191,65 @@ export class Governor {
 			signal?: AbortSignal;
 			/** Response headers of a successful value, read for exhausted rate-limit budgets. */
 			headersOf?: (value: T) => Record<string, string> | undefined;
+			/** The row's clock when one row makes several governed calls. */
+			clock?: RowClock;
 		} = {},
 	): Promise<GovernedResult<T>> {
 		const lane = this.lane(key);
 		const outer = opts.signal;
+		const clock = opts.clock ?? {};
 		let attempts = 0;
+		let retries = 0;
+		let timeouts = 0;
+		/** This row's latest retryable error. */
+		let last: ModelCallError | undefined;
+		const stop = (e: ModelCallError): ModelCallError => withAttempts(e, attempts);
+		const aborted = (): ModelCallError => stop(abortedError());
 		for (;;) {
-			if (lane.fatal) throw withAttempts(lane.fatal, attempts);
-			if (outer?.aborted) throw withAttempts(abortedError(), attempts);
+			if (outer?.aborted) throw aborted();
+			const blocked = this.blocked(lane, last, attempts);
+			if (blocked) throw stop(blocked);
+			const limit = this.limit(clock);
+			if (limit && Date.now() >= limit.at) throw stop(deadlineError(limit, attempts, last));
+			const wait = this.breakerWait(lane);
+			if (wait !== undefined) {
+				await this.watch(lane, bounded(wait, limit), outer).catch(() => {
+					throw aborted();
+				});
+				continue;
+			}
 			const pause = lane.pausedUntil - Date.now();
 			if (pause > 0) {
-				await sleep(pause, outer).catch(() => {
-					throw withAttempts(abortedError(), attempts);
+				await sleep(bounded(pause, limit), outer).catch(() => {
+					throw aborted();
 				});
+				continue;
 			}
 			await this.acquire(lane, outer).catch((e: Error) => {
-				throw withAttempts(e instanceof ModelCallError ? e : abortedError(), attempts);
+				throw stop(e instanceof ModelCallError ? e : abortedError());
 			});
+			// The state may have changed while this row waited for a slot.
+			const now = Date.now();
+			const limitNow = this.limit(clock);
+			if (
+				this.blocked(lane, last, attempts) ||
+				this.breakerWait(lane) !== undefined ||
+				lane.pausedUntil > now ||
+				(limitNow && now >= limitNow.at)
+			) {
+				this.release(lane);
+				continue;
+			}
+			const probe = lane.openUntil > 0;
+			if (probe) lane.probing = true;
+			clock.startedAt ??= now;
+			const limitAtCall = this.limit(clock);
+			attempts++;
+			lane.calls++;
 			let error: ModelCallError | undefined;
 			let value: T | undefined;
 			try {
-				if (lane.fatal) throw lane.fatal;
-				attempts++;
-				value = await this.attempt(fn, outer);
+				value = await this.attempt(fn, outer, limitAtCall);
 			} catch (e) {
 				error =
 					e instanceof ModelCallError
@@ -139,34 +259,150 @@ export class Governor {
 				this.release(lane);
 			}
 			if (!error) {
+				this.answered(lane);
 				const headers = opts.headersOf?.(value as T);
 				if (headers) this.notePause(lane, headers);
 				return { value: value as T, attempts };
 			}
-			if (error === lane.fatal) throw withAttempts(error, attempts);
+			if (error.kind === 'aborted' || outer?.aborted) {
+				if (probe) this.probeDone(lane);
+				throw aborted();
+			}
 			if (error.fatal) {
-				lane.fatal = error;
-				throw withAttempts(error, attempts);
+				lane.fatal ??= error;
+				if (probe) this.probeDone(lane);
+				// Its own fatal error, even when earlier attempts of this row failed otherwise.
+				throw stop(error);
 			}
-			if (outer?.aborted) throw withAttempts(abortedError(), attempts);
-			if (!error.retryable || attempts > this.maxRetries) {
-				if (error.retryable) {
-					const e = new ModelCallError(
-						error.kind,
-						`${error.message} (gave up after ${attempts} attempts)`,
-						{ status: error.status },
-					);
-					throw withAttempts(e, attempts);
-				}
-				throw withAttempts(error, attempts);
+			if (error.kind === 'deadline') {
+				if (probe) this.probeDone(lane);
+				throw stop(deadlineError(limitAtCall as Limit, attempts, last));
 			}
-			const delayMs = this.delayFor(error, attempts);
+			if (error.kind === 'rate_limit' || !error.retryable) this.answered(lane);
+			else this.failed(lane, error, probe);
+			if (!error.retryable) throw stop(error);
+			last = error;
+			if (!error.paced) retries++;
+			if (error.kind === 'timeout') timeouts++;
+			if (retries > this.maxRetries || timeouts > this.timeoutRetries) {
+				const why =
+					timeouts > this.timeoutRetries
+						? `${timeouts} timed-out attempt${timeouts > 1 ? 's' : ''}`
+						: `${attempts} attempts`;
+				throw stop(
+					new ModelCallError(error.kind, `${error.message} (gave up after ${why})`, {
+						status: error.status,
+					}),
+				);
+			}
+			const delayMs = this.delayFor(error, retries);
+			const limitNext = this.limit(clock);
+			if (limitNext && Date.now() + delayMs >= limitNext.at) {
+				throw stop(deadlineError(limitNext, attempts, last));
+			}
 			this.onRetry?.({ key, attempts, delayMs, error });
 			// Sleeping without a slot lets other rows use the capacity while this one waits.
 			await sleep(delayMs, outer).catch(() => {
-				throw withAttempts(abortedError(), attempts);
+				throw aborted();
 			});
 		}
+	}
+
+	/** Why a row may not call at all: a fatal error or the breaker's verdict, told as its own. */
+	private blocked(
+		lane: Lane,
+		last: ModelCallError | undefined,
+		attempts: number,
+	): ModelCallError | undefined {
+		if (lane.fatal) {
+			if (last) return afterOwn(last, lane.fatal);
+			return new ModelCallError(
+				'fatal',
+				`${lane.fatal.message} (not called: an earlier call with this credential and model failed this way)`,
+				{ status: lane.fatal.status },
+			);
+		}
+		if (lane.unavailable) {
+			const own =
+				last && attempts > 0
+					? ` This row made ${attempts} call${attempts > 1 ? 's' : ''}; its last error: ${last.message}`
+					: '';
+			return new ModelCallError('unavailable', `${lane.unavailable.message}${own}`);
+		}
+		return undefined;
+	}
+
+	/** Milliseconds to wait while the breaker is open or probing; undefined when calls may go. */
+	private breakerWait(lane: Lane): number | undefined {
+		if (lane.openUntil === 0) return undefined;
+		if (lane.probing) return Infinity;
+		const left = lane.openUntil - Date.now();
+		return left > 0 ? left : undefined;
+	}
+
+	/** The server answered (a reply, a rate limit, a request it rejected): the endpoint is up. */
+	private answered(lane: Lane): void {
+		lane.failures = 0;
+		if (lane.openUntil > 0 && !lane.unavailable) {
+			lane.openUntil = 0;
+			lane.probing = false;
+			this.onBreaker?.(lane.key, 'closed');
+			this.notify(lane);
+		}
+	}
+
+	private failed(lane: Lane, error: ModelCallError, probe: boolean): void {
+		lane.failures++;
+		lane.lastFailure = error;
+		if (lane.unavailable || this.breakerThreshold === 0) return;
+		if (probe) {
+			lane.probing = false;
+			lane.unavailable = this.unavailableText(lane, true);
+			this.onBreaker?.(lane.key, 'unavailable');
+			this.notify(lane);
+			return;
+		}
+		if (lane.openUntil > 0 || lane.failures < this.breakerThreshold) return;
+		if (this.breakerCooldownMs === 0) {
+			lane.unavailable = this.unavailableText(lane, false);
+			lane.openUntil = Date.now();
+			this.onBreaker?.(lane.key, 'unavailable');
+		} else {
+			lane.openUntil = Date.now() + this.breakerCooldownMs;
+			this.onBreaker?.(lane.key, 'open');
+		}
+		this.notify(lane);
+	}
+
+	private probeDone(lane: Lane): void {
+		lane.probing = false;
+		this.notify(lane);
+	}
+
+	private unavailableText(lane: Lane, probed: boolean): ModelCallError {
+		const probe = probed
+			? `, and a probe call after a ${seconds(this.breakerCooldownMs)} cool-down failed too`
+			: '';
+		return new ModelCallError(
+			'unavailable',
+			`judge model unavailable: ${this.breakerThreshold} calls in a row failed${probe} (last: ${lane.lastFailure?.message ?? 'unknown'}). No more calls are made to it in this execution.`,
+			{ status: lane.lastFailure?.status },
+		);
+	}
+
+	/** The earlier of the row's and the node's deadlines, if any applies. */
+	private limit(clock: RowClock): Limit | undefined {
+		const node: Limit | undefined =
+			this.nodeDeadlineMs > 0
+				? { at: this.createdAt + this.nodeDeadlineMs, which: 'node', ms: this.nodeDeadlineMs }
+				: undefined;
+		const row: Limit | undefined =
+			this.rowDeadlineMs > 0 && clock.startedAt !== undefined
+				? { at: clock.startedAt + this.rowDeadlineMs, which: 'row', ms: this.rowDeadlineMs }
+				: undefined;
+		if (!node) return row;
+		if (!row) return node;
+		return row.at <= node.at ? row : node;
 	}
 
 	/**
@@ -183,19 +419,62 @@ export class Governor {
 		if (wait > 0) lane.pausedUntil = Math.max(lane.pausedUntil, Date.now() + wait);
 	}
 
-	private delayFor(error: ModelCallError, attempts: number): number {
+	private delayFor(error: ModelCallError, retries: number): number {
 		if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, this.maxRetryAfterMs);
-		const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** (attempts - 1));
+		const ceiling = Math.min(
+			this.backoffMaxMs,
+			this.backoffBaseMs * 2 ** (Math.max(1, retries) - 1),
+		);
 		return this.random() * ceiling;
 	}
 
 	private lane(key: string): Lane {
 		let lane = this.lanes.get(key);
 		if (!lane) {
-			lane = { active: 0, queue: [], pausedUntil: 0 };
+			lane = {
+				key,
+				active: 0,
+				queue: [],
+				pausedUntil: 0,
+				calls: 0,
+				failures: 0,
+				openUntil: 0,
+				probing: false,
+				watchers: [],
+			};
 			this.lanes.set(key, lane);
 		}
 		return lane;
+	}
+
+	/** Waits until the breaker changes state or `ms` passes; rejects on cancel. */
+	private watch(lane: Lane, ms: number, signal?: AbortSignal): Promise<void> {
+		return new Promise<void>((resolve, reject) => {
+			if (signal?.aborted) return reject(abortedError());
+			const done = (): void => {
+				if (timer) clearTimeout(timer);
+				signal?.removeEventListener('abort', onAbort);
+				const i = lane.watchers.indexOf(done);
+				if (i >= 0) lane.watchers.splice(i, 1);
+			};
+			const onAbort = (): void => {
+				done();
+				reject(abortedError());
+			};
+			const wake = (): void => {
+				done();
+				resolve();
+			};
+			const timer = Number.isFinite(ms) ? setTimeout(wake, Math.max(0, ms)) : undefined;
+			signal?.addEventListener('abort', onAbort, { once: true });
+			lane.watchers.push(wake);
+		});
+	}
+
+	private notify(lane: Lane): void {
+		const watchers = lane.watchers;
+		lane.watchers = [];
+		for (const wake of watchers) wake();
 	}
 
 	private acquire(lane: Lane, signal?: AbortSignal): Promise<void> {
@@ -228,9 +507,17 @@ export class Governor {
 		else lane.active--;
 	}
 
-	private attempt<T>(fn: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
+	/** One attempt, cut at the call timeout or at the deadline, whichever comes first. */
+	private attempt<T>(
+		fn: (signal: AbortSignal) => Promise<T>,
+		outer: AbortSignal | undefined,
+		limit: Limit | undefined,
+	): Promise<T> {
 		const ac = new AbortController();
 		let timedOut = false;
+		const left = limit ? limit.at - Date.now() : Infinity;
+		const byDeadline = left < this.timeoutMs;
+		const ms = Math.max(0, Math.min(this.timeoutMs, left));
 		return new Promise<T>((resolve, reject) => {
 			const onOuterAbort = (): void => {
 				ac.abort();
@@ -240,12 +527,14 @@ export class Governor {
 				timedOut = true;
 				ac.abort();
 				reject(
-					new ModelCallError(
-						'timeout',
-						`the judge model did not answer within ${this.timeoutMs} ms`,
-					),
+					byDeadline
+						? new ModelCallError('deadline', 'the deadline passed during the call')
+						: new ModelCallError(
+								'timeout',
+								`the judge model did not answer within ${this.timeoutMs} ms`,
+							),
 				);
-			}, this.timeoutMs);
+			}, ms);
 			outer?.addEventListener('abort', onOuterAbort, { once: true });
 			const cleanup = (): void => {
 				clearTimeout(timer);
@@ -265,6 +554,34 @@ export class Governor {
 			);
 		});
 	}
+}
+
+/** A row's own retryable error, ended by another call's fatal error. */
+function afterOwn(own: ModelCallError, fatal: ModelCallError): ModelCallError {
+	return new ModelCallError(
+		'fatal',
+		`${own.message}; not retried, because another call with this credential and model failed: ${fatal.message}`,
+		{ status: own.status },
+	);
+}
+
+function deadlineError(limit: Limit, attempts: number, last?: ModelCallError): ModelCallError {
+	const whose = limit.which === 'row' ? "the row's deadline" : "the node's deadline";
+	const option = limit.which === 'row' ? 'Row Deadline' : 'Node Deadline';
+	const tried =
+		attempts === 0
+			? 'before this row was judged'
+			: `after ${attempts} attempt${attempts > 1 ? 's' : ''}${last ? `; last error: ${last.message}` : ''}`;
+	return new ModelCallError(
+		'deadline',
+		`${whose} of ${seconds(limit.ms)} passed ${tried} (option ${option})`,
+		{ status: last?.status },
+	);
+}
+
+function bounded(ms: number, limit: Limit | undefined): number {
+	if (!limit) return ms;
+	return Math.max(0, Math.min(ms, limit.at - Date.now()));
 }
 
 function withAttempts(error: ModelCallError, attempts: number): ModelCallError {

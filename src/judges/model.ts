@@ -11,7 +11,7 @@ import OpenAI, {
 	AzureOpenAI,
 } from 'openai';
 import type { Usage } from '../core/types';
-import { ModelCallError, redact, retryAfterFromHeaders } from './errors';
+import { connectionError, ModelCallError, redact, retryAfterFromHeaders } from './errors';
 
 /** One chat message sent to the judge model. */
 export interface ChatMessage {
@@ -201,12 +201,17 @@ export function toModelError(
 		return new ModelCallError('aborted', 'the call was cancelled');
 	if (err instanceof APIConnectionTimeoutError)
 		return new ModelCallError('timeout', 'the judge model did not answer in time');
-	if (err instanceof APIConnectionError) {
-		const cause = (err as { cause?: unknown }).cause;
-		const causeMsg = cause instanceof Error ? `: ${cause.message}` : '';
+	if (err instanceof APIConnectionError) return connectionError(err, secrets);
+	// The SDK parses the body itself: a reply cut off mid-body surfaces as a bare SyntaxError.
+	// (By name: a SyntaxError from another realm, e.g. a test VM, is not `instanceof` this one's.)
+	const named = err as { name?: unknown; message?: unknown } | null;
+	if (typeof named === 'object' && named?.name === 'SyntaxError') {
 		return new ModelCallError(
-			'connection',
-			redact(`connection to the judge model failed${causeMsg}`, secrets),
+			'server',
+			redact(
+				`the judge model's HTTP reply is not valid JSON (cut off?): ${String(named.message)}`,
+				secrets,
+			),
 		);
 	}
 	if (err instanceof APIError && typeof err.status === 'number') {
@@ -247,7 +252,7 @@ function genericError(err: unknown, secrets: ReadonlyArray<string | undefined>):
 		e?.code === 'ECONNRESET' ||
 		/ECONNRESET|socket hang up|fetch failed|ECONNREFUSED/i.test(message)
 	)
-		return new ModelCallError('connection', `connection to the judge model failed: ${message}`);
+		return connectionError(err, secrets);
 	if (/timed? ?out|ETIMEDOUT/i.test(message))
 		return new ModelCallError('timeout', `the judge model did not answer in time: ${message}`);
 	if (/rate.?limit|\b429\b/i.test(message))

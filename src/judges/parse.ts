@@ -70,6 +70,7 @@ function escapeRe(s: string): string {
  * `{...}`, or `<key>value</key>` tags for the given keys (tag values parsed as JSON when they are).
  */
 export function extractCandidate(content: string, keys: ReadonlyArray<string>): unknown {
+	if (content.trim() === '') throw new Error('the judge model returned an empty reply');
 	const text = stripFences(content.trim());
 	const whole = tryJson(text);
 	if (whole.ok && typeof whole.value === 'object' && whole.value !== null) return whole.value;

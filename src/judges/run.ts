@@ -7,7 +7,7 @@ import { readInputs } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, scoreBase, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
-import type { Governor } from './governor';
+import type { Governor, RowClock } from './governor';
 import type { ChatMessage, ChatResult, ModelSource, ResponseMode } from './model';
 import { parseReply, truncate } from './parse';
 import { dataRule, placeholderProblems, promptHash, renderPrompt } from './prompt';
@@ -108,7 +108,7 @@ function replyProblem(r: ChatResult): string | null {
 	if (r.finishReason === 'length') {
 		return 'the judge reply was cut off at the token limit (finish_reason length); raise max tokens';
 	}
-	if (r.content.trim() === '') return 'the judge model returned an empty reply';
+	// An empty reply is re-asked once like an unparseable one (parseReply names it).
 	return null;
 }
 
@@ -207,6 +207,8 @@ async function judgeRow(
 		modeCache.get(ctx.source) ?? (ctx.source.supportsResponseFormat ? 'json_schema' : 'text');
 	let reask: ChatMessage[] = [];
 	let reasked = false;
+	// One deadline across all of this row's calls (retries, format fallbacks, the re-ask).
+	const clock: RowClock = {};
 	const fail = (error: string, details: Record<string, unknown> = {}): Score =>
 		errorScore(sign(model), `${decl.displayName}: ${error}`, {
 			usage,
@@ -244,7 +246,7 @@ async function judgeRow(
 						maxTokens: ctx.maxTokens,
 						signal,
 					}),
-				{ signal: ctx.signal, headersOf: (r) => r.headers },
+				{ signal: ctx.signal, headersOf: (r) => r.headers, clock },
 			);
 			attempts += governed.attempts;
 			result = governed.value;
@@ -288,7 +290,10 @@ async function judgeRow(
 		}
 		reasked = true;
 		reask = [
-			{ role: 'assistant', content: truncate(result.content, 4000) },
+			// An empty assistant turn is rejected by some servers; the user turn says it was empty.
+			...(result.content.trim() === ''
+				? []
+				: [{ role: 'assistant' as const, content: truncate(result.content, 4000) }]),
 			{
 				role: 'user',
 				content: `Your reply could not be used: ${parsed.error}. Answer again with only the required format.`,

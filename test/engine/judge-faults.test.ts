@@ -107,8 +107,9 @@ describe('judge node faults on the real engine', () => {
 		out.forEach((x, i) => {
 			const s = (x.eval as Record<string, Score>).groundedness;
 			expect(s).toMatchObject({ status: 'error', value: null, pass: null });
+			// Eval Dataset gives every row a request_id, and errors name it beside the position
 			expect(s.error).toMatch(
-				new RegExp(`^row ${i + 1} \\(request_id [^)]+\\): .*quota is exhausted`),
+				new RegExp(`^row ${i + 1} \\(request_id "\\w+"\\): .*quota is exhausted`),
 			);
 		});
 		expect(server.chatRequests()).toHaveLength(1);
@@ -145,6 +146,53 @@ describe('judge node faults on the real engine', () => {
 		expect(JSON.stringify(out)).not.toContain(SECRET);
 		expect(JSON.stringify(carried.run)).not.toContain(SECRET);
 	});
+
+	it('a model down for good: a bounded number of calls, every row named unavailable by position and request_id', async () => {
+		server.setDefault(() => faults.serverError());
+		const many = Array.from({ length: 30 }, (_, i) => ({
+			json: { ...rows[i % 3], request_id: `req-${i + 1}` },
+		}));
+		const r = await runWorkflow(workflow({}, { concurrency: 4, breakerCooldownSeconds: 0.02 }), {
+			startItems: many,
+			credentials: credentials(),
+		});
+		expect(r.nodeError('Groundedness')).toBeUndefined();
+		const out = r.output('After');
+		expect(out).toHaveLength(30);
+		out.forEach((x, i) => {
+			const s = (x.eval as Record<string, Score>).groundedness;
+			expect(s).toMatchObject({ status: 'error', value: null, pass: null });
+			expect(s.error).toMatch(
+				new RegExp(
+					`^row ${i + 1} \\(request_id "req-${i + 1}"\\): Groundedness: judge model unavailable: 5 calls in a row failed`,
+				),
+			);
+		});
+		// 5 failures open the breaker, up to 3 more were in flight, then one probe: not 30 x 5
+		expect(server.chatRequests().length).toBeLessThanOrEqual(5 + 3 + 1);
+	});
+
+	it('the Node Deadline option ends a hung model: rows leave with the deadline named', async () => {
+		server.setDefault(() => faults.hang());
+		const r = await runWorkflow(
+			workflow({}, { concurrency: 2, nodeDeadlineSeconds: 0.5, timeoutSeconds: 600 }),
+			{ ...start, credentials: credentials() },
+		);
+		expect(r.run.status).toBe('success');
+		const out = r.output('After');
+		expect(out).toHaveLength(3);
+		const errors = out.map((x) => (x.eval as Record<string, Score>).groundedness.error);
+		expect(errors[0]).toMatch(
+			/^row 1 \(request_id "\w+"\): Groundedness: the node's deadline of 500 ms passed after 1 attempt/,
+		);
+		expect(errors[1]).toMatch(
+			/^row 2 \(request_id "\w+"\): Groundedness: the node's deadline of 500 ms passed after 1 attempt/,
+		);
+		expect(errors[2]).toMatch(
+			/^row 3 \(request_id "\w+"\): Groundedness: the node's deadline of 500 ms passed before this row was judged \(option Node Deadline\)/,
+		);
+		expect(server.chatRequests()).toHaveLength(2);
+	}, 10_000);
 
 	it('stops calling the model when the execution is cancelled', async () => {
 		let arrived!: () => void;

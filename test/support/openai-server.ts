@@ -45,8 +45,12 @@ export interface ScriptedReply {
 	delayMs?: number;
 	/** Never answer (until the client gives up or the server closes). */
 	hang?: boolean;
-	/** Destroy the socket without answering (connection reset). */
+	/** Destroy the socket without answering (the client sees "other side closed"). */
 	drop?: boolean;
+	/** Reset the TCP connection (RST) without answering: the client sees ECONNRESET. */
+	reset?: boolean;
+	/** Send a 200 whose JSON body is cut off after this many characters. */
+	truncateBodyAt?: number;
 	/** Send this body verbatim (with `status`, content-type JSON). */
 	rawBody?: string;
 	finishReason?: string;
@@ -170,7 +174,17 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 			res.socket?.destroy();
 			return;
 		}
+		if (reply.reset) {
+			res.socket?.resetAndDestroy();
+			return;
+		}
 		const status = reply.status ?? 200;
+		if (reply.truncateBodyAt !== undefined) {
+			const full = JSON.stringify(okBody());
+			res.writeHead(status, { 'content-type': 'application/json', ...reply.headers });
+			res.end(full.slice(0, reply.truncateBodyAt));
+			return;
+		}
 		if (reply.rawBody !== undefined) return sendJson(res, status, reply.rawBody, reply.headers);
 		if (status >= 300) {
 			const error = {
@@ -326,8 +340,25 @@ export const faults = {
 			type: 'server_error',
 		},
 	}),
+	/** 429 paced by OpenAI's rate-limit reset headers instead of Retry-After. */
+	rateLimitedUntilReset: (reset = '20ms'): ScriptedReply => ({
+		status: 429,
+		headers: { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': reset },
+		error: { message: 'Rate limit reached for requests', type: 'requests', code: null },
+	}),
+	/** 429 with no hint of how long to wait. */
+	rateLimitedNoWait: (): ScriptedReply => ({
+		status: 429,
+		error: { message: 'Rate limit reached for requests', type: 'requests', code: null },
+	}),
 	hang: (): ScriptedReply => ({ hang: true }),
 	drop: (): ScriptedReply => ({ drop: true }),
+	reset: (): ScriptedReply => ({ reset: true }),
+	/** A 200 whose body stops mid-JSON (a proxy cut the reply). */
+	truncatedBody: (): ScriptedReply => ({
+		json: { reason: 'Supported by the context.', score: 4 },
+		truncateBodyAt: 60,
+	}),
 	truncatedJson: (): ScriptedReply => ({
 		content: '{"reason": "The answer restates the context and',
 		finishReason: 'stop',

@@ -63,11 +63,12 @@ async function run(): Promise<Awaited<ReturnType<typeof runJudges>>> {
 }
 
 const transient: [string, () => ScriptedReply][] = [
-	['429 with Retry-After', () => faults.rateLimited(0.01)],
+	['429 without a wait', faults.rateLimitedNoWait],
 	['500', faults.serverError],
 	['503', faults.unavailable],
-	['a hang past the timeout', faults.hang],
 	['a dropped connection', faults.drop],
+	['a reset connection', faults.reset],
+	['a body cut off mid-JSON', faults.truncatedBody],
 ];
 
 describe.each(transient)('transient fault: %s', (_name, fault) => {
@@ -92,7 +93,51 @@ describe.each(transient)('transient fault: %s', (_name, fault) => {
 	});
 });
 
+describe.each([
+	['429 with Retry-After', () => faults.rateLimited(0.01)],
+	['429 with x-ratelimit-reset', () => faults.rateLimitedUntilReset('10ms')],
+])('paced rate limit: %s', (_name, fault) => {
+	it('is waited out beyond Max Retries until the model answers', async () => {
+		const calls = faultOnRow3([...Array.from({ length: 8 }, fault), good]);
+		const scores = await run();
+		expect(scores[2]).toMatchObject({ status: 'ok', value: 4, attempts: 9 });
+		expect(calls.get(3)).toBe(9);
+	});
+
+	it("ends at the row's deadline with an error naming the deadline and the rate limit", async () => {
+		faultOnRow3([fault()]);
+		const governor = new Governor({ maxRetries: MAX_RETRIES, rowDeadlineMs: 1500 });
+		const scores = await runJudges(groundedness as JudgeDecl, rows, { source, governor });
+		expect(scores[2]).toMatchObject({ status: 'error', value: null, pass: null });
+		expect(scores[2].error).toMatch(
+			/^Groundedness: the row's deadline of 1.5 s passed after \d+ attempts; last error: rate limited \(429\)/,
+		);
+		expect(scores[2].attempts).toBeGreaterThan(MAX_RETRIES + 1);
+		for (const i of [0, 1, 3]) expect(scores[i]).toMatchObject({ status: 'ok' });
+	});
+});
+
+describe('a hang past the timeout', () => {
+	it('is retried once, then reported: a hung model does not take every retry at full length', async () => {
+		const calls = faultOnRow3([faults.hang()]);
+		const scores = await run();
+		expect(scores[2]).toMatchObject({ status: 'error', attempts: 2 });
+		expect(scores[2].error).toMatch(
+			/did not answer within 300 ms \(gave up after 2 timed-out attempts\)/,
+		);
+		expect(calls.get(3)).toBe(2);
+	});
+
+	it('recovers when the retry answers', async () => {
+		const calls = faultOnRow3([faults.hang(), good]);
+		const scores = await run();
+		expect(scores[2]).toMatchObject({ status: 'ok', value: 4, attempts: 2 });
+		expect(calls.get(3)).toBe(2);
+	});
+});
+
 const unparsable: [string, () => ScriptedReply, RegExp][] = [
+	['empty content', faults.empty, /the judge model returned an empty reply/],
 	['truncated JSON', faults.truncatedJson, /neither a JSON object nor tagged text/],
 	['a schema violation', faults.schemaViolation, /score: Expected number/],
 	['an out-of-range score', faults.outOfRange, /score: Number must be less than or equal to 5/],
@@ -126,7 +171,6 @@ describe.each(unparsable)('unusable reply: %s', (_name, fault, message) => {
 
 const terminal: [string, () => ScriptedReply, RegExp][] = [
 	['a refusal', faults.refusal, /refused: I'm sorry/],
-	['empty content', faults.empty, /empty reply/],
 	['finish_reason length', faults.length, /cut off at the token limit/],
 	['finish_reason content_filter', faults.contentFilter, /content filter/],
 ];
@@ -149,9 +193,11 @@ describe('insufficient_quota', () => {
 		const scores = await runJudges(groundedness as JudgeDecl, rows, { source, governor });
 		expect(scores).toHaveLength(4);
 		expect(server.chatRequests()).toHaveLength(1);
-		const errors = new Set(scores.map((s) => s.error));
-		expect(errors.size).toBe(1);
-		expect([...errors][0]).toMatch(/quota is exhausted/);
+		// the row that called carries the error; the others say they were not called
+		expect(scores[0].error).toMatch(/quota is exhausted \(insufficient_quota\)/);
+		expect(scores[0].error).not.toMatch(/not called/);
+		for (const s of scores.slice(1))
+			expect(s.error).toMatch(/quota is exhausted .*\(not called: an earlier call/);
 		for (const s of scores)
 			expect(s).toMatchObject({ status: 'error', value: null, details: { fatal: true } });
 		expect(governor.fatalError(source.key)?.message).toMatch(/insufficient_quota/);

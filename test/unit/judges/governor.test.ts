@@ -74,8 +74,8 @@ describe('Governor', () => {
 			return 'ok';
 		});
 		expect(r).toEqual({ value: 'ok', attempts: 5 });
-		// 30 from Retry-After; then 0.5 x min(10, 4 x 2^(attempt-1)) = 4, 5 (capped at 10)
-		expect(retries.map((x) => x.delayMs)).toEqual([30, 4, 5, 5]);
+		// 30 from Retry-After (a paced wait is not a retry); then 0.5 x min(10, 4 x 2^(retry-1))
+		expect(retries.map((x) => x.delayMs)).toEqual([30, 2, 4, 5]);
 	});
 
 	it('pauses new calls for a key when a reply says its rate-limit budget is spent', async () => {
@@ -119,7 +119,7 @@ describe('Governor', () => {
 		expect(calls).toBe(1);
 	});
 
-	it('after a fatal error, queued and later calls for the key fail with the same message without running', async () => {
+	it('after a fatal error, queued and later calls for the key fail with that message without running', async () => {
 		const gov = new Governor({ concurrency: 1 });
 		let calls = 0;
 		const fatal = async (): Promise<never> => {
@@ -134,12 +134,19 @@ describe('Governor', () => {
 		]);
 		const later = await gov.run('k', fatal).catch((e: ModelCallError) => e);
 		expect(calls).toBe(1);
-		for (const r of results)
+		expect(results[0]).toMatchObject({
+			status: 'rejected',
+			reason: { message: 'authentication failed (401)' },
+		});
+		for (const r of [...results.slice(1), { status: 'rejected', reason: later }])
 			expect(r).toMatchObject({
 				status: 'rejected',
-				reason: { message: 'authentication failed (401)' },
+				reason: {
+					kind: 'fatal',
+					message:
+						'authentication failed (401) (not called: an earlier call with this credential and model failed this way)',
+				},
 			});
-		expect(later).toMatchObject({ kind: 'fatal', message: 'authentication failed (401)' });
 		// another key, and another governor (another execution), are unaffected
 		await expect(gov.run('other', async () => 2)).resolves.toMatchObject({ value: 2 });
 		await expect(new Governor().run('k', async () => 3)).resolves.toMatchObject({ value: 3 });

@@ -1,0 +1,285 @@
+/**
+ * The governor's circuit breaker, deadlines, paced rate limits, timeout retries and per-row
+ * errors, on plain functions (the local-server versions are in outage.test.ts).
+ */
+import { ModelCallError } from '../../../src/judges/errors';
+import { Governor, type RowClock } from '../../../src/judges/governor';
+
+const server500 = (): ModelCallError => new ModelCallError('server', 'server error (500): boom');
+const paced429 = (ms = 1): ModelCallError =>
+	new ModelCallError('rate_limit', 'rate limited (429): slow down', {
+		status: 429,
+		retryAfterMs: ms,
+	});
+const fast = { backoffBaseMs: 1, backoffMaxMs: 2 };
+
+/** The error a governed call rejected with; fails the test if it resolved. */
+async function failure(p: Promise<unknown>): Promise<ModelCallError> {
+	return p.then(
+		() => {
+			throw new Error('expected the call to fail');
+		},
+		(e: ModelCallError) => e,
+	);
+}
+
+async function settle<T>(ps: Promise<T>[]): Promise<Array<T | ModelCallError>> {
+	return Promise.all(ps.map((p) => p.catch((e: ModelCallError) => e)));
+}
+
+describe('circuit breaker', () => {
+	it('after N consecutive failures stops calling: the remaining rows get a named error fast', async () => {
+		const gov = new Governor({
+			...fast,
+			concurrency: 2,
+			breakerThreshold: 3,
+			breakerCooldownMs: 0,
+		});
+		let calls = 0;
+		const down = async (): Promise<never> => {
+			calls++;
+			await new Promise((r) => setTimeout(r, 2));
+			throw server500();
+		};
+		const out = await settle(Array.from({ length: 40 }, () => gov.run('k', down)));
+		// at most the threshold plus the calls already in flight when it opened
+		expect(calls).toBeGreaterThanOrEqual(3);
+		expect(calls).toBeLessThanOrEqual(3 + 2);
+		expect(gov.calls('k')).toBe(calls);
+		expect(gov.breakerState('k')).toBe('unavailable');
+		for (const e of out) {
+			expect(e).toBeInstanceOf(ModelCallError);
+			expect((e as ModelCallError).message).toMatch(
+				/^judge model unavailable: 3 calls in a row failed \(last: server error \(500\): boom\)/,
+			);
+			expect((e as ModelCallError).kind).toBe('unavailable');
+		}
+		// a row that had made calls says so
+		expect(out.some((e) => /This row made \d calls?; its last error/.test(String(e)))).toBe(true);
+		// another key is unaffected
+		await expect(gov.run('other', async () => 1)).resolves.toMatchObject({ value: 1 });
+	});
+
+	it('probes once after the cool-down and resumes when the model is back', async () => {
+		const transitions: string[] = [];
+		let probedAt = 0;
+		let openedAt = 0;
+		const gov = new Governor({
+			...fast,
+			concurrency: 4,
+			breakerThreshold: 3,
+			breakerCooldownMs: 30,
+			onBreaker: (_key, state) => {
+				transitions.push(state);
+				if (state === 'open') openedAt = Date.now();
+			},
+		});
+		let calls = 0;
+		// down until the breaker opens, back up by the time it probes
+		const flaky = async (): Promise<string> => {
+			calls++;
+			if (transitions.length === 0) throw server500();
+			probedAt ||= Date.now();
+			return 'ok';
+		};
+		const out = await settle(Array.from({ length: 20 }, () => gov.run('k', flaky)));
+		expect(out.every((r) => (r as { value?: string }).value === 'ok')).toBe(true);
+		expect(transitions).toEqual(['open', 'closed']);
+		// no call between the opening and the end of the cool-down (timers may fire a little early)
+		expect(probedAt - openedAt).toBeGreaterThanOrEqual(25);
+		expect(gov.breakerState('k')).toBe('closed');
+		// 20 successes plus the failures before it opened (3, and up to 3 more in flight)
+		expect(calls).toBeLessThanOrEqual(20 + 3 + 3);
+	});
+
+	it('a failed probe ends the execution for the key with the probe named', async () => {
+		const gov = new Governor({
+			...fast,
+			concurrency: 1,
+			breakerThreshold: 2,
+			breakerCooldownMs: 10,
+		});
+		let calls = 0;
+		const out = await settle(
+			Array.from({ length: 10 }, () =>
+				gov.run('k', async () => {
+					calls++;
+					throw server500();
+				}),
+			),
+		);
+		expect(calls).toBe(3); // two failures, one probe
+		for (const e of out)
+			expect((e as Error).message).toMatch(/a probe call after a 10 ms cool-down failed too/);
+		expect(gov.unavailableError('k')?.message).toMatch(
+			/^judge model unavailable: 2 calls in a row failed, and a probe call/,
+		);
+	});
+
+	it('an answer between failures resets the count: interleaved errors never open it', async () => {
+		const gov = new Governor({
+			...fast,
+			concurrency: 1,
+			breakerThreshold: 2,
+			breakerCooldownMs: 0,
+		});
+		for (let i = 0; i < 20; i++) {
+			let n = 0;
+			// each row: one failure, then an answer; never two failures in a row
+			const r = await gov.run('k', async () => {
+				if (n++ === 0) throw server500();
+				return i;
+			});
+			expect(r).toEqual({ value: i, attempts: 2 });
+		}
+		expect(gov.breakerState('k')).toBe('closed');
+	});
+
+	it('rate limits are not failures for the breaker', async () => {
+		const gov = new Governor({
+			...fast,
+			concurrency: 4,
+			breakerThreshold: 2,
+			breakerCooldownMs: 0,
+		});
+		let n = 0;
+		const out = await settle(
+			Array.from({ length: 8 }, () =>
+				gov.run('k', async () => {
+					if (n++ < 30) throw paced429();
+					return 'ok';
+				}),
+			),
+		);
+		expect(out.every((r) => (r as { value?: string }).value === 'ok')).toBe(true);
+		expect(gov.breakerState('k')).toBe('closed');
+	});
+});
+
+describe('rate limits with a server-given wait', () => {
+	it('are retried past Max Retries until the model answers', async () => {
+		const gov = new Governor({ ...fast, maxRetries: 2 });
+		let n = 0;
+		const r = await gov.run('k', async () => {
+			if (n++ < 25) throw paced429();
+			return 'ok';
+		});
+		expect(r).toEqual({ value: 'ok', attempts: 26 });
+	});
+
+	it("end at the row's deadline with an error naming the deadline and the rate limit", async () => {
+		const gov = new Governor({ rowDeadlineMs: 60 });
+		let calls = 0;
+		const e = await failure(
+			gov.run('k', async () => {
+				calls++;
+				throw paced429(10);
+			}),
+		);
+		expect(e).toMatchObject({ kind: 'deadline' });
+		expect(e.message).toMatch(
+			/^the row's deadline of 60 ms passed after \d+ attempts; last error: rate limited \(429\): slow down \(option Row Deadline\)$/,
+		);
+		expect(e.attempts).toBe(calls);
+		expect(calls).toBeGreaterThan(2);
+		expect(calls).toBeLessThanOrEqual(7);
+	});
+
+	it('without a wait they are ordinary retries, bounded by Max Retries', async () => {
+		const gov = new Governor({ ...fast, maxRetries: 2 });
+		let calls = 0;
+		const e = await failure(
+			gov.run('k', async () => {
+				calls++;
+				throw new ModelCallError('rate_limit', 'rate limited (429): no hint', { status: 429 });
+			}),
+		);
+		expect(calls).toBe(3);
+		expect(e.message).toMatch(/gave up after 3 attempts/);
+	});
+});
+
+describe('timeouts and deadlines', () => {
+	it('a timed-out call is retried once by default, whatever Max Retries says', async () => {
+		const gov = new Governor({ ...fast, timeoutMs: 10, maxRetries: 4 });
+		let calls = 0;
+		const e = await failure(
+			gov.run('k', () => {
+				calls++;
+				return new Promise<never>(() => undefined);
+			}),
+		);
+		expect(calls).toBe(2);
+		expect(e).toMatchObject({ kind: 'timeout', attempts: 2 });
+		expect(e.message).toMatch(/did not answer within 10 ms \(gave up after 2 timed-out attempts\)/);
+	});
+
+	it("the row deadline cuts a call short and spans all of a row's calls", async () => {
+		const gov = new Governor({ timeoutMs: 1000, rowDeadlineMs: 40 });
+		const clock: RowClock = {};
+		await gov.run('k', async () => new Promise((r) => setTimeout(() => r(1), 25)), { clock });
+		const t0 = Date.now();
+		const e = await failure(gov.run('k', () => new Promise<never>(() => undefined), { clock }));
+		expect(Date.now() - t0).toBeLessThan(500);
+		expect(e).toMatchObject({ kind: 'deadline', attempts: 1 });
+		expect(e.message).toMatch(/^the row's deadline of 40 ms passed after 1 attempt \(option Row/);
+	});
+
+	it('the node deadline ends queued rows before they call, naming the deadline', async () => {
+		const gov = new Governor({ concurrency: 1, nodeDeadlineMs: 30, timeoutMs: 1000 });
+		let calls = 0;
+		const out = await settle(
+			Array.from({ length: 5 }, () =>
+				gov.run('k', () => {
+					calls++;
+					return new Promise<never>(() => undefined);
+				}),
+			),
+		);
+		expect(calls).toBe(1);
+		expect(out[0]).toMatchObject({ kind: 'deadline' });
+		expect((out[0] as Error).message).toMatch(
+			/^the node's deadline of 30 ms passed after 1 attempt/,
+		);
+		for (const e of out.slice(1))
+			expect((e as Error).message).toMatch(
+				/node's deadline .* passed before this row was judged \(option Node Deadline\)/,
+			);
+	});
+});
+
+describe('fatal errors', () => {
+	it('the first fatal error is the one kept, and each row carries its own error', async () => {
+		const gov = new Governor({ ...fast, concurrency: 3 });
+		const gate = (ms: number) => new Promise((r) => setTimeout(r, ms));
+		const auth = gov.run('k', async () => {
+			await gate(5);
+			throw new ModelCallError('fatal', 'authentication failed (401)', { status: 401 });
+		});
+		const perm = gov.run('k', async () => {
+			await gate(15);
+			throw new ModelCallError('fatal', 'permission denied (403)', { status: 403 });
+		});
+		let n = 0;
+		const limited = gov.run('k', async () => {
+			if (n++ === 0) {
+				await gate(1);
+				throw new ModelCallError('rate_limit', 'rate limited (429): slow down', {
+					status: 429,
+					retryAfterMs: 20,
+				});
+			}
+			return 'never';
+		});
+		const later = gate(8).then(() => gov.run('k', async () => 'never'));
+		const [a, p, l, x] = await settle([auth, perm, limited, later]);
+		expect(gov.fatalError('k')?.message).toBe('authentication failed (401)');
+		expect((a as Error).message).toBe('authentication failed (401)');
+		expect((p as Error).message).toBe('permission denied (403)');
+		expect((l as Error).message).toBe(
+			'rate limited (429): slow down; not retried, because another call with this credential and model failed: authentication failed (401)',
+		);
+		expect((x as Error).message).toMatch(/^authentication failed \(401\) \(not called: /);
+		expect(n).toBe(1);
+	});
+});
