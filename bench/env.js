@@ -96,4 +96,40 @@ function reexecWithGc() {
 	return true;
 }
 
-module.exports = { ROOT, commit, printHeader, pythonReference, requireDist, reexecWithGc };
+/**
+ * Best rate (units/s) of `pass` over `repeat` windows of at least `window` s of wall time, after
+ * one untimed pass: `{ wall, cpu }`, by wall clock and by this process's CPU time (user + system,
+ * all threads, so V8's GC and compiler threads count against us). On a shared machine the CPU
+ * figure is the one that does not depend on what else runs. A window over 3x `window` ends it.
+ */
+function timeWindows(pass, units, { window, repeat }) {
+	pass();
+	let wall = 0;
+	let cpu = 0;
+	for (let rep = 0; rep < repeat; rep++) {
+		let n = 0;
+		let dt = 0;
+		const t0 = process.hrtime.bigint();
+		const c0 = process.cpuUsage();
+		do {
+			pass();
+			n += units;
+			dt = Number(process.hrtime.bigint() - t0) / 1e9;
+		} while (dt < window);
+		const c = process.cpuUsage(c0);
+		wall = Math.max(wall, n / dt);
+		cpu = Math.max(cpu, n / ((c.user + c.system) / 1e6));
+		if (dt > 3 * window) break;
+	}
+	return { wall, cpu };
+}
+
+module.exports = {
+	ROOT,
+	commit,
+	printHeader,
+	pythonReference,
+	requireDist,
+	reexecWithGc,
+	timeWindows,
+};

@@ -28,7 +28,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { printHeader, pythonReference } = require('./env');
+const { printHeader, pythonReference, timeWindows } = require('./env');
 
 const quick = process.argv.includes('--quick');
 const onlyArg = process.argv.indexOf('--only');
@@ -76,23 +76,15 @@ const ours = {
 };
 const metricNames = Object.keys(ours).filter((m) => !only || only.has(m));
 
-/** Best pairs/second over REPEAT windows of at least WINDOW s (whole passes), after one pass. */
+/** Best pairs/s (wall and CPU) over REPEAT windows of >= WINDOW s, after one untimed pass. */
 function timeWarm(fn, pairs) {
-	for (const [r, g] of pairs) fn(r, g);
-	let best = 0;
-	for (let rep = 0; rep < REPEAT; rep++) {
-		let n = 0;
-		let dt = 0;
-		const t0 = process.hrtime.bigint();
-		do {
+	return timeWindows(
+		() => {
 			for (const [r, g] of pairs) fn(r, g);
-			n += pairs.length;
-			dt = Number(process.hrtime.bigint() - t0) / 1e9;
-		} while (dt < WINDOW);
-		best = Math.max(best, n / dt);
-		if (dt > 3 * WINDOW) break;
-	}
-	return best;
+		},
+		pairs.length,
+		{ window: WINDOW, repeat: REPEAT },
+	);
 }
 
 let coldSeed = 26001;
@@ -100,14 +92,18 @@ let coldSeed = 26001;
 function timeCold(fn) {
 	let n = 0;
 	let ns = 0n;
+	let us = 0;
 	while (Number(ns) / 1e9 < WINDOW) {
 		const batch = ragRows(25, coldSeed++, 'cold').map((r) => [r.response, r.groundTruth]);
 		const t0 = process.hrtime.bigint();
+		const c0 = process.cpuUsage();
 		for (const [r, g] of batch) fn(r, g);
 		ns += process.hrtime.bigint() - t0;
+		const c = process.cpuUsage(c0);
+		us += c.user + c.system;
 		n += batch.length;
 	}
-	return { rate: n / (Number(ns) / 1e9), pairs: n };
+	return { wall: n / (Number(ns) / 1e9), cpu: n / (us / 1e6), pairs: n };
 }
 
 function runReference() {
@@ -163,30 +159,30 @@ const ref = runReference();
 const fmt = (x) =>
 	x === undefined ? '-' : x >= 100 ? Math.round(x).toLocaleString('en') : x.toFixed(1);
 console.log(
-	`\n${'metric'.padEnd(14)}${'set'.padEnd(12)}${'ours pairs/s'.padStart(14)}${'ref pairs/s'.padStart(13)}${'ours/ref'.padStart(10)}`,
+	'\npairs/s by wall clock; ratios by wall clock and by CPU time (the goals use CPU time: it does not' +
+		' depend on what else the machine runs)',
+);
+console.log(
+	`${'metric'.padEnd(14)}${'set'.padEnd(12)}${'ours pairs/s'.padStart(14)}${'ref pairs/s'.padStart(13)}${'wall x'.padStart(9)}${'CPU x'.padStart(9)}`,
 );
 const ratios = {};
+const x = (v) => (v ? `${v.toFixed(1)}x` : '-');
 const line = (name, setName, o, t, extra = '') => {
-	const ratio = t ? o / t : undefined;
-	ratios[`${name}/${setName}`] = ratio;
+	const wall = t ? o.wall / t.pairs_per_sec : undefined;
+	const cpu = t ? o.cpu / t.cpu_pairs_per_sec : undefined;
+	ratios[`${name}/${setName}`] = cpu;
 	console.log(
-		`${name.padEnd(14)}${setName.padEnd(12)}${fmt(o).padStart(14)}${fmt(t).padStart(13)}${(ratio ? `${ratio.toFixed(1)}x` : '-').padStart(10)}${extra}`,
+		`${name.padEnd(14)}${setName.padEnd(12)}${fmt(o.wall).padStart(14)}${fmt(t?.pairs_per_sec).padStart(13)}${x(wall).padStart(9)}${x(cpu).padStart(9)}${extra}`,
 	);
 };
 for (const name of metricNames) {
 	const fn = ours[name];
 	for (const [setName, pairs] of Object.entries(SETS)) {
-		line(name, setName, timeWarm(fn, pairs), ref?.[`${name}/${setName}`]?.pairs_per_sec);
+		line(name, setName, timeWarm(fn, pairs), ref?.[`${name}/${setName}`]);
 	}
 	const cold = timeCold(fn);
 	const rc = ref?.[`${name}/cold`];
-	line(
-		name,
-		'cold',
-		cold.rate,
-		rc?.pairs_per_sec,
-		`  (ours ${cold.pairs} pairs${rc ? `, ref ${rc.pairs} pairs` : ''})`,
-	);
+	line(name, 'cold', cold, rc, `  (ours ${cold.pairs} pairs${rc ? `, ref ${rc.pairs}` : ''})`);
 }
 if (ref) {
 	const worstOf = (pred) => {
@@ -195,12 +191,14 @@ if (ref) {
 	};
 	const show = (w) => (w ? `${w[0]} ${w[1].toFixed(1)}x` : '-');
 	console.log(
-		`\ngoal >=10x on short pairs for every metric: worst ${show(worstOf((k) => /\/(realistic|non_long)$/.test(k)))}`,
+		`\ngoal >=10x (CPU) on short pairs for every metric: worst ${show(worstOf((k) => /\/(realistic|non_long)$/.test(k)))}`,
 	);
 	console.log(
-		`goal >=10x on RAG-length pairs (rag_answer, rag_context): worst ${show(worstOf((k) => /\/rag_/.test(k)))}`,
+		`goal >=10x (CPU) on RAG-length pairs (rag_answer, rag_context): worst ${show(worstOf((k) => /\/rag_/.test(k)))}`,
 	);
-	console.log(`goal >=10x on cold vocabulary: worst ${show(worstOf((k) => k.endsWith('/cold')))}`);
+	console.log(
+		`goal >=10x (CPU) on cold vocabulary: worst ${show(worstOf((k) => k.endsWith('/cold')))}`,
+	);
 	const rl = ratios['rougeL/long'];
-	console.log(`goal >=100x on ROUGE-L long pairs: ${rl ? `${rl.toFixed(0)}x` : '-'}`);
+	console.log(`goal >=100x (CPU) on ROUGE-L long pairs: ${rl ? `${rl.toFixed(0)}x` : '-'}`);
 }
