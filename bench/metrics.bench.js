@@ -166,11 +166,13 @@ console.log(
 	`${'metric'.padEnd(14)}${'set'.padEnd(12)}${'ours pairs/s'.padStart(14)}${'ref pairs/s'.padStart(13)}${'wall x'.padStart(9)}${'CPU x'.padStart(9)}`,
 );
 const ratios = {};
+const oursRates = {};
 const x = (v) => (v ? `${v.toFixed(1)}x` : '-');
 const line = (name, setName, o, t, extra = '') => {
 	const wall = t ? o.wall / t.pairs_per_sec : undefined;
 	const cpu = t ? o.cpu / t.cpu_pairs_per_sec : undefined;
 	ratios[`${name}/${setName}`] = cpu;
+	oursRates[`${name}/${setName}`] = o;
 	console.log(
 		`${name.padEnd(14)}${setName.padEnd(12)}${fmt(o.wall).padStart(14)}${fmt(t?.pairs_per_sec).padStart(13)}${x(wall).padStart(9)}${x(cpu).padStart(9)}${extra}`,
 	);
@@ -202,3 +204,79 @@ if (ref) {
 	const rl = ratios['rougeL/long'];
 	console.log(`goal >=100x (CPU) on ROUGE-L long pairs: ${rl ? `${rl.toFixed(0)}x` : '-'}`);
 }
+
+/** Best calls/s (wall and CPU) of an async per-pair function, as timeWindows does. */
+async function timeAsync(fn, pairs) {
+	for (const [r, g] of pairs) await fn(r, g);
+	let wall = 0;
+	let cpu = 0;
+	for (let rep = 0; rep < REPEAT; rep++) {
+		let n = 0;
+		let dt = 0;
+		const t0 = process.hrtime.bigint();
+		const c0 = process.cpuUsage();
+		do {
+			for (const [r, g] of pairs) await fn(r, g);
+			n += pairs.length;
+			dt = Number(process.hrtime.bigint() - t0) / 1e9;
+		} while (dt < WINDOW);
+		const c = process.cpuUsage(c0);
+		wall = Math.max(wall, n / dt);
+		cpu = Math.max(cpu, n / ((c.user + c.system) / 1e6));
+		if (dt > 3 * WINDOW) break;
+	}
+	return { wall, cpu };
+}
+
+// JavaScript peers (bench/peers.js), in this process: speed and whether they give our scores.
+(async () => {
+	if (process.argv.includes('--no-peers')) return;
+	const { loadPeers } = require('./peers');
+	const peers = loadPeers();
+	if (peers.missing.length > 0) {
+		console.log(
+			`\nJS peers not installed: ${peers.missing.join(', ')} (\`node bench/peers.js --install\` puts them in ${peers.dir}, outside the repository): skipped`,
+		);
+	}
+	if (peers.found.length === 0) return;
+	console.log(
+		`\nJS peers, same process, warm (ratios ours/peer; "same score": |peer - ours| <= 1e-9 on the set's pairs)`,
+	);
+	console.log(
+		`${'peer'.padEnd(20)}${'metric'.padEnd(10)}${'set'.padEnd(12)}${'peer pairs/s'.padStart(13)}${'ours'.padStart(10)}${'wall x'.padStart(9)}${'CPU x'.padStart(9)}${'same score'.padStart(13)}`,
+	);
+	for (const peer of peers.found) {
+		for (const [metric, peerFn] of Object.entries(peer.metrics)) {
+			if (!metricNames.includes(metric)) continue;
+			// A peer that throws on a pair (js-rouge on empty text) scores it NaN here.
+			const fn = async (r, g) => {
+				try {
+					return await peerFn(r, g);
+				} catch {
+					return NaN;
+				}
+			};
+			for (const setName of ['realistic', 'rag_answer', 'rag_context']) {
+				const pairs = SETS[setName];
+				let same = 0;
+				for (const [r, g] of pairs) {
+					const theirs = await fn(r, g);
+					const mine = ours[metric](r, g);
+					// ROUGE returns precision, recall and F; the peers give the F-measure.
+					const value = typeof mine === 'number' ? mine : mine.fmeasure;
+					if (Math.abs(theirs - value) <= 1e-9) same++;
+				}
+				const p = await timeAsync(fn, pairs);
+				const o = oursRates[`${metric}/${setName}`];
+				console.log(
+					`${`${peer.name} ${peer.version}`.padEnd(20)}${metric.padEnd(10)}${setName.padEnd(12)}${fmt(p.wall).padStart(13)}${fmt(o.wall).padStart(10)}` +
+						`${x(o.wall / p.wall).padStart(9)}${x(o.cpu / p.cpu).padStart(9)}${`${same}/${pairs.length}`.padStart(13)}`,
+				);
+			}
+		}
+	}
+	process.exit(0);
+})().catch((err) => {
+	console.error(err);
+	process.exit(1);
+});
