@@ -117,8 +117,9 @@ async function timeCalls(call) {
 		});
 		const client = new OpenAI({ apiKey: 'not-needed', baseURL: server.baseUrl, maxRetries: 0 });
 		console.log(
-			`\n${'judge'.padEnd(14)}${'prompt'.padStart(8)}${'ours ms'.padStart(9)}${'ref ms'.padStart(8)}` +
-				`${'overhead wall'.padStart(15)}${'CPU'.padStart(8)}${'in-process CPU'.padStart(16)}${'of 100 ms'.padStart(11)}`,
+			`\n${'judge'.padEnd(14)}${'prompt'.padStart(7)}${'ours ms'.padStart(9)}${'ref ms'.padStart(8)}` +
+				`${'over wall ms'.padStart(14)}${'over CPU ms'.padStart(13)}${'of 100ms'.padStart(10)}` +
+				`${'in-proc CPU'.padStart(13)}${'of 100ms'.padStart(10)}`,
 		);
 		for (const decl of [groundedness, relevance, coherence]) {
 			// Record what runJudge sends and receives, through a source that passes calls on.
@@ -160,15 +161,17 @@ async function timeCalls(call) {
 			const inProc = await timeCalls(() => runJudge(decl, row, { source: canned, governor }));
 			const wallOver = ours.wall - ref.wall;
 			const cpuOver = ours.cpu - ref.cpu;
+			const pct = (ms) => `${((100 * ms) / CALL_MS).toFixed(2)}%`;
 			console.log(
-				`${decl.id.padEnd(14)}${`${(promptBytes / 1024).toFixed(1)}k`.padStart(8)}${ours.wall.toFixed(3).padStart(9)}${ref.wall.toFixed(3).padStart(8)}` +
-					`${`${wallOver.toFixed(3)} ms`.padStart(15)}${`${cpuOver.toFixed(3)}`.padStart(8)}` +
-					`${`${(inProc.cpu * 1000).toFixed(0)} us`.padStart(16)}${`${((100 * inProc.cpu) / CALL_MS).toFixed(2)}%`.padStart(11)}`,
+				`${decl.id.padEnd(14)}${`${(promptBytes / 1024).toFixed(1)}k`.padStart(7)}${ours.wall.toFixed(2).padStart(9)}${ref.wall.toFixed(2).padStart(8)}` +
+					`${wallOver.toFixed(2).padStart(14)}${cpuOver.toFixed(3).padStart(13)}${pct(cpuOver).padStart(10)}` +
+					`${`${(inProc.cpu * 1000).toFixed(0)} us`.padStart(13)}${pct(inProc.cpu).padStart(10)}`,
 			);
 		}
 		console.log(
-			`\nours/ref ms: per sequential call by wall clock (0 ms server latency); overhead = ours - ref (wall, CPU);` +
-				` in-process CPU = runJudge with an instant canned reply; "of 100 ms" = in-process CPU / ${CALL_MS} ms`,
+			`\nours/ref ms: wall clock per sequential call (0 ms server latency); over = ours - ref per call, by wall clock` +
+				` and by client CPU time; in-proc CPU = runJudge with an instant canned reply (rendering, governor, parsing,` +
+				` validation); "of 100ms" = that CPU as a share of a ${CALL_MS} ms model call`,
 		);
 	} finally {
 		server.child.kill('SIGTERM');
