@@ -11,8 +11,10 @@ The english Punkt parameters come from src/metrics/data/punkt-english.json (load
 setup(), `nltk.corpus.wordnet` resolves to this WordNet, so `meteor_score` can be called exactly as
 Azure AI Evaluation calls it (default wordnet argument, loaded lazily on first use).
 """
+import atexit
 import json
 import os
+import shutil
 import tarfile
 import tempfile
 
@@ -75,8 +77,10 @@ def _wordnet(root):
 
 
 def setup():
-    """Builds the folder, puts it first on nltk.data.path; returns (root, wordnet_dir or None)."""
+    """Builds the folder (removed at exit), puts it first on nltk.data.path; returns
+    (root, wordnet_dir or None)."""
     root = tempfile.mkdtemp(prefix="rag-eval-nltk-")
+    atexit.register(shutil.rmtree, root, True)
     _perluniprops(root)
     wn = _wordnet(root)
     import nltk
