@@ -5,8 +5,12 @@
  * aggregatePartial, mergePartials (10 batches) and finalizeAggregate. The reference, measured in
  * the same run over the same values, is a naive single pass that only sums and averages each
  * metric: the ratio shows what exact merging, percentiles, intervals and root cause cost on top.
- * Build first: npx tsc -p tsconfig.json
+ * Memory is what a partial keeps alive: heap used after global.gc() with the partial held, minus
+ * heap used after global.gc() before it was built (node --expose-gc; re-executes itself if needed).
+ * Build first: npm run build; run: node --expose-gc bench/aggregate.bench.js (ROWS=... to resize)
  */
+const { printHeader, reexecWithGc } = require('./env');
+if (reexecWithGc()) return;
 const { aggregatePartial, mergePartials, finalizeAggregate } = require('../dist/src/aggregate');
 const { createRng } = require('../dist/src/stats/random');
 
@@ -112,13 +116,28 @@ function time(fn, repeat = 1) {
 }
 
 const mb = (b) => (b / 1048576).toFixed(1);
+printHeader({
+	bench: 'aggregate (Eval Aggregate library functions)',
+	reference: `naive single-pass means in plain JavaScript, same process (node ${process.version})`,
+	figures:
+		'warm: best of 5 (naive) / 3 (partial, merge, finalize) runs in one process; memory after global.gc()',
+});
 const rows = makeRows(ROWS);
-global.gc && global.gc();
-const heap0 = process.memoryUsage().heapUsed;
+
+/** Heap used once garbage collection has run to completion (two passes for weak/finalised). */
+function heapAfterGc() {
+	global.gc();
+	global.gc();
+	return process.memoryUsage().heapUsed;
+}
 
 const naive = time(() => naiveMeans(rows), 5);
 const partial = time(() => aggregatePartial(rows), 3);
-const heap1 = process.memoryUsage().heapUsed;
+// Retained by one partial: build a fresh one between two full collections, keep it referenced.
+partial.result = null;
+const heap0 = heapAfterGc();
+partial.result = aggregatePartial(rows);
+const retained = heapAfterGc() - heap0;
 const batches = 10;
 const size = Math.ceil(ROWS / batches);
 const parts = [];
@@ -147,8 +166,15 @@ console.log(
 console.log(
 	`end to end (partial + finalize with bootstrap) vs naive: ${((partial.ms + finBoot.ms) / naive.ms).toFixed(1)}x; without bootstrap: ${((partial.ms + finNoBoot.ms) / naive.ms).toFixed(1)}x`,
 );
+const retainedMerged = (() => {
+	const h0 = heapAfterGc();
+	const held = { merged: mergePartials(...parts) };
+	const kept = heapAfterGc() - h0;
+	return held.merged ? kept : 0;
+})();
 console.log(
-	`partial JSON size: ${mb(json.length)} MB; heap growth while building one partial: ${mb(heap1 - heap0)} MB; rss ${mb(process.memoryUsage().rss)} MB`,
+	`partial JSON size: ${mb(json.length)} MB; retained after gc by one partial: ${mb(retained)} MB, ` +
+		`by the merged partial of 10 batches: ${mb(retainedMerged)} MB; rss ${mb(process.memoryUsage().rss)} MB`,
 );
 console.log(`merged == single pass (bit-identical JSON): ${same}`);
 const naiveF1 = naive.result.f1_score;

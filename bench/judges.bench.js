@@ -18,6 +18,7 @@ const { runJudges } = require('../dist/src/judges/run');
 const { groundedness } = require('../dist/src/judges/specs/groundedness');
 const { relevance } = require('../dist/src/judges/specs/relevance');
 const { coherence } = require('../dist/src/judges/specs/quality');
+const { printHeader } = require('./env');
 
 const ROWS = Number(process.env.ROWS || 1000);
 const LATENCY_MS = Number(process.env.LATENCY_MS || 100);
@@ -116,6 +117,12 @@ async function sdkReference(nRows) {
 }
 
 (async () => {
+	const sdkDir = path.dirname(require.resolve('openai'));
+	printHeader({
+		bench: 'judges (judge runtime throughput with a shared governor)',
+		reference: `bare openai SDK ${require(path.join(sdkDir, 'package.json')).version} from a plain worker pool, same process (node ${process.version})`,
+		figures: 'warm: one untimed reference pass of 50 rows first; each figure is one run',
+	});
 	console.log(
 		`judges bench: ${ROWS} rows x ${JUDGES.length} judges, ${LATENCY_MS} ms/call, concurrency ${CONCURRENCY}; ideal ${ideal.toFixed(2)} s`,
 	);

@@ -1,38 +1,65 @@
 /**
  * Throughput of the traditional metrics (pairs per second), ours against the Python reference
- * implementations timed in the same run, on the conformance pairs: realistic RAG rows, every
- * non-long row, and the 2,000-3,000-word `long` rows. Prints ratio = ours / reference.
+ * implementations timed in the same run (bench/reference/metrics_ref.py: nltk, rouge_score's
+ * algorithm, Azure's F1, sacreBLEU, called the way Azure AI Evaluation calls them).
+ * Prints ratio = ours / reference per metric and set:
+ * - realistic, non_long, long: the conformance pairs (test/fixtures/conformance);
+ * - rag_answer: RAG-length pairs, a 50-300-word response against a 50-300-word ground truth drawn
+ *   from the same 1-5 kB context (bench/ragtext.js, seeded, words of the conformance pairs);
+ * - rag_context: the same responses against their 1-5 kB contexts;
+ * - cold: rag_answer-shaped pairs whose words were never seen before in the process (fresh
+ *   pseudo-words, a new lexicon per pair, plus common function words), each pair scored once.
+ * Warm sets: one untimed pass, then REPEAT timed windows of >= WINDOW s, best kept. Cold: ours
+ * scores fresh batches until WINDOW s of scoring have elapsed (generation not timed), after the
+ * warm sets (so the code is JIT-compiled, only the vocabulary is new); the reference scores its
+ * own fresh pool of COLD_PAIRS pairs once.
  *
- *   npx tsc -p tsconfig.json && node bench/metrics.bench.js [--quick]
+ *   npm run build && node bench/metrics.bench.js [--quick] [--only meteor,bleu]
+ *   env: WINDOW (s, default 1), REPEAT (3), RAG_PAIRS (100), COLD_PAIRS (100), PYTHON, SACREBLEU_PATH
  *
- * The reference is bench/reference/metrics_ref.py under a Python with nltk (Debian
- * python3-nltk; set PYTHON to choose the interpreter). Without nltk it prints ours only.
- * sacreBLEU is not packaged for Debian: install the real package where pip works
- * (`python3 -m pip install --target DIR sacrebleu==2.6.0`) and set SACREBLEU_PATH=DIR; without it
- * the lean port bench/reference/sacrebleu_ref.py is timed and a "reference:" line says so.
+ * The reference needs a Python with nltk (Debian python3-nltk; PYTHON chooses the interpreter);
+ * without it ours alone is printed. sacreBLEU is not packaged for Debian: install the real package
+ * where pip works (`python3 -m pip install --target DIR sacrebleu==2.6.0`) and set
+ * SACREBLEU_PATH=DIR; otherwise the lean port bench/reference/sacrebleu_ref.py is timed (a
+ * "reference:" line says which).
  */
 'use strict';
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
+const { printHeader, pythonReference, timeWindows } = require('./env');
 
-const ROOT = path.resolve(__dirname, '..');
-const DIST = path.join(ROOT, 'dist/src/metrics/index.js');
-if (!fs.existsSync(DIST)) {
-	console.error(`missing ${path.relative(ROOT, DIST)}: run "npx tsc -p tsconfig.json" first`);
-	process.exit(1);
-}
-const M = require(DIST);
-
-const { CONFORMANCE_DIR: CONF, readConformance } = require('./conformance');
 const quick = process.argv.includes('--quick');
+const onlyArg = process.argv.indexOf('--only');
+const only = onlyArg > 0 ? new Set(process.argv[onlyArg + 1].split(',')) : null;
+const WINDOW = Number(process.env.WINDOW || (quick ? 0.2 : 1));
+const REPEAT = Number(process.env.REPEAT || (quick ? 1 : 3));
+const RAG_PAIRS = Number(process.env.RAG_PAIRS || (quick ? 30 : 100));
+const COLD_PAIRS = Number(process.env.COLD_PAIRS || (quick ? 30 : 100));
+
+const py = pythonReference();
+printHeader({
+	bench: 'metrics (traditional metrics, pairs/s)',
+	reference: py
+		? `${py.py} (Python ${py.python}), nltk ${py.nltk}, via bench/reference/metrics_ref.py (timing only; scores checked by the tests)`
+		: 'none (Python with nltk unavailable)',
+	figures: `warm sets: untimed pass then best of ${REPEAT} windows >= ${WINDOW} s; cold: words new to the process, code warm`,
+});
+
+const M = require('../dist/src/metrics');
+const { CONFORMANCE_DIR: CONF, readConformance } = require('./conformance');
+const { ragRows } = require('./ragtext');
 
 const rows = readConformance('metric-conformance.jsonl');
 const pairsOf = (pred) => rows.filter(pred).map((r) => [r.response, r.ground_truth]);
+const rag = ragRows(RAG_PAIRS, 16001, 'warm');
 const SETS = {
 	realistic: pairsOf((r) => r.category === 'realistic'),
 	non_long: pairsOf((r) => r.category !== 'long'),
 	long: pairsOf((r) => r.category === 'long'),
+	rag_answer: rag.map((r) => [r.response, r.groundTruth]),
+	rag_context: rag.map((r) => [r.response, r.context]),
 };
 
 const ours = {
@@ -45,48 +72,74 @@ const ours = {
 	rougeLsum: (r, g) => M.rougeScore(r, g, 'rougeLsum'),
 	nltk_tokenize: (r, g) => [M.nltkTokenize(r), M.nltkTokenize(g)],
 	sacrebleu: (r, g) => M.sacreBleuSentence(r, g),
+	meteor: (r, g) => M.meteorScore(r, g),
 };
-if (typeof M.meteorScore === 'function') ours.meteor = (r, g) => M.meteorScore(r, g);
+const metricNames = Object.keys(ours).filter((m) => !only || only.has(m));
 
-/** Best pairs/second over 3 timed runs of at least ~150 ms each, after one warm-up pass. */
-function timeOurs(fn, pairs) {
-	for (const [r, g] of pairs) fn(r, g);
-	let best = 0;
-	for (let rep = 0; rep < 3; rep++) {
-		let n = 0;
-		const t0 = process.hrtime.bigint();
-		let dt = 0;
-		do {
+/** Best pairs/s (wall and CPU) over REPEAT windows of >= WINDOW s, after one untimed pass. */
+function timeWarm(fn, pairs) {
+	return timeWindows(
+		() => {
 			for (const [r, g] of pairs) fn(r, g);
-			n += pairs.length;
-			dt = Number(process.hrtime.bigint() - t0) / 1e9;
-		} while (dt < (quick ? 0.05 : 0.15));
-		best = Math.max(best, n / dt);
+		},
+		pairs.length,
+		{ window: WINDOW, repeat: REPEAT },
+	);
+}
+
+let coldSeed = 26001;
+/** Pairs/second on fresh batches (never seen words) until WINDOW s of scoring have elapsed. */
+function timeCold(fn) {
+	let n = 0;
+	let ns = 0n;
+	let us = 0;
+	while (Number(ns) / 1e9 < WINDOW) {
+		const batch = ragRows(25, coldSeed++, 'cold').map((r) => [r.response, r.groundTruth]);
+		const t0 = process.hrtime.bigint();
+		const c0 = process.cpuUsage();
+		for (const [r, g] of batch) fn(r, g);
+		ns += process.hrtime.bigint() - t0;
+		const c = process.cpuUsage(c0);
+		us += c.user + c.system;
+		n += batch.length;
 	}
-	return best;
+	return { wall: n / (Number(ns) / 1e9), cpu: n / (us / 1e6), pairs: n };
 }
 
 function runReference() {
-	const py =
-		process.env.PYTHON || (fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
-	const probe = spawnSync(py, ['-c', 'import nltk; print(nltk.__version__)'], { encoding: 'utf8' });
-	if (probe.status !== 0) {
-		console.log(
-			`Python reference unavailable (${py} cannot import nltk; apt-get install python3-nltk).`,
-		);
-		console.log('Printing our figures only.\n');
-		return null;
+	if (!py) return null;
+	// The RAG and cold pairs go to the reference through a temporary file (deleted afterwards).
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rag-eval-bench-'));
+	const file = path.join(dir, 'pairs.jsonl');
+	const lines = [];
+	for (const set of ['rag_answer', 'rag_context']) {
+		for (const [response, ground_truth] of SETS[set]) {
+			lines.push(JSON.stringify({ set, response, ground_truth }));
+		}
 	}
-	console.log(
-		`reference: ${py}, nltk ${probe.stdout.trim()} (timing only; scores checked by tests)`,
-	);
+	for (const m of metricNames) {
+		for (const r of ragRows(COLD_PAIRS, coldSeed++, 'cold')) {
+			lines.push(
+				JSON.stringify({ set: `cold:${m}`, response: r.response, ground_truth: r.groundTruth }),
+			);
+		}
+	}
+	fs.writeFileSync(file, `${lines.join('\n')}\n`);
 	const args = [
 		path.join(__dirname, 'reference/metrics_ref.py'),
 		CONF,
+		'--pairs',
+		file,
+		'--window',
+		String(WINDOW),
 		'--repeat',
-		quick ? '1' : '3',
+		String(REPEAT),
+		'--only',
+		metricNames.join(','),
 	];
-	const out = spawnSync(py, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+	const t0 = Date.now();
+	const out = spawnSync(py.py, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+	fs.rmSync(dir, { recursive: true, force: true });
 	if (out.status !== 0) {
 		console.log(`reference run failed (exit ${out.status}):\n${out.stderr.slice(-2000)}`);
 		return null;
@@ -96,8 +149,9 @@ function runReference() {
 		if (!line.trim()) continue;
 		const rec = JSON.parse(line);
 		if (rec.note) console.log(`reference: ${rec.note}`);
-		else ref[`${rec.metric}/${rec.set}`] = rec.pairs_per_sec;
+		else if (rec.metric) ref[`${rec.metric}/${rec.set}`] = rec;
 	}
+	console.log(`reference run took ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 	return ref;
 }
 
@@ -105,26 +159,124 @@ const ref = runReference();
 const fmt = (x) =>
 	x === undefined ? '-' : x >= 100 ? Math.round(x).toLocaleString('en') : x.toFixed(1);
 console.log(
-	`\n${'metric'.padEnd(14)}${'set'.padEnd(11)}${'ours pairs/s'.padStart(14)}${'ref pairs/s'.padStart(13)}${'ours/ref'.padStart(10)}`,
+	'\npairs/s by wall clock; ratios by wall clock and by CPU time (the goals use CPU time: it does not' +
+		' depend on what else the machine runs)',
+);
+console.log(
+	`${'metric'.padEnd(14)}${'set'.padEnd(12)}${'ours pairs/s'.padStart(14)}${'ref pairs/s'.padStart(13)}${'wall x'.padStart(9)}${'CPU x'.padStart(9)}`,
 );
 const ratios = {};
-for (const [name, fn] of Object.entries(ours)) {
+const oursRates = {};
+const x = (v) => (v ? `${v.toFixed(1)}x` : '-');
+const line = (name, setName, o, t, extra = '') => {
+	const wall = t ? o.wall / t.pairs_per_sec : undefined;
+	const cpu = t ? o.cpu / t.cpu_pairs_per_sec : undefined;
+	ratios[`${name}/${setName}`] = cpu;
+	oursRates[`${name}/${setName}`] = o;
+	console.log(
+		`${name.padEnd(14)}${setName.padEnd(12)}${fmt(o.wall).padStart(14)}${fmt(t?.pairs_per_sec).padStart(13)}${x(wall).padStart(9)}${x(cpu).padStart(9)}${extra}`,
+	);
+};
+for (const name of metricNames) {
+	const fn = ours[name];
 	for (const [setName, pairs] of Object.entries(SETS)) {
-		const o = timeOurs(fn, pairs);
-		const t = ref ? ref[`${name}/${setName}`] : undefined;
-		const ratio = t ? o / t : undefined;
-		ratios[`${name}/${setName}`] = ratio;
-		console.log(
-			`${name.padEnd(14)}${setName.padEnd(11)}${fmt(o).padStart(14)}${fmt(t).padStart(13)}${(ratio ? `${ratio.toFixed(1)}x` : '-').padStart(10)}`,
-		);
+		line(name, setName, timeWarm(fn, pairs), ref?.[`${name}/${setName}`]);
 	}
+	const cold = timeCold(fn);
+	const rc = ref?.[`${name}/cold`];
+	line(name, 'cold', cold, rc, `  (ours ${cold.pairs} pairs${rc ? `, ref ${rc.pairs}` : ''})`);
 }
 if (ref) {
-	const short = Object.entries(ratios).filter(([k, v]) => !k.endsWith('/long') && v !== undefined);
-	const worst = short.reduce((a, b) => (b[1] < a[1] ? b : a));
+	const worstOf = (pred) => {
+		const list = Object.entries(ratios).filter(([k, v]) => pred(k) && v !== undefined);
+		return list.length ? list.reduce((a, b) => (b[1] < a[1] ? b : a)) : null;
+	};
+	const show = (w) => (w ? `${w[0]} ${w[1].toFixed(1)}x` : '-');
 	console.log(
-		`\ngoal >=10x on short pairs for every metric: worst ${worst[0]} ${worst[1].toFixed(1)}x`,
+		`\ngoal >=10x (CPU) on short pairs for every metric: worst ${show(worstOf((k) => /\/(realistic|non_long)$/.test(k)))}`,
+	);
+	console.log(
+		`goal >=10x (CPU) on RAG-length pairs (rag_answer, rag_context): worst ${show(worstOf((k) => /\/rag_/.test(k)))}`,
+	);
+	console.log(
+		`goal >=10x (CPU) on cold vocabulary: worst ${show(worstOf((k) => k.endsWith('/cold')))}`,
 	);
 	const rl = ratios['rougeL/long'];
-	console.log(`goal >=100x on ROUGE-L long pairs: ${rl ? `${rl.toFixed(0)}x` : '-'}`);
+	console.log(`goal >=100x (CPU) on ROUGE-L long pairs: ${rl ? `${rl.toFixed(0)}x` : '-'}`);
 }
+
+/** Best calls/s (wall and CPU) of an async per-pair function, as timeWindows does. */
+async function timeAsync(fn, pairs) {
+	for (const [r, g] of pairs) await fn(r, g);
+	let wall = 0;
+	let cpu = 0;
+	for (let rep = 0; rep < REPEAT; rep++) {
+		let n = 0;
+		let dt = 0;
+		const t0 = process.hrtime.bigint();
+		const c0 = process.cpuUsage();
+		do {
+			for (const [r, g] of pairs) await fn(r, g);
+			n += pairs.length;
+			dt = Number(process.hrtime.bigint() - t0) / 1e9;
+		} while (dt < WINDOW);
+		const c = process.cpuUsage(c0);
+		wall = Math.max(wall, n / dt);
+		cpu = Math.max(cpu, n / ((c.user + c.system) / 1e6));
+		if (dt > 3 * WINDOW) break;
+	}
+	return { wall, cpu };
+}
+
+// JavaScript peers (bench/peers.js), in this process: speed and whether they give our scores.
+(async () => {
+	if (process.argv.includes('--no-peers')) return;
+	const { loadPeers } = require('./peers');
+	const peers = loadPeers();
+	if (peers.missing.length > 0) {
+		console.log(
+			`\nJS peers not installed: ${peers.missing.join(', ')} (\`node bench/peers.js --install\` puts them in ${peers.dir}, outside the repository): skipped`,
+		);
+	}
+	if (peers.found.length === 0) return;
+	console.log(
+		`\nJS peers, same process, warm (ratios ours/peer; "same score": |peer - ours| <= 1e-9 on the set's pairs)`,
+	);
+	console.log(
+		`${'peer'.padEnd(20)}${'metric'.padEnd(10)}${'set'.padEnd(12)}${'peer pairs/s'.padStart(13)}${'ours'.padStart(10)}${'wall x'.padStart(9)}${'CPU x'.padStart(9)}${'same score'.padStart(13)}`,
+	);
+	for (const peer of peers.found) {
+		for (const [metric, peerFn] of Object.entries(peer.metrics)) {
+			if (!metricNames.includes(metric)) continue;
+			// A peer that throws on a pair (js-rouge on empty text) scores it NaN here.
+			const fn = async (r, g) => {
+				try {
+					return await peerFn(r, g);
+				} catch {
+					return NaN;
+				}
+			};
+			for (const setName of ['realistic', 'rag_answer', 'rag_context']) {
+				const pairs = SETS[setName];
+				let same = 0;
+				for (const [r, g] of pairs) {
+					const theirs = await fn(r, g);
+					const mine = ours[metric](r, g);
+					// ROUGE returns precision, recall and F; the peers give the F-measure.
+					const value = typeof mine === 'number' ? mine : mine.fmeasure;
+					if (Math.abs(theirs - value) <= 1e-9) same++;
+				}
+				const p = await timeAsync(fn, pairs);
+				const o = oursRates[`${metric}/${setName}`];
+				console.log(
+					`${`${peer.name} ${peer.version}`.padEnd(20)}${metric.padEnd(10)}${setName.padEnd(12)}${fmt(p.wall).padStart(13)}${fmt(o.wall).padStart(10)}` +
+						`${x(o.wall / p.wall).padStart(9)}${x(o.cpu / p.cpu).padStart(9)}${`${same}/${pairs.length}`.padStart(13)}`,
+				);
+			}
+		}
+	}
+	process.exit(0);
+})().catch((err) => {
+	console.error(err);
+	process.exit(1);
+});

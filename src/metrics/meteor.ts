@@ -16,7 +16,7 @@ import { responseGroundTruthInputs } from './f1';
 import type { MetricDecl, ParamDecl } from '../core/types';
 import { porterStem } from './porter';
 import { nltkTokenize } from './tokenize';
-import { synonymsOf } from './wordnet';
+import { synonymSetOrNull } from './wordnet';
 
 /** METEOR's weights: alpha balances precision and recall, beta and gamma shape the penalty. */
 export interface MeteorOptions {
@@ -77,7 +77,10 @@ function alignEqual(hyp: Indexed[], ref: Indexed[], out: Match[]): [Indexed[], I
 function alignSynonyms(hyp: Indexed[], ref: Indexed[], out: Match[]): void {
 	const refTaken = new Uint8Array(ref.length);
 	for (let i = hyp.length - 1; i >= 0; i--) {
-		const synonyms = synonymsOf(hyp[i].word);
+		const synonyms = synonymSetOrNull(hyp[i].word);
+		// Only the word itself: no remaining reference word equals it (else the stem stage would
+		// have paired them), so nothing can match.
+		if (synonyms === null) continue;
 		for (let j = ref.length - 1; j >= 0; j--) {
 			if (refTaken[j] === 0 && synonyms.has(ref[j].word)) {
 				out.push([hyp[i].index, ref[j].index]);

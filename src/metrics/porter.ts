@@ -102,7 +102,8 @@ function endsCvc(word: string): boolean {
  * longest-match semantics). `*d` means "ends with a double consonant".
  */
 function applyRuleList(word: string, rules: readonly Rule[]): string {
-	for (const [suffix, replacement, condition] of rules) {
+	for (let i = 0; i < rules.length; i++) {
+		const [suffix, replacement, condition] = rules[i];
 		if (suffix === '*d' && endsDoubleConsonant(word)) {
 			const stem = word.slice(0, -2);
 			return condition === null || condition(stem) ? stem + replacement : word;
@@ -136,24 +137,26 @@ function step1b(word: string): string {
 		return measure(stem) > 0 ? stem + 'ee' : word;
 	}
 	let intermediate: string | null = null;
-	for (const suffix of ['ed', 'ing']) {
-		if (word.endsWith(suffix)) {
-			const candidate = word.slice(0, -suffix.length);
-			if (containsVowel(candidate)) {
-				intermediate = candidate;
-				break;
-			}
-		}
+	if (word.endsWith('ed')) {
+		const candidate = word.slice(0, -2);
+		if (containsVowel(candidate)) intermediate = candidate;
+	}
+	if (intermediate === null && word.endsWith('ing')) {
+		const candidate = word.slice(0, -3);
+		if (containsVowel(candidate)) intermediate = candidate;
 	}
 	if (intermediate === null) return word;
-	const lastChar = intermediate[intermediate.length - 1];
-	return applyRuleList(intermediate, [
-		['at', 'ate', null],
-		['bl', 'ble', null],
-		['iz', 'ize', null],
-		['*d', lastChar, () => lastChar !== 'l' && lastChar !== 's' && lastChar !== 'z'],
-		['', 'e', (stem) => measure(stem) === 1 && endsCvc(stem)],
-	]);
+	// nltk's rule list after -ed/-ing, in order: at -> ate, bl -> ble, iz -> ize, a double
+	// consonant other than l/s/z loses one letter, else m = 1 and *o adds e.
+	const w = intermediate;
+	if (w.endsWith('at')) return w + 'e';
+	if (w.endsWith('bl')) return w + 'e';
+	if (w.endsWith('iz')) return w + 'e';
+	if (endsDoubleConsonant(w)) {
+		const lastChar = w[w.length - 1];
+		return lastChar !== 'l' && lastChar !== 's' && lastChar !== 'z' ? w.slice(0, -1) : w;
+	}
+	return measure(w) === 1 && endsCvc(w) ? w + 'e' : w;
 }
 
 const STEP1C_RULES: readonly Rule[] = [

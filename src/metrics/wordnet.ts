@@ -54,8 +54,11 @@ const SUBSTITUTIONS: Record<WordNetPos, readonly (readonly [string, string])[]> 
 interface PosTable {
 	/** index.<pos> as text (the files are ASCII): lemma lines are parsed only when looked up. */
 	indexText: string;
-	/** Lemma -> start of its line in `indexText`; a later duplicate wins, as in nltk's dict. */
-	lineStart: Map<string, number>;
+	/**
+	 * Lemma slot (see `slots`) -> start of its line in `indexText`, -1 when not a lemma of this
+	 * part of speech; a later duplicate wins, as in nltk's dict.
+	 */
+	lineStart: Int32Array;
 	/** data.<pos>: synset offsets are byte offsets into it. */
 	data: Buffer;
 	exceptions: Map<string, readonly string[]>;
@@ -72,6 +75,11 @@ export interface WordNetInfo {
 }
 
 let tables: Record<WordNetPos, PosTable> | null = null;
+/** Lemma -> slot, shared by the four parts of speech: one hash lookup answers all four. */
+let slots = new Map<string, number>();
+/** Forms listed in any part of speech's exception file (most words are in none). */
+let exceptionForms = new Set<string>();
+let slotCount = 0;
 let info: WordNetInfo | null = null;
 
 function packageDir(): string {
@@ -116,9 +124,21 @@ function parseExceptions(text: string): Map<string, readonly string[]> {
 	return map;
 }
 
-function indexLemmas(text: string): Map<string, number> {
-	const map = new Map<string, number>();
+function countLines(text: string): number {
+	let count = 1;
+	for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
+	return count;
+}
+
+/**
+ * Records where each lemma's line starts in `own` (by slot) and returns how many lemmas the
+ * file has. The first file read creates a slot per line without a lookup: a duplicate lemma
+ * then gets a second slot that replaces the first in `slots`, so the later line wins there too.
+ */
+function indexLemmas(text: string, own: Int32Array, first: boolean): number {
 	const n = text.length;
+	let count = 0;
+	let nextSlot = slotCount;
 	let pos = 0;
 	while (pos < n) {
 		let end = text.indexOf('\n', pos);
@@ -126,11 +146,19 @@ function indexLemmas(text: string): Map<string, number> {
 		// Lines starting with a space are the licence header, skipped as nltk does.
 		if (end > pos && text.charCodeAt(pos) !== 32) {
 			const space = text.indexOf(' ', pos);
-			map.set(text.slice(pos, space < 0 || space > end ? end : space), pos);
+			const lemma = text.slice(pos, space < 0 || space > end ? end : space);
+			let slot = first ? undefined : slots.get(lemma);
+			if (slot === undefined) {
+				slot = nextSlot++;
+				slots.set(lemma, slot);
+			}
+			if (own[slot] < 0) count++;
+			own[slot] = pos;
 		}
 		pos = end + 1;
 	}
-	return map;
+	slotCount = nextSlot;
+	return count;
 }
 
 function load(): Record<WordNetPos, PosTable> {
@@ -154,20 +182,30 @@ function load(): Record<WordNetPos, PosTable> {
 	}
 	const excDir = existsSync(join(dictDir, 'noun.exc')) ? dictDir : join(dir, 'data');
 	const result = {} as Record<WordNetPos, PosTable>;
-	let lemmas = 0;
+	slots = new Map();
+	exceptionForms = new Set();
 	for (const p of WORDNET_POS_LIST) {
 		const index = files.get(`index.${FILE_SUFFIX[p]}`);
 		const data = files.get(`data.${FILE_SUFFIX[p]}`);
 		if (index === undefined || data === undefined) {
 			throw new Error(`WordNet 3.0 files for "${FILE_SUFFIX[p]}" not found in ${dir}`);
 		}
-		const indexText = index.toString('latin1');
-		const lineStart = indexLemmas(indexText);
-		lemmas += lineStart.size;
 		const exceptions = parseExceptions(
 			readFileSync(join(excDir, `${FILE_SUFFIX[p]}.exc`)).toString('latin1'),
 		);
-		result[p] = { indexText, lineStart, data, exceptions, names: new Map() };
+		for (const form of exceptions.keys()) exceptionForms.add(form);
+		const indexText = index.toString('latin1');
+		result[p] = { indexText, lineStart: new Int32Array(0), data, exceptions, names: new Map() };
+	}
+	const all = WORDNET_POS_LIST.map((p) => result[p]);
+	// A line per lemma at most, so the line counts bound the number of slots.
+	let capacity = 0;
+	for (const t of all) capacity += countLines(t.indexText);
+	slotCount = 0;
+	let lemmas = 0;
+	for (const t of all) {
+		t.lineStart = new Int32Array(capacity).fill(-1);
+		lemmas += indexLemmas(t.indexText, t.lineStart, t === all[0]);
 	}
 	info = {
 		source: unpacked ? 'dict' : 'tarball',
@@ -195,8 +233,14 @@ export function isWordNetLoaded(): boolean {
 }
 
 function synsetOffsets(table: PosTable, lemma: string): number[] {
-	const start = table.lineStart.get(lemma);
-	if (start === undefined) return [];
+	const slot = slots.get(lemma);
+	return slot === undefined ? [] : synsetOffsetsAt(table, slot);
+}
+
+/** Synset offsets of the lemma in `slot`, in index order; none when not a lemma of this POS. */
+function synsetOffsetsAt(table: PosTable, slot: number): number[] {
+	const start = table.lineStart[slot];
+	if (start < 0) return [];
 	let end = table.indexText.indexOf('\n', start);
 	if (end < 0) end = table.indexText.length;
 	const tokens = table.indexText
@@ -241,19 +285,32 @@ function synsetLemmaNames(table: PosTable, offset: number): readonly string[] {
  * strip one suffix only (3.9 dropped the repeated stripping of earlier versions).
  */
 export function morphy(form: string, pos: WordNetPos): string[] {
-	const table = getTables()[pos];
-	const exceptional = table.exceptions.get(form);
-	const candidates: string[] = [form];
-	if (exceptional !== undefined) {
-		candidates.push(...exceptional);
-	} else {
-		for (const [old, replacement] of SUBSTITUTIONS[pos]) {
-			if (form.endsWith(old)) candidates.push(form.slice(0, -old.length) + replacement);
-		}
-	}
+	return morphyIn(getTables()[pos], form, pos);
+}
+
+/** `morphy` on a loaded table: candidates in nltk's order (form, exceptions or rules), deduplicated. */
+function morphyIn(table: PosTable, form: string, pos: WordNetPos): string[] {
+	const has = (c: string): boolean => {
+		const slot = slots.get(c);
+		return slot !== undefined && table.lineStart[slot] >= 0;
+	};
 	const result: string[] = [];
-	for (const c of candidates) {
-		if (table.lineStart.has(c) && !result.includes(c)) result.push(c);
+	if (has(form)) result.push(form);
+	const exceptional = exceptionForms.has(form) ? table.exceptions.get(form) : undefined;
+	if (exceptional !== undefined) {
+		for (let i = 0; i < exceptional.length; i++) {
+			const c = exceptional[i];
+			if (has(c) && !result.includes(c)) result.push(c);
+		}
+		return result;
+	}
+	const rules = SUBSTITUTIONS[pos];
+	for (let i = 0; i < rules.length; i++) {
+		const old = rules[i][0];
+		if (form.endsWith(old)) {
+			const c = form.slice(0, form.length - old.length) + rules[i][1];
+			if (has(c) && !result.includes(c)) result.push(c);
+		}
 	}
 	return result;
 }
@@ -272,7 +329,7 @@ export function synsets(word: string): SynsetRef[] {
 	const out: SynsetRef[] = [];
 	for (const pos of WORDNET_POS_LIST) {
 		const table = all[pos];
-		for (const form of morphy(lemma, pos)) {
+		for (const form of morphyIn(table, lemma, pos)) {
 			for (const offset of synsetOffsets(table, form)) {
 				out.push({ pos, offset, lemmaNames: synsetLemmaNames(table, offset) });
 			}
@@ -281,23 +338,99 @@ export function synsets(word: string): SynsetRef[] {
 	return out;
 }
 
+/** Every (suffix, replacement) rule of SUBSTITUTIONS once, with the parts of speech using it. */
+const RULE_UNION: readonly { old: string; replacement: string; posMask: number }[] = (() => {
+	const byKey = new Map<string, { old: string; replacement: string; posMask: number }>();
+	WORDNET_POS_LIST.forEach((pos, p) => {
+		for (const [old, replacement] of SUBSTITUTIONS[pos]) {
+			const key = `${old}\t${replacement}`;
+			const rule = byKey.get(key) ?? { old, replacement, posMask: 0 };
+			rule.posMask |= 1 << p;
+			byKey.set(key, rule);
+		}
+	});
+	return [...byKey.values()];
+})();
+
+let tablesInOrder: PosTable[] | null = null;
+
+/** The loaded tables in WORDNET_POS_LIST order. */
+function tableList(): PosTable[] {
+	if (tablesInOrder === null || tables === null) {
+		const all = getTables();
+		tablesInOrder = WORDNET_POS_LIST.map((p) => all[p]);
+	}
+	return tablesInOrder;
+}
+
+/** Adds the lemma names (other than `word`, without `_`) of the lemma in `slot` to the set. */
+function addNames(
+	set: Set<string> | null,
+	word: string,
+	table: PosTable,
+	slot: number,
+): Set<string> | null {
+	if (table.lineStart[slot] < 0) return set;
+	for (const offset of synsetOffsetsAt(table, slot)) {
+		for (const name of synsetLemmaNames(table, offset)) {
+			if (name !== word && !name.includes('_')) (set ??= new Set([word])).add(name);
+		}
+	}
+	return set;
+}
+
 const SYNONYM_CACHE_LIMIT = 20_000;
-const synonymCache = new Map<string, ReadonlySet<string>>();
+/** Word -> its synonym set, or null when WordNet gives it no name besides the word itself. */
+const synonymCache = new Map<string, ReadonlySet<string> | null>();
 
 /**
- * The synonym set nltk's METEOR builds for a hypothesis word: lemma names of every synset of
- * `wordnet.synsets(word)`, without names containing `_`, plus the word itself. Memoised.
+ * `synonymsOf(word)`, or null when that set would hold nothing but the word itself (WordNet does
+ * not know it, or knows only that name). METEOR skips such words: after the stem stage no
+ * remaining reference word equals the hypothesis word, so the set could not match. Memoised
+ * without allocating anything for unknown words, which are the common case for new vocabulary.
  */
-export function synonymsOf(word: string): ReadonlySet<string> {
+export function synonymSetOrNull(word: string): ReadonlySet<string> | null {
 	const cached = synonymCache.get(word);
 	if (cached !== undefined) return cached;
-	const set = new Set<string>();
-	for (const synset of synsets(word)) {
-		for (const name of synset.lemmaNames) if (!name.includes('_')) set.add(name);
+	// The union over every POS and Morphy candidate of synsets(word): only membership matters
+	// here, so each candidate string is looked up once for all four parts of speech.
+	const list = tableList();
+	const lemma = word.toLowerCase();
+	let set: Set<string> | null = null;
+	const formSlot = slots.get(lemma);
+	const listed = exceptionForms.has(lemma);
+	let rulesApply = 0;
+	for (let p = 0; p < list.length; p++) {
+		const table = list[p];
+		if (formSlot !== undefined) set = addNames(set, word, table, formSlot);
+		const exceptional = listed ? table.exceptions.get(lemma) : undefined;
+		if (exceptional === undefined) rulesApply |= 1 << p;
+		else {
+			for (const c of exceptional) {
+				const slot = slots.get(c);
+				if (slot !== undefined) set = addNames(set, word, table, slot);
+			}
+		}
 	}
-	set.add(word);
+	for (const rule of RULE_UNION) {
+		if ((rule.posMask & rulesApply) === 0 || !lemma.endsWith(rule.old)) continue;
+		const slot = slots.get(lemma.slice(0, lemma.length - rule.old.length) + rule.replacement);
+		if (slot === undefined) continue;
+		for (let p = 0; p < list.length; p++) {
+			if ((rule.posMask & rulesApply & (1 << p)) !== 0) set = addNames(set, word, list[p], slot);
+		}
+	}
 	// Bounded so a long-lived n8n worker cannot grow it without limit.
 	if (synonymCache.size >= SYNONYM_CACHE_LIMIT) synonymCache.clear();
 	synonymCache.set(word, set);
 	return set;
+}
+
+/**
+ * The synonym set nltk's METEOR builds for a hypothesis word: lemma names of every synset of
+ * `wordnet.synsets(word)`, without names containing `_`, plus the word itself. Memoised for
+ * words WordNet knows.
+ */
+export function synonymsOf(word: string): ReadonlySet<string> {
+	return synonymSetOrNull(word) ?? new Set([word]);
 }

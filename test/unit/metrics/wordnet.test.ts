@@ -2,6 +2,7 @@ import {
 	isWordNetLoaded,
 	loadWordNet,
 	morphy,
+	synonymSetOrNull,
 	synonymsOf,
 	synsets,
 } from '../../../src/metrics/wordnet';
@@ -98,6 +99,19 @@ describe('WordNet 3.0 reader', () => {
 
 		it('is memoised', () => {
 			expect(synonymsOf('better')).toBe(synonymsOf('better'));
+		});
+
+		it('synonymSetOrNull: null exactly when the set would hold only the word itself', () => {
+			expect(synonymSetOrNull('qwzx')).toBeNull();
+			expect(synonymSetOrNull('')).toBeNull();
+			// A lemma whose only synset names nothing but itself.
+			expect(synsets('zebra')).toHaveLength(1);
+			expect(synonymSetOrNull('zebra')).toBeNull();
+			expect([...synonymsOf('zebra')]).toEqual(['zebra']);
+			for (const w of ['dog', 'better', 'japan', 'ran', 'geese', 'galore']) {
+				expect([...(synonymSetOrNull(w) ?? [])].sort()).toEqual([...synonymsOf(w)].sort());
+				expect(synonymsOf(w).size).toBeGreaterThan(1);
+			}
 		});
 	});
 });
