@@ -425,6 +425,23 @@ const ciGate = workflow(
 		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [660, 0], params: { threshold: 0.5 } },
 		{ name: 'BLEU', type: `${P}.evalBleu`, pos: [880, 0], params: { threshold: 0.2 } },
 		{
+			name: 'CI Summary',
+			type: `${P}.evalAggregate`,
+			pos: [1100, -200],
+			params: { output: 'summary', options: { bootstrapResamples: 0 } },
+		},
+		{
+			name: 'JUnit Report',
+			type: `${P}.evalReport`,
+			pos: [1320, -200],
+			params: {
+				title: 'RAG evaluation (CI)',
+				formats: ['junit'],
+				options: { rows: "={{ $('BLEU').all().map((item) => item.json) }}", textInJson: true },
+			},
+			notes: 'JUnit XML for the CI job: binary "junit", and as text in "junit"',
+		},
+		{
 			name: 'Collect Rows',
 			type: 'n8n-nodes-base.aggregate',
 			pos: [1100, 0],
@@ -449,6 +466,8 @@ const ciGate = workflow(
 		['Eval Dataset', 'F1 Score'],
 		['F1 Score', 'BLEU'],
 		['BLEU', 'Collect Rows'],
+		['BLEU', 'CI Summary'],
+		['CI Summary', 'JUnit Report'],
 		['Collect Rows', 'Answer CI'],
 	],
 );
@@ -731,6 +750,20 @@ const agent = workflow(
 			pos: [1640, 0],
 			params: { output: 'summary' },
 		},
+		{
+			name: 'Eval Report',
+			type: `${P}.evalReport`,
+			pos: [1860, 0],
+			params: {
+				title: 'Support agent evaluation',
+				formats: ['markdown'],
+				options: {
+					rows: "={{ $('Groundedness').all().map((item) => ({ ...item.json, response: item.json.output })) }}",
+					maxWorstRows: 5,
+				},
+			},
+			notes: 'Markdown summary of the agent run (metrics, root causes, worst answers)',
+		},
 	],
 	[
 		['Run', 'Eval Dataset'],
@@ -742,6 +775,7 @@ const agent = workflow(
 		['F1 Score', 'Relevance'],
 		['Relevance', 'Groundedness'],
 		['Groundedness', 'Eval Aggregate'],
+		['Eval Aggregate', 'Eval Report'],
 	],
 );
 

@@ -106,6 +106,14 @@ export class EvalReport implements INodeType {
 							'Scored rows for worst rows, first errors and per-cause tickets, when they are not among the input items',
 					},
 					{ displayName: 'Worst Rows Shown', name: 'maxWorstRows', type: 'number', default: 10 },
+					{
+						displayName: 'HTML and JUnit Also as Text',
+						name: 'textInJson',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to also put the HTML report and JUnit XML as text in the JSON (html, junit), e.g. to return them from Respond to Webhook to a CI job',
+					},
 				],
 			},
 		],
@@ -154,16 +162,21 @@ export class EvalReport implements INodeType {
 		if (formats.includes('markdown')) json.markdown = markdownReport(input);
 		if (formats.includes('ticket')) json.ticket = ticketPayload(input) as unknown as IDataObject;
 		if (formats.includes('tickets')) json.tickets = ticketPlan(input) as unknown as IDataObject;
+		const asText = o.textInJson === true;
 		if (formats.includes('html')) {
+			const html = htmlReport(input);
+			if (asText) json.html = html;
 			binary.html = await this.helpers.prepareBinaryData(
-				Buffer.from(htmlReport(input), 'utf8'),
+				Buffer.from(html, 'utf8'),
 				'eval-report.html',
 				'text/html',
 			);
 		}
 		if (formats.includes('junit')) {
+			const xml = junitReport(input);
+			if (asText) json.junit = xml;
 			binary.junit = await this.helpers.prepareBinaryData(
-				Buffer.from(junitReport(input), 'utf8'),
+				Buffer.from(xml, 'utf8'),
 				'eval-junit.xml',
 				'application/xml',
 			);
