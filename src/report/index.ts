@@ -46,6 +46,18 @@ export interface ReportSummaryLike {
 	} | null;
 	/** Incomplete rows: `examples` are the first request ids. */
 	incomplete?: { count: number; examples?: readonly string[] } | null;
+	/** Per-metric figures (the aggregate's `perMetric`): key metrics without a run-level name. */
+	perMetric?: Record<string, ReportPerMetricLike | undefined>;
+}
+
+/** What the reports read of one `perMetric` entry. */
+export interface ReportPerMetricLike {
+	measured: number;
+	errored?: number;
+	notApplicable?: number;
+	scale?: { kind: string };
+	mean?: { value?: number; ci?: { low: number; high: number } | null };
+	passRate?: { value?: number; count?: number; of?: number };
 }
 
 /** A scored row; only these fields are ever rendered. */
@@ -197,6 +209,38 @@ function worstRows(rows: readonly ReportRow[] | undefined, limit: number): Worst
 			})),
 		],
 	}));
+}
+
+interface KeyMetric extends ReportMetricLike {
+	passRate?: number;
+}
+
+/**
+ * The metrics worth a line in a chat message, named as the Regression Gate names them: run
+ * metrics with a measured or errored row, then each per-metric id no run-metric name carries, as
+ * `<id>/mean` (`<id>/pass_rate` for yes/no scales).
+ */
+function keyMetrics(summary: ReportSummaryLike): [string, KeyMetric][] {
+	const out: [string, KeyMetric][] = metricEntries(summary).filter(
+		([, m]) => m.measured > 0 || (m.errored ?? 0) > 0,
+	);
+	const covered = new Set(Object.keys(summary.metrics).flatMap((k) => k.split('/')));
+	for (const id of Object.keys(summary.perMetric ?? {}).sort()) {
+		const m = summary.perMetric?.[id];
+		if (!m || covered.has(id) || (m.measured === 0 && !m.errored)) continue;
+		const binary = m.scale?.kind === 'binary';
+		out.push([
+			`${id}/${binary ? 'pass_rate' : 'mean'}`,
+			{
+				value: binary ? m.passRate?.value : m.mean?.value,
+				ci: binary ? null : (m.mean?.ci ?? null),
+				measured: m.measured,
+				errored: m.errored,
+				...(!binary && m.passRate?.value !== undefined ? { passRate: m.passRate.value } : {}),
+			},
+		]);
+	}
+	return out;
 }
 
 function metricEntries(summary: ReportSummaryLike): [string, ReportMetricLike][] {
@@ -407,19 +451,18 @@ export function slackMessage(input: ReportInput): SlackMessage {
 
 	// Key metrics only: names with no measured or errored row say nothing in a chat message.
 	const change = deltas(input.gate);
-	const fields = metricEntries(input.summary)
-		.filter(([, m]) => m.measured > 0 || (m.errored ?? 0) > 0)
-		.map(([name, m]) => {
-			const d = change.get(name);
-			const since =
-				d && d.delta !== null
-					? ` · ${fmtDelta(d.delta)} since baseline${d.verdict === 'regressed' ? ' :red_circle:' : ''}`
-					: '';
-			return slackMrkdwn(
-				`*${slackText(name, 300)}*\n${fmt(m.value)}${m.ci ? ` (${fmt(m.ci.low)}–${fmt(m.ci.high)})` : ''}${since} · ${m.measured} measured${m.errored ? ` · ${m.errored} errored` : ''}`,
-				SLACK_LIMITS.fieldText,
-			);
-		});
+	const fields = keyMetrics(input.summary).map(([name, m]) => {
+		const d = change.get(name);
+		const since =
+			d && d.delta !== null
+				? ` · ${fmtDelta(d.delta)} since baseline${d.verdict === 'regressed' ? ' :red_circle:' : ''}`
+				: '';
+		const passing = m.passRate !== undefined ? ` · ${pct(m.passRate)} pass` : '';
+		return slackMrkdwn(
+			`*${slackText(name, 300)}*\n${fmt(m.value)}${m.ci ? ` (${fmt(m.ci.low)}–${fmt(m.ci.high)})` : ''}${since}${passing} · ${m.measured} measured${m.errored ? ` · ${m.errored} errored` : ''}`,
+			SLACK_LIMITS.fieldText,
+		);
+	});
 	for (let i = 0; i < fields.length; i += SLACK_LIMITS.fields) {
 		blocks.push({ type: 'section', fields: fields.slice(i, i + SLACK_LIMITS.fields) });
 	}

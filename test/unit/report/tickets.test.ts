@@ -3,7 +3,14 @@
 // tonight's count and worst rows, and no closing on an incomplete run.
 import type { Scale, Score } from '../../../src/core/types';
 import { aggregate } from '../../../src/aggregate';
-import { causeLabel, ticketPlan, TICKET_LABEL, type ReportRow } from '../../../src/report';
+import { compareRuns } from '../../../src/gate';
+import {
+	causeLabel,
+	slackMessage,
+	ticketPlan,
+	TICKET_LABEL,
+	type ReportRow,
+} from '../../../src/report';
 
 const LIKERT: Scale = { kind: 'likert', min: 1, max: 5 };
 const likert = (metric: string, value: number): Score => ({
@@ -127,5 +134,30 @@ describe('ticketPlan', () => {
 		expect(t.body).toContain('- **q1**');
 		expect(t.body).toContain('- **q3**');
 		expect(t.body).not.toContain('- **q4**');
+	});
+});
+
+describe('Slack key metrics (nightly message)', () => {
+	it('shows per-metric means named as the gate names them, with the change since the baseline', () => {
+		const base = aggregate(
+			ROWS.map((r) => ({
+				...r,
+				eval: { ...r.eval, groundedness: likert('groundedness', 5) },
+			})) as Record<string, unknown>[],
+			{ bootstrapResamples: 0 },
+		);
+		const cur = aggregate(ROWS as Record<string, unknown>[], { bootstrapResamples: 0 });
+		const gate = compareRuns(cur, base, { minCoverage: 0 });
+		const m = slackMessage({ summary: cur, gate });
+		const fields = m.blocks.flatMap((b) => (b.type === 'section' && b.fields ? b.fields : []));
+		const g = fields.find((f) => f.text.startsWith('*groundedness/mean*'));
+		expect(g?.text).toBe(
+			'*groundedness/mean*\n3.25 · -1.75 since baseline :red_circle: · 50.0% pass · 4 measured',
+		);
+		expect(fields.find((f) => f.text.startsWith('*relevance/mean*'))?.text).toMatch(
+			/^\*relevance\/mean\*\n3\.25 · 0 since baseline · 50\.0% pass · 4 measured$/,
+		);
+		// Run metrics nobody measured (agent latency without latency fields) are left out.
+		expect(fields.some((f) => f.text.includes('agent/'))).toBe(false);
 	});
 });
