@@ -199,7 +199,7 @@ const nightly = workflow(
 				sendBody: true,
 				specifyBody: 'json',
 				jsonBody:
-					"={{ JSON.stringify({ ...$json.slack, text: ($json.verdict === 'OK' ? '' : '<!here> ') + $json.slack.text }) }}",
+					"={{ JSON.stringify(Object.assign({}, $json.slack, { text: ($json.verdict === 'OK' ? '' : '<!here> ') + $json.slack.text })) }}",
 				options: {},
 			},
 			notes: 'Paste your Slack incoming webhook URL, then enable',
@@ -758,7 +758,7 @@ const agent = workflow(
 				title: 'Support agent evaluation',
 				formats: ['markdown'],
 				options: {
-					rows: "={{ $('Groundedness').all().map((item) => ({ ...item.json, response: item.json.output })) }}",
+					rows: "={{ $('Groundedness').all().map((item) => Object.assign({}, item.json, { response: item.json.output })) }}",
 					maxWorstRows: 5,
 				},
 			},
