@@ -7,7 +7,8 @@
 //
 //   node scripts/e2e.js [--only=<text>] [--browser] [--queue]
 //
-// --only (or E2E_ONLY) runs just the specs whose name contains the text (case-insensitive); the
+// --only (or E2E_ONLY) runs just the specs whose name contains the text (case-insensitive; several
+// texts separated by commas); the
 // check that every example has a spec is then skipped. A spec module may export `setup(ctx)` /
 // `teardown()` (local stand-in services), `workflows()` (extra workflows to import, e.g. an
 // example pointed at the stand-ins) and `credentials()`; a spec with `executions: [...]` runs its
@@ -153,7 +154,9 @@ async function main() {
 	const only = (
 		onlyArg ? onlyArg.slice('--only='.length) : process.env.E2E_ONLY || ''
 	).toLowerCase();
-	const selected = (spec) => !only || spec.name.toLowerCase().includes(only);
+	const wanted = only.split(',').filter(Boolean);
+	const selected = (spec) =>
+		!wanted.length || wanted.some((w) => spec.name.toLowerCase().includes(w));
 	const modules = fs
 		.readdirSync(path.join(REPO, 'test', 'e2e'))
 		.filter((f) => f.endsWith('.spec.js'))

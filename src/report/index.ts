@@ -296,24 +296,34 @@ function incompleteCount(input: ReportInput): number {
 	return coverageFacts(input)?.missing ?? input.summary.incomplete?.count ?? 0;
 }
 
-/** First error texts of rows that could not be judged, each naming its row and metric. */
+/**
+ * First error texts of rows that could not be judged, each naming its row and metric; an error
+ * repeated on other rows (the same text but for the row number) is said once with their count.
+ */
 export function firstErrors(input: ReportInput, limit = 3): string[] {
-	const out: string[] = [];
-	const seen = new Set<string>();
+	const found: { line: string; more: number }[] = [];
+	const byKey = new Map<string, { more: number }>();
 	(input.rows ?? []).forEach((row, index) => {
 		for (const [metric, s] of Object.entries(row.eval ?? {})) {
-			if (out.length >= limit || !s || s.status !== 'error') continue;
+			if (!s || s.status !== 'error') continue;
 			const text = displayText(s.error ?? 'judge error', 300);
-			// One line per distinct message: ten rows with "model unavailable" say it once.
-			if (seen.has(text)) continue;
-			seen.add(text);
+			const key = `${metric}\u0000${text.replace(/^row \d+: /, '')}`;
+			const seen = byKey.get(key);
+			if (seen) {
+				seen.more++;
+				continue;
+			}
+			if (found.length >= limit) continue;
 			const id =
 				row.request_id === undefined || row.request_id === null
 					? `#${index + 1}`
 					: displayText(row.request_id, 80);
-			out.push(`${id} ${displayText(metric, 80)}: ${text}`);
+			const entry = { line: `${id} ${displayText(metric, 80)}: ${text}`, more: 0 };
+			found.push(entry);
+			byKey.set(key, entry);
 		}
 	});
+	const out = found.map((f) => (f.more ? `${f.line} (and ${f.more} more rows)` : f.line));
 	if (out.length === 0) {
 		const ids = input.summary.incomplete?.examples ?? [];
 		if (ids.length)
@@ -494,7 +504,7 @@ export function slackMessage(input: ReportInput): SlackMessage {
 			const fails = w.failures
 				.map(
 					(f) =>
-						`\`${slackText(f.metric)}\` ${slackText(f.value)}: ${slackText(truncate(f.reason, 300))}`,
+						`\`${slackText(f.metric)}\` ${slackText(f.value)}${f.reason ? `: ${slackText(truncate(f.reason, 300))}` : ''}`,
 				)
 				.join('\n');
 			blocks.push({
@@ -581,7 +591,9 @@ export function markdownReport(input: ReportInput): string {
 				'',
 			);
 			for (const f of w.failures)
-				out.push(`- **${mdCell(f.metric)}** ${mdText(f.value)}: ${mdText(f.reason)}`);
+				out.push(
+					`- **${mdCell(f.metric)}** ${mdText(f.value)}${f.reason ? `: ${mdText(f.reason)}` : ''}`,
+				);
 			out.push('');
 		}
 	}
@@ -708,7 +720,7 @@ function causeRowsMarkdown(input: ReportInput, cause: string, limit: number): st
 		out.push(`  - response: ${mdText(truncate(w.response, 200))}`);
 		for (const f of w.failures)
 			out.push(
-				`  - \`${mdCell(f.metric)}\` ${mdText(f.value)}: ${mdText(truncate(f.reason, 300))}`,
+				`  - \`${mdCell(f.metric)}\` ${mdText(f.value)}${f.reason ? `: ${mdText(truncate(f.reason, 300))}` : ''}`,
 			);
 	}
 	return out;

@@ -202,6 +202,14 @@ describe('reports of an incomplete run', () => {
 		expect(errs[0]).toBe(
 			'q0 groundedness: judge model unavailable: 503 Service Unavailable (row 1, request_id q0)',
 		);
+		// The same error on many rows (only the row number differs) is said once, with the count.
+		const same = data.map((r, i) => ({
+			...r,
+			eval: { g: { ...down('g', i), error: `row ${i + 1}: judge model unavailable: 503` } },
+		}));
+		expect(firstErrors({ summary, rows: same.slice(0, 10) as never })).toEqual([
+			'q0 g: row 1: judge model unavailable: 503 (and 9 more rows)',
+		]);
 		// Without rows the ids of the first incomplete rows stand in.
 		expect(firstErrors({ summary })[0]).toMatch(/^rows q0, q1, q2 have no verdict/);
 	});
