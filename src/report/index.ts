@@ -235,12 +235,27 @@ function keyMetrics(summary: ReportSummaryLike): [string, KeyMetric][] {
 				value: binary ? m.passRate?.value : m.mean?.value,
 				ci: binary ? null : (m.mean?.ci ?? null),
 				measured: m.measured,
+				notApplicable: m.notApplicable,
 				errored: m.errored,
 				...(!binary && m.passRate?.value !== undefined ? { passRate: m.passRate.value } : {}),
 			},
 		]);
 	}
 	return out;
+}
+
+// Run metrics that no row measured (agent latency when rows carry none) say nothing: tables
+// name how many were left out instead of listing them.
+function unmeasuredCount(summary: ReportSummaryLike): number {
+	return metricEntries(summary).filter(([, m]) => m.measured === 0 && !m.errored).length;
+}
+
+// Gate lines with no value on either side, likewise.
+function gateLines(gate: GateResult): { shown: GateRowResult[]; empty: number } {
+	const shown = gate.table.filter(
+		(r) => !(r.verdict === 'insufficient_data' && r.baseline === null && r.current === null),
+	);
+	return { shown, empty: gate.table.length - shown.length };
 }
 
 function metricEntries(summary: ReportSummaryLike): [string, ReportMetricLike][] {
@@ -558,12 +573,14 @@ export function markdownReport(input: ReportInput): string {
 		'| metric | value | 95% CI | measured | not applicable | errored |',
 		'| --- | ---: | --- | ---: | ---: | ---: |',
 	);
-	for (const [name, m] of metricEntries(input.summary)) {
+	for (const [name, m] of keyMetrics(input.summary)) {
 		const ci = m.ci ? `${fmt(m.ci.low)}–${fmt(m.ci.high)}` : '—';
 		out.push(
 			`| ${mdCell(name)} | ${fmt(m.value)} | ${ci} | ${m.measured} | ${m.notApplicable ?? 0} | ${m.errored ?? 0} |`,
 		);
 	}
+	const unmeasured = unmeasuredCount(input.summary);
+	if (unmeasured) out.push('', `_${unmeasured} run metrics without measured rows are not listed._`);
 	const causes = input.summary.rootCauses ?? [];
 	if (causes.length) {
 		out.push(
@@ -624,11 +641,13 @@ function markdownGate(gate: GateResult): string[] {
 		'| metric | baseline | current | delta | p (Holm) | test | verdict |',
 		'| --- | ---: | ---: | ---: | ---: | --- | --- |',
 	];
-	for (const r of gate.table) {
+	const { shown, empty } = gateLines(gate);
+	for (const r of shown) {
 		lines.push(
 			`| ${mdCell(r.metric)} | ${fmt(r.baseline)} | ${fmt(r.current)} | ${fmtDelta(r.delta)} | ${fmtP(r.pAdjusted)} | ${r.test} | ${r.verdict} |`,
 		);
 	}
+	if (empty) lines.push('', `_${empty} metrics without a value on either side are not listed._`);
 	return lines;
 }
 
@@ -835,7 +854,8 @@ export function rootCauseChart(causes: readonly ReportRootCause[]): string {
 export function htmlReport(input: ReportInput): string {
 	const title = headline(input);
 	const url = safeUrl(input.runUrl);
-	const metricRows = metricEntries(input.summary)
+	const unmeasured = unmeasuredCount(input.summary);
+	const metricRows = keyMetrics(input.summary)
 		.map(
 			([name, m]) =>
 				`<tr><td>${h(name)}</td><td class="num">${fmt(m.value)}</td><td>${m.ci ? `${fmt(m.ci.low)}–${fmt(m.ci.high)}` : '—'}</td><td class="num">${m.measured}</td><td class="num">${m.notApplicable ?? 0}</td><td class="num">${m.errored ?? 0}</td></tr>`,
@@ -846,8 +866,13 @@ export function htmlReport(input: ReportInput): string {
 		? `<section><h2>Regression gate: <span class="badge" style="background:${gate.incomplete ? VERDICT_COLOURS.missing_in_current : gate.regressed ? VERDICT_COLOURS.regressed : VERDICT_COLOURS.improved}">${gate.incomplete ? 'INCOMPLETE' : gate.regressed ? 'REGRESSED' : 'OK'}</span></h2>
 <p class="muted">${h(gate.rule)} Alpha ${gate.alpha}.</p>
 <table><thead><tr><th>metric</th><th>baseline</th><th>current</th><th>delta</th><th>p (Holm)</th><th>test</th><th>verdict</th></tr></thead><tbody>
-${gate.table.map((r) => `<tr><td>${h(r.metric)}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.current)}</td><td class="num">${fmtDelta(r.delta)}</td><td class="num">${fmtP(r.pAdjusted)}</td><td>${h(r.test)}</td><td><span class="badge" style="background:${VERDICT_COLOURS[r.verdict]}">${h(r.verdict)}</span></td></tr>`).join('\n')}
-</tbody></table></section>`
+${gateLines(gate)
+	.shown.map(
+		(r) =>
+			`<tr><td>${h(r.metric)}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.current)}</td><td class="num">${fmtDelta(r.delta)}</td><td class="num">${fmtP(r.pAdjusted)}</td><td>${h(r.test)}</td><td><span class="badge" style="background:${VERDICT_COLOURS[r.verdict]}">${h(r.verdict)}</span></td></tr>`,
+	)
+	.join('\n')}
+</tbody></table>${gateLines(gate).empty ? `<p class="muted">${gateLines(gate).empty} metrics without a value on either side are not listed.</p>` : ''}</section>`
 		: '';
 	const worst = worstRows(input.rows, input.maxWorstRows ?? 10);
 	const worstHtml = worst.length
@@ -900,7 +925,7 @@ ${gateHtml}
 <section><h2>Metrics</h2>
 <table><thead><tr><th>metric</th><th>value</th><th>95% CI</th><th>measured</th><th>not applicable</th><th>errored</th></tr></thead><tbody>
 ${metricRows}
-</tbody></table></section>
+</tbody></table>${unmeasured ? `<p class="muted">${unmeasured} run metrics without measured rows are not listed.</p>` : ''}</section>
 <section><h2>Root causes</h2>${rootCauseChart(causes)}</section>
 ${worstHtml}
 </body></html>

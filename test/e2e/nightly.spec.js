@@ -20,6 +20,7 @@ const {
 	startRagApp,
 	startScriptedJudge,
 } = require('./support/standins');
+const { slackPreviewHtml } = require('./support/slack-preview');
 
 const EXAMPLES = path.join(__dirname, '..', '..', 'examples');
 const ID = 'ragEvalNightlyE2E1';
@@ -65,6 +66,33 @@ function slackChecks(run, night) {
 	return { msg, all };
 }
 
+const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts', 'e2e');
+
+// What the night posted and reported, for people to look at: the Slack message (JSON and an HTML
+// preview) and the HTML report rebuilt by the package's htmlReport from this run's node outputs.
+function saveArtifacts(run, night, { out, dist }) {
+	fs.mkdirSync(ARTIFACTS, { recursive: true });
+	const base = path.join(ARTIFACTS, `nightly-night-${night}`);
+	const msg = s.slack.messages[night - 1];
+	if (msg) {
+		fs.writeFileSync(`${base}.slack.json`, JSON.stringify(msg, null, 2));
+		fs.writeFileSync(`${base}.slack.html`, slackPreviewHtml(msg));
+	}
+	const gated = [0, 1, 2].flatMap((k) => out(run, 'Regression Gate', k))[0];
+	const { htmlReport } = require(path.join(dist, 'src', 'index.js'));
+	fs.writeFileSync(
+		`${base}.report.html`,
+		htmlReport({
+			summary: gated.summary,
+			gate: gated.gate,
+			rows: out(run, 'Relevance'),
+			title: 'Nightly RAG evaluation',
+			runUrl: 'https://n8n.example.com/',
+			maxWorstRows: 5,
+		}),
+	);
+}
+
 function ghOps() {
 	return s.github.requests
 		.filter((r) => r.method !== 'GET')
@@ -88,7 +116,9 @@ module.exports = [
 					});
 					s.opsBefore = ghOps().length;
 				},
-				check(run, { out }) {
+				check(run, ctx) {
+					const { out } = ctx;
+					saveArtifacts(run, 1, ctx);
 					assert.equal(s.rag.state.calls, rows.length, 'the RAG app answered every row');
 					const [summary] = out(run, 'Eval Aggregate');
 					assert.equal(summary.status, 'complete');
@@ -135,7 +165,9 @@ module.exports = [
 					s.rag.state.answer = answers({ 0: '[[groundedness=1]]', 1: '[[groundedness=2]]' });
 					s.opsBefore = ghOps().length;
 				},
-				check(run, { out }) {
+				check(run, ctx) {
+					const { out } = ctx;
+					saveArtifacts(run, 2, ctx);
 					const [summary] = out(run, 'Eval Aggregate');
 					assert.deepEqual(
 						summary.rootCauses.map((c) => c.cause),
@@ -168,7 +200,9 @@ module.exports = [
 					s.judge.state.down = true;
 					s.opsBefore = ghOps().length;
 				},
-				check(run, { out }) {
+				check(run, ctx) {
+					const { out } = ctx;
+					saveArtifacts(run, 3, ctx);
 					const [summary] = out(run, 'Eval Aggregate');
 					assert.equal(summary.status, 'incomplete');
 					assert.equal(summary.overall.incomplete, rows.length);
