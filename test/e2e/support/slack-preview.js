@@ -4,7 +4,9 @@
 // and fonts are approximate.
 'use strict';
 
-const EMOJI = { large_green_circle: '🟢', red_circle: '🔴', warning: '⚠️' };
+// Drawn, not typed: a headless browser may have no emoji font.
+const dot = (c) => `<span class="dot" style="background:${c}"></span>`;
+const EMOJI = { large_green_circle: dot('#2eb67d'), red_circle: dot('#e01e5a'), warning: '⚠️' };
 
 function esc(t) {
 	return String(t).replace(/&(?!(amp|lt|gt);)/g, '&amp;').replace(/"/g, '&quot;');
@@ -52,7 +54,7 @@ body{margin:0;background:#fff;font:15px/1.46668 Slack-Lato,Lato,"Helvetica Neue"
 .fields{display:grid;grid-template-columns:1fr 1fr;gap:6px 18px}
 .context{color:#616061;font-size:12px;margin:4px 0}hr{border:none;border-top:1px solid #ddd;margin:10px 0}
 code{font:12px Monaco,Menlo,Consolas,monospace;color:#e01e5a;background:#f6f6f6;border:1px solid #ddd;border-radius:3px;padding:0 3px}
-a{color:#1264a3;text-decoration:none}.mention{background:#fff3c4;color:#1264a3;border-radius:3px;padding:0 2px}
+.dot{display:inline-block;width:13px;height:13px;border-radius:50%;vertical-align:-1px}a{color:#1264a3;text-decoration:none}.mention{background:#fff3c4;color:#1264a3;border-radius:3px;padding:0 2px}
 </style></head><body><div class="msg"><div class="avatar">n8n</div><div><div class="who"><b>${esc(app)}</b><span class="app">APP</span><span>${esc(time)}</span></div>
 ${message.text.startsWith('<!here>') ? `<div>${mrkdwn('<!here>')}</div>` : ''}
 ${message.blocks.map(block).join('\n')}
