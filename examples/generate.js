@@ -29,6 +29,7 @@ function workflow(key, id, name, nodes, edges, extra = {}) {
 			parameters: n.params ?? {},
 		};
 		if (n.disabled) node.disabled = true;
+		if (n.alwaysOutputData) node.alwaysOutputData = true;
 		if (n.notes) {
 			node.notes = n.notes;
 			node.notesInFlow = true;
@@ -60,11 +61,10 @@ function workflow(key, id, name, nodes, edges, extra = {}) {
 	};
 }
 
-// Root-Cause Router outputs, from the declarations (build first): Pass, Incomplete, Custom Judge,
-// then one per declared root-cause slot at its fixed position.
-const ROUTER_OUTPUTS = require('../dist/src/rootcause').routerOutputNames();
-const FAILING_OUTPUTS = ROUTER_OUTPUTS.map((_, i) => i).filter((i) => i !== 0 && i !== 1);
-
+// The nightly run as a team switches it on: one Slack message per run (verdict, key metrics with
+// their change since last night, root causes, worst rows, a link to the execution), one GitHub
+// issue per root cause deduplicated across nights by labels, and a baseline kept in the
+// workflow's static data. Helpers (sticky, planTicketsCode) are at the bottom of this file.
 const nightly = workflow(
 	'nightly',
 	'ragEvalNightly001',
@@ -107,94 +107,287 @@ const nightly = workflow(
 			notes:
 				'Enable and point at your RAG endpoint to score fresh answers; the sample carries responses',
 		},
-		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [720, 100] },
-		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [940, 100] },
+		{
+			name: 'Use Fresh Answers',
+			type: 'n8n-nodes-base.code',
+			v: 2,
+			pos: [700, 100],
+			params: {
+				jsCode:
+					"// Your app's answer replaces the row's response (the rest of the row is kept). With\n// \"Ask Your RAG App\" disabled the rows pass through and keep their own responses.\nconst rows = $('Eval Dataset').all();\nreturn $input.all().map((item, i) => {\n\tconst answer = item.json.answer ?? item.json.output ?? item.json.text;\n\tconst row = rows[i].json;\n\treturn { json: typeof answer === 'string' ? { ...row, response: answer } : row, pairedItem: i };\n});",
+			},
+			notes: 'Reads the answer field of your app (answer, output or text)',
+		},
+		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [920, 100] },
+		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [1120, 100] },
 		{
 			name: 'Groundedness',
 			type: `${P}.judgeGroundedness`,
-			pos: [1160, 100],
+			pos: [1320, 100],
 			params: { threshold: 3 },
 		},
-		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [1380, 100], params: { threshold: 3 } },
-		{ name: 'Root-Cause Router', type: `${P}.rootCauseRouter`, pos: [1620, 100] },
+		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [1520, 100], params: { threshold: 3 } },
+		{
+			name: 'Root-Cause Router',
+			type: `${P}.rootCauseRouter`,
+			pos: [1720, 420],
+			notes: 'Optional per-row actions: connect an output (e.g. safety) to a review queue',
+		},
 		{
 			name: 'Eval Aggregate',
 			type: `${P}.evalAggregate`,
-			pos: [1620, -200],
-			params: { output: 'summary' },
+			pos: [1720, 100],
+			params: { output: 'summary', options: { minCoverage: 95 } },
+			notes: 'Below 95% of rows judged the run is INCOMPLETE, never green',
 		},
 		{
 			name: 'Load Last Run',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [1840, -200],
+			pos: [1940, 100],
 			params: {
 				jsCode:
-					"// Last night's summary lives in this workflow's static data (kept for scheduled runs).\nconst store = $getWorkflowStaticData('global');\nreturn [{ json: { current: $input.first().json, baseline: store.lastSummary ?? null } }];",
+					"// Last night's summary lives in this workflow's static data (kept between runs).\nconst store = $getWorkflowStaticData('global');\nreturn [{ json: { current: $input.first().json, baseline: store.lastSummary ?? null } }];",
 			},
 		},
 		{
 			name: 'Regression Gate',
 			type: `${P}.regressionGate`,
-			pos: [2060, -200],
-			params: { current: '={{ $json.current }}', baseline: '={{ $json.baseline ?? "" }}' },
+			pos: [2160, 100],
+			params: {
+				current: '={{ $json.current }}',
+				baseline: '={{ $json.baseline ?? "" }}',
+				options: { minCoverage: 95 },
+			},
+			notes: 'Outputs: OK, Regressed, Incomplete',
 		},
 		{
-			name: 'Save This Run',
+			name: 'Save as Baseline',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [2300, -200],
+			pos: [2380, 0],
 			params: {
 				jsCode:
-					"// Tonight's summary becomes tomorrow's baseline, regressed or not.\nconst store = $getWorkflowStaticData('global');\nstore.lastSummary = $input.first().json.summary;\nreturn $input.all();",
+					"// A complete run (OK or Regressed) becomes tomorrow's baseline. An incomplete one does\n// not: tomorrow is compared with the last run whose rows were judged.\nconst store = $getWorkflowStaticData('global');\nstore.lastSummary = $input.first().json.summary;\nreturn $input.all();",
 			},
 		},
 		{
-			name: 'Post Failures to Slack',
+			name: 'Eval Report',
+			type: `${P}.evalReport`,
+			pos: [2600, 100],
+			params: {
+				title: 'Nightly RAG evaluation',
+				formats: ['slack', 'tickets', 'markdown', 'html'],
+				options: {
+					rows: "={{ $('Relevance').all().map((item) => item.json) }}",
+					runUrl:
+						"={{ 'https://n8n.example.com/workflow/' + $workflow.id + '/executions/' + $execution.id }}",
+					maxWorstRows: 5,
+				},
+			},
+			notes: 'Change n8n.example.com in Options -> Run URL to your n8n address',
+		},
+		{
+			name: 'Post to Slack',
+			type: 'n8n-nodes-base.httpRequest',
+			v: 4.2,
+			pos: [2780, -100],
+			disabled: true,
+			params: {
+				method: 'POST',
+				url: 'https://hooks.slack.com/services/PASTE/YOUR/WEBHOOK',
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody:
+					"={{ JSON.stringify(Object.assign({}, $json.slack, { text: ($json.verdict === 'OK' ? '' : '<!here> ') + $json.slack.text })) }}",
+				options: {},
+			},
+			notes: 'Paste your Slack incoming webhook URL, then enable',
+		},
+		{
+			name: 'Post to Slack (Slack node)',
 			type: 'n8n-nodes-base.slack',
 			v: 2.3,
-			pos: [1900, 0],
+			pos: [2780, 60],
 			disabled: true,
 			params: {
 				select: 'channel',
 				channelId: { __rl: true, mode: 'name', value: '#rag-quality' },
-				text: '={{ "RAG eval: \\"" + $json.request + "\\" failed on " + $json.root_cause + ". " + ($json.suggested_fix || "") }}',
+				messageType: 'block',
+				blocksUi: '={{ JSON.stringify({ blocks: $json.slack.blocks }) }}',
+				text: "={{ ($json.verdict === 'OK' ? '' : '<!here> ') + $json.slack.text }}",
 				otherOptions: {},
 			},
-			notes: 'Add a Slack credential, then enable',
+			notes: 'Alternative to the webhook: add a Slack credential, enable, disable "Post to Slack"',
 		},
 		{
-			name: 'Open GitHub Issue',
+			name: 'Find Open Tickets',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [1900, 200],
+			pos: [2780, 300],
 			disabled: true,
+			alwaysOutputData: true,
 			params: {
+				resource: 'repository',
+				operation: 'getIssues',
 				owner: { __rl: true, mode: 'name', value: 'your-org' },
 				repository: { __rl: true, mode: 'name', value: 'your-rag-app' },
-				title: '={{ "RAG regression: " + $json.root_cause + " on " + $json.request_id }}',
-				body: '={{ "Question: " + $json.request + "\\n\\nAnswer: " + $json.response + "\\n\\nWhy: " + ($json.root_cause_rationale || "") + "\\n\\nSuggested fix: " + ($json.suggested_fix || "") }}',
-				labels: [{ label: 'rag-eval' }],
+				returnAll: true,
+				getRepositoryIssuesFilters: { labels: 'rag-eval', state: 'open' },
 			},
-			notes: 'Add a GitHub credential, then enable',
+			notes: 'Add a GitHub credential and your repository, then enable all four GitHub nodes',
 		},
+		{
+			name: 'Plan Tickets',
+			type: 'n8n-nodes-base.code',
+			v: 2,
+			pos: [3000, 300],
+			params: { jsCode: planTicketsCode() },
+		},
+		{
+			name: 'Open, Comment or Close',
+			type: 'n8n-nodes-base.switch',
+			v: 3.2,
+			pos: [3220, 300],
+			params: {
+				mode: 'expression',
+				numberOutputs: 3,
+				output: "={{ ['open', 'comment', 'close'].indexOf($json.action) }}",
+			},
+			notes: 'Outputs: open, comment, close',
+		},
+		{
+			name: 'Open Ticket',
+			type: 'n8n-nodes-base.github',
+			v: 1.1,
+			pos: [3460, 160],
+			disabled: true,
+			params: {
+				resource: 'issue',
+				operation: 'create',
+				owner: { __rl: true, mode: 'name', value: 'your-org' },
+				repository: { __rl: true, mode: 'name', value: 'your-rag-app' },
+				title: '={{ $json.title }}',
+				body: '={{ $json.body }}',
+				labels: [{ label: 'rag-eval' }, { label: '={{ $json.label }}' }],
+				assignees: [],
+			},
+		},
+		{
+			name: 'Comment on Ticket',
+			type: 'n8n-nodes-base.github',
+			v: 1.1,
+			pos: [3460, 320],
+			disabled: true,
+			params: {
+				resource: 'issue',
+				operation: 'createComment',
+				owner: { __rl: true, mode: 'name', value: 'your-org' },
+				repository: { __rl: true, mode: 'name', value: 'your-rag-app' },
+				issueNumber: '={{ $json.issue }}',
+				body: '={{ $json.body }}',
+			},
+		},
+		{
+			name: 'Close Recovered Ticket',
+			type: 'n8n-nodes-base.github',
+			v: 1.1,
+			pos: [3460, 480],
+			disabled: true,
+			params: {
+				resource: 'issue',
+				operation: 'createComment',
+				owner: { __rl: true, mode: 'name', value: 'your-org' },
+				repository: { __rl: true, mode: 'name', value: 'your-rag-app' },
+				issueNumber: '={{ $json.issue }}',
+				body: '={{ $json.body }}',
+			},
+			notes: 'Says why the cause is recovered; the next node closes the issue',
+		},
+		{
+			name: 'Close Ticket',
+			type: 'n8n-nodes-base.github',
+			v: 1.1,
+			pos: [3700, 480],
+			disabled: true,
+			params: {
+				resource: 'issue',
+				operation: 'edit',
+				owner: { __rl: true, mode: 'name', value: 'your-org' },
+				repository: { __rl: true, mode: 'name', value: 'your-rag-app' },
+				issueNumber: "={{ $('Open, Comment or Close').item.json.issue }}",
+				editFields: { state: 'closed' },
+			},
+		},
+		sticky(
+			'Start here',
+			[-40, -420],
+			[860, 380],
+			'## Nightly RAG evaluation\n' +
+				'Every night at 02:00: score the dataset, compare with last night, post **one** Slack message and keep **one GitHub issue per root cause**.\n\n' +
+				'**To point it at your app:**\n' +
+				'1. **Eval Dataset**: your rows (file, Google Sheets, Data Table, or paste JSONL).\n' +
+				'2. **Ask Your RAG App**: your endpoint, then enable it (the sample already carries answers).\n' +
+				'3. **Groundedness / Relevance**: add the judge-model credential (OpenAI, Azure or any compatible URL).\n' +
+				'4. Activate the workflow: the baseline is kept in its static data between scheduled runs.\n\n' +
+				'Slack and tickets hang off **Eval Report**: one message and one ticket per cause per run. **Root-Cause Router** is for per-row actions (a review queue for safety failures, say); do not post from it, or you get a message per row.',
+		),
+		sticky(
+			'Verdict',
+			[1560, -420],
+			[900, 380],
+			'## OK, REGRESSED or INCOMPLETE\n' +
+				'**Regression Gate** compares tonight with the last complete run (tolerance 0.02, significance after Holm correction).\n' +
+				'- **OK** and **Regressed** save tonight as the new baseline.\n' +
+				'- **Incomplete**: fewer than 95% of rows were judged (judge model down, quota, timeouts). It never posts green and is not saved as a baseline.\n\n' +
+				'Change **Minimum Coverage (%)** on Eval Aggregate and Regression Gate together.',
+		),
+		sticky(
+			'Slack',
+			[2480, -420],
+			[560, 380],
+			'## One Slack message per run\n' +
+				'**Post to Slack**: paste a Slack [incoming webhook](https://api.slack.com/messaging/webhooks) URL and enable it.\n' +
+				'Or use **Post to Slack (Slack node)** with a Slack credential and channel instead.\n\n' +
+				'REGRESSED and INCOMPLETE runs mention @here.\n' +
+				'Set **Run URL** on Eval Report to your n8n address so the message links to the execution.',
+		),
+		sticky(
+			'Tickets',
+			[2740, 600],
+			[1180, 440],
+			'## One ticket per root cause, across nights\n' +
+				'Add a GitHub credential (for GitHub Enterprise set its server URL) and set owner and repository on the five GitHub nodes, then enable them.\n\n' +
+				'Each failing cause has one open issue labelled `rag-eval` + `root-cause:<cause>`: opened with the suggested fix and the first failing rows, commented on each night it persists, commented and closed the first complete night no row fails on it.\n\n' +
+				'**Jira instead:** replace *Find Open Tickets* with Jira *Issue -> Get Many* and JQL `labels = rag-eval AND statusCategory != Done`; in *Plan Tickets* read labels from `issue.fields.labels` and the key from `issue.key`; *Open Ticket* -> Jira *Create* (summary = title, description = body, labels), *Comment on Ticket* -> Jira *Comment -> Add*, *Close Ticket* -> Jira *Update* with your Done transition.',
+		),
 	],
 	[
 		['Every Night', 'Eval Dataset'],
 		['Run Now', 'Eval Dataset'],
 		['Eval Dataset', 'Ask Your RAG App'],
-		['Ask Your RAG App', 'F1 Score'],
+		['Ask Your RAG App', 'Use Fresh Answers'],
+		['Use Fresh Answers', 'F1 Score'],
 		['F1 Score', 'ROUGE'],
 		['ROUGE', 'Groundedness'],
 		['Groundedness', 'Relevance'],
-		['Relevance', 'Root-Cause Router'],
 		['Relevance', 'Eval Aggregate'],
+		['Relevance', 'Root-Cause Router'],
 		['Eval Aggregate', 'Load Last Run'],
 		['Load Last Run', 'Regression Gate'],
-		['Regression Gate', 'Save This Run', 0],
-		['Regression Gate', 'Save This Run', 1],
-		...FAILING_OUTPUTS.map((i) => ['Root-Cause Router', 'Post Failures to Slack', i]),
-		...FAILING_OUTPUTS.map((i) => ['Root-Cause Router', 'Open GitHub Issue', i]),
+		['Regression Gate', 'Save as Baseline', 0],
+		['Regression Gate', 'Save as Baseline', 1],
+		['Regression Gate', 'Eval Report', 2],
+		['Save as Baseline', 'Eval Report'],
+		['Eval Report', 'Post to Slack'],
+		['Eval Report', 'Post to Slack (Slack node)'],
+		['Eval Report', 'Find Open Tickets'],
+		['Find Open Tickets', 'Plan Tickets'],
+		['Plan Tickets', 'Open, Comment or Close'],
+		['Open, Comment or Close', 'Open Ticket', 0],
+		['Open, Comment or Close', 'Comment on Ticket', 1],
+		['Open, Comment or Close', 'Close Recovered Ticket', 2],
+		['Close Recovered Ticket', 'Close Ticket'],
 	],
 );
 
@@ -232,6 +425,23 @@ const ciGate = workflow(
 		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [660, 0], params: { threshold: 0.5 } },
 		{ name: 'BLEU', type: `${P}.evalBleu`, pos: [880, 0], params: { threshold: 0.2 } },
 		{
+			name: 'CI Summary',
+			type: `${P}.evalAggregate`,
+			pos: [1100, -200],
+			params: { output: 'summary', options: { bootstrapResamples: 0 } },
+		},
+		{
+			name: 'JUnit Report',
+			type: `${P}.evalReport`,
+			pos: [1320, -200],
+			params: {
+				title: 'RAG evaluation (CI)',
+				formats: ['junit'],
+				options: { rows: "={{ $('BLEU').all().map((item) => item.json) }}", textInJson: true },
+			},
+			notes: 'JUnit XML for the CI job: binary "junit", and as text in "junit"',
+		},
+		{
 			name: 'Collect Rows',
 			type: 'n8n-nodes-base.aggregate',
 			pos: [1100, 0],
@@ -256,6 +466,8 @@ const ciGate = workflow(
 		['Eval Dataset', 'F1 Score'],
 		['F1 Score', 'BLEU'],
 		['BLEU', 'Collect Rows'],
+		['BLEU', 'CI Summary'],
+		['CI Summary', 'JUnit Report'],
 		['Collect Rows', 'Answer CI'],
 	],
 );
@@ -538,6 +750,20 @@ const agent = workflow(
 			pos: [1640, 0],
 			params: { output: 'summary' },
 		},
+		{
+			name: 'Eval Report',
+			type: `${P}.evalReport`,
+			pos: [1860, 0],
+			params: {
+				title: 'Support agent evaluation',
+				formats: ['markdown'],
+				options: {
+					rows: "={{ $('Groundedness').all().map((item) => Object.assign({}, item.json, { response: item.json.output })) }}",
+					maxWorstRows: 5,
+				},
+			},
+			notes: 'Markdown summary of the agent run (metrics, root causes, worst answers)',
+		},
 	],
 	[
 		['Run', 'Eval Dataset'],
@@ -549,6 +775,7 @@ const agent = workflow(
 		['F1 Score', 'Relevance'],
 		['Relevance', 'Groundedness'],
 		['Groundedness', 'Eval Aggregate'],
+		['Eval Aggregate', 'Eval Report'],
 	],
 );
 
@@ -564,4 +791,50 @@ const out = {
 for (const [name, wf] of Object.entries(out)) {
 	fs.writeFileSync(path.join(HERE, `${name}.workflow.json`), `${JSON.stringify(wf, null, '\t')}\n`);
 	console.log(`wrote examples/${name}.workflow.json (${wf.nodes.length} nodes)`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers of the nightly example (function declarations: hoisted above their use).
+
+/** A sticky note node: `name` unique in the workflow, Markdown `content`. */
+function sticky(name, pos, [width, height], content) {
+	return {
+		name: `Note: ${name}`,
+		type: 'n8n-nodes-base.stickyNote',
+		pos,
+		params: { content, width, height },
+	};
+}
+
+/**
+ * Code of "Plan Tickets": Eval Report's per-cause tickets against the open GitHub issues. An open
+ * issue labelled `rag-eval` and `root-cause:<cause>` is that cause's ticket: comment on it; no
+ * such issue: open one; an open cause ticket with no failing row tonight, on a complete run:
+ * close it with a comment. A disabled "Find Open Tickets" passes the report item through, so
+ * only items with an issue number count as issues.
+ */
+function planTicketsCode() {
+	return [
+		"const plan = $('Eval Report').first().json.tickets;",
+		'const labelsOf = (issue) => (issue.labels || []).map((l) => (typeof l === "string" ? l : l.name));',
+		'const open = $input',
+		'\t.all()',
+		'\t.map((item) => item.json)',
+		'\t.filter((issue) => typeof issue.number === "number" && !issue.pull_request);',
+		'const out = [];',
+		'for (const t of plan.causes) {',
+		'\tconst issue = open.find((i) => labelsOf(i).includes(t.label));',
+		'\tif (issue) out.push({ json: { action: "comment", issue: issue.number, cause: t.cause, body: t.comment } });',
+		'\telse out.push({ json: { action: "open", cause: t.cause, title: t.title, body: t.body, label: t.label } });',
+		'}',
+		'// An incomplete run may hide a cause in the rows it could not judge: close nothing then.',
+		'if (plan.canClose) {',
+		'\tfor (const issue of open) {',
+		'\t\tconst label = labelsOf(issue).find((l) => l.startsWith("root-cause:"));',
+		'\t\tif (label && !plan.causes.some((t) => t.label === label))',
+		'\t\t\tout.push({ json: { action: "close", issue: issue.number, cause: label.slice(11), body: plan.recoveredComment } });',
+		'\t}',
+		'}',
+		'return out;',
+	].join('\n');
 }

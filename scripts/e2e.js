@@ -4,6 +4,15 @@
 // workflows under test/e2e/workflows, executes them with `n8n execute`, and the specs in
 // test/e2e/*.spec.js assert on the node outputs. Judge nodes talk to the local OpenAI-compatible
 // test server through an imported credential. Ends with `N passed, N failed`; exit 1 on any failure.
+//
+//   node scripts/e2e.js [--only=<text>] [--browser] [--queue]
+//
+// --only (or E2E_ONLY) runs just the specs whose name contains the text (case-insensitive; several
+// texts separated by commas); the
+// check that every example has a spec is then skipped. A spec module may export `setup(ctx)` /
+// `teardown()` (local stand-in services), `workflows()` (extra workflows to import, e.g. an
+// example pointed at the stand-ins) and `credentials()`; a spec with `executions: [...]` runs its
+// workflow once per entry, in order, each entry's `before()` then `check(run, ctx)`.
 'use strict';
 
 const fs = require('node:fs');
@@ -141,9 +150,33 @@ async function main() {
 	const cred = judge ? judgeCredential(judge.url) : null;
 	const chatCred = judge ? n8n.openAiCredential('e2e-test-key', judge.url, 'e2e-agent') : null;
 	const workflows = loadWorkflows();
+	const onlyArg = process.argv.find((a) => a.startsWith('--only='));
+	const only = (
+		onlyArg ? onlyArg.slice('--only='.length) : process.env.E2E_ONLY || ''
+	).toLowerCase();
+	const wanted = only.split(',').filter(Boolean);
+	const selected = (spec) =>
+		!wanted.length || wanted.some((w) => spec.name.toLowerCase().includes(w));
+	const modules = fs
+		.readdirSync(path.join(REPO, 'test', 'e2e'))
+		.filter((f) => f.endsWith('.spec.js'))
+		.map((f) => require(path.join(REPO, 'test', 'e2e', f)))
+		.filter((mod) => mod.some(selected));
+	const extraCredentials = [];
+	for (const mod of modules) {
+		if (typeof mod.setup === 'function') {
+			await step('spec setup', () => mod.setup({ judge: judge ? judge.url : null }));
+			process.on('exit', () => mod.teardown?.());
+		}
+		for (const wf of mod.workflows?.() ?? [])
+			workflows.push({ file: path.join(REPO, 'test', 'e2e', `${wf.id}.derived.json`), wf });
+		extraCredentials.push(...(mod.credentials?.() ?? []));
+	}
 	const imported = workflows.length;
 	for (const { file, wf } of workflows.slice()) {
-		const w = cred ? n8n.withCredential(wf, cred, chatCred) : wf;
+		// Workflows a spec derived for its stand-ins keep the credentials the spec chose.
+		const derived = file.endsWith('.derived.json');
+		const w = cred && !derived ? n8n.withCredential(wf, cred, chatCred) : wf;
 		fs.writeFileSync(path.join(importDir, path.basename(file)), JSON.stringify(w, null, 2));
 		// Each example also runs as a newcomer without OPENAI_API_KEY gets it: no judge credential.
 		const hasJudge =
@@ -170,11 +203,15 @@ async function main() {
 		}
 	};
 
-	if (cred) {
+	if (cred || extraCredentials.length) {
 		const credFile = path.join(ARTIFACTS, 'credentials.json');
-		const { model, ...chat } = chatCred;
-		void model;
-		fs.writeFileSync(credFile, JSON.stringify([cred, chat]));
+		const list = [...extraCredentials];
+		if (cred) {
+			const { model, ...chat } = chatCred;
+			void model;
+			list.unshift(cred, chat);
+		}
+		fs.writeFileSync(credFile, JSON.stringify(list));
 		const r = await step('import credential', () =>
 			n8n.runN8n(['import:credentials', `--input=${credFile}`], env),
 		);
@@ -202,12 +239,7 @@ async function main() {
 		record('publish sub-workflows', e);
 	}
 
-	const specs = [];
-	for (const f of fs
-		.readdirSync(path.join(REPO, 'test', 'e2e'))
-		.filter((f) => f.endsWith('.spec.js'))) {
-		for (const s of require(path.join(REPO, 'test', 'e2e', f))) specs.push(s);
-	}
+	const specs = modules.flatMap((mod) => mod.filter(selected));
 	const ctx = { out, judge: judge ? judge.url : null, dist: path.join(REPO, 'dist'), pkg };
 	const byId = new Map(workflows.map(({ wf }) => [wf.id, wf]));
 	const covered = new Set();
@@ -221,27 +253,40 @@ async function main() {
 		}
 		covered.add(spec.workflowId);
 		for (const id of spec.covers || []) covered.add(id);
-		const r = await n8n.runN8n(['execute', '--id', spec.workflowId, '--rawOutput'], env, {
-			timeoutMs: 240000,
-		});
-		timings.push(`execute ${spec.workflowId} ${r.seconds.toFixed(1)} s`);
-		fs.writeFileSync(
-			path.join(ARTIFACTS, `${spec.workflowId}.out.txt`),
-			`${r.stdout}\n--- stderr\n${r.stderr}`,
-		);
-		const run = parseRun(r.stdout);
-		try {
-			if (!run)
-				throw new Error(`no run data (exit ${r.status}):\n${(r.stdout + r.stderr).slice(-2500)}`);
-			const err = run.data.resultData.error;
-			if (err)
-				throw new Error(
-					`execution failed in node ${err.node?.name ?? '?'}: ${err.message} ${err.description ?? ''}`,
-				);
-			await spec.check(run, ctx);
-			record(spec.name, null);
-		} catch (e) {
-			record(spec.name, e);
+		// One execution per entry, in order (e.g. two nights of the same workflow).
+		const executions = spec.executions || [{ check: spec.check }];
+		for (let k = 0; k < executions.length; k++) {
+			const ex = executions[k];
+			const name =
+				executions.length > 1 ? `${spec.name} [${ex.name || `run ${k + 1}`}]` : spec.name;
+			try {
+				await ex.before?.(ctx);
+			} catch (e) {
+				record(name, e);
+				continue;
+			}
+			const r = await n8n.runN8n(['execute', '--id', spec.workflowId, '--rawOutput'], env, {
+				timeoutMs: 240000,
+			});
+			timings.push(`execute ${spec.workflowId} ${r.seconds.toFixed(1)} s`);
+			fs.writeFileSync(
+				path.join(ARTIFACTS, `${spec.workflowId}${k ? `.${k + 1}` : ''}.out.txt`),
+				`${r.stdout}\n--- stderr\n${r.stderr}`,
+			);
+			const run = parseRun(r.stdout);
+			try {
+				if (!run)
+					throw new Error(`no run data (exit ${r.status}):\n${(r.stdout + r.stderr).slice(-2500)}`);
+				const err = run.data.resultData.error;
+				if (err)
+					throw new Error(
+						`execution failed in node ${err.node?.name ?? '?'}: ${err.message} ${err.description ?? ''}`,
+					);
+				await ex.check(run, ctx);
+				record(name, null);
+			} catch (e) {
+				record(name, e);
+			}
 		}
 	}
 	const hooks = specs.filter((s) => s.webhook);
@@ -249,12 +294,13 @@ async function main() {
 		await step('webhook phase', () => runWebhookSpecs(hooks, env, byId, covered, record, ctx));
 	}
 	// Every example must be exercised: an example nobody runs is an example that may not run.
-	for (const { file, wf } of workflows) {
+	for (const { file, wf } of only ? [] : workflows) {
 		if (file.includes(`${path.sep}examples${path.sep}`) && !covered.has(wf.id)) {
 			record(`example ${path.basename(file)} has an E2E spec`, new Error('no spec executes it'));
 		}
 	}
 	if (judge) judge.child.kill();
+	for (const mod of modules) await mod.teardown?.();
 	// Optional suites in their own processes, counted in the one closing line:
 	// --browser (or E2E_BROWSER=1) and --queue (or E2E_QUEUE=1).
 	const extra = [

@@ -14,12 +14,23 @@ import {
 	mergePartials,
 	type AggregateOptions,
 	type AggregatePartial,
+	minCoverageFromPercent,
 	type FinalizeOptions,
 	type ModelPrice,
 } from '../../src/aggregate';
 import { iconFor } from '../shared/common';
 import { allPaired, jsonOption } from '../shared/collect';
 import { policyFromParams, rootCauseProperties } from '../shared/rootCause';
+
+function minCoverage(ctx: IExecuteFunctions, raw: unknown): number | undefined {
+	try {
+		return minCoverageFromPercent(raw);
+	} catch (e) {
+		throw new NodeOperationError(ctx.getNode(), (e as Error).message, {
+			description: 'Set Options -> Minimum Coverage (%) to a number from 0 to 100, e.g. 95.',
+		});
+	}
+}
 
 /**
  * Eval Aggregate: one run summary from all scored rows (Databricks-named run metrics, Azure-style
@@ -77,6 +88,15 @@ export class EvalAggregate implements INodeType {
 				placeholder: 'Add option',
 				default: {},
 				options: [
+					{
+						displayName: 'Minimum Coverage (%)',
+						name: 'minCoverage',
+						type: 'number',
+						default: 95,
+						typeOptions: { minValue: 0, maxValue: 100, numberPrecision: 1 },
+						description:
+							'Share of rows that must get a verdict for the run to count as complete. Below it the summary says status "incomplete" (e.g. the judge model was down) and Regression Gate and Eval Report never call the run green.',
+					},
 					{
 						displayName: 'One Item per Group',
 						name: 'itemPerGroup',
@@ -166,6 +186,7 @@ export class EvalAggregate implements INodeType {
 			bootstrapResamples: (o.bootstrapResamples as number | undefined) ?? undefined,
 			severityThreshold: (o.severityThreshold as number | undefined) ?? undefined,
 			prices: jsonOption<Record<string, ModelPrice>>(this, 'Model Prices', o.prices, 'prices'),
+			minCoverage: minCoverage(this, o.minCoverage),
 		};
 		const summary = finalizeAggregate(merged, finalize);
 		const out: INodeExecutionData[] = [

@@ -13,16 +13,18 @@ import {
 	htmlReport,
 	junitReport,
 	markdownReport,
+	runVerdict,
 	slackMessage,
 	ticketPayload,
+	ticketPlan,
 	type ReportInput,
 	type ReportRow,
 	type ReportSummaryLike,
 } from '../../src/report';
 import { iconFor } from '../shared/common';
-import { allPaired } from '../shared/collect';
+import { allPaired, jsonOption } from '../shared/collect';
 
-type Part = 'slack' | 'markdown' | 'ticket' | 'html' | 'junit';
+type Part = 'slack' | 'markdown' | 'ticket' | 'tickets' | 'html' | 'junit';
 
 function isSummary(v: unknown): v is ReportSummaryLike {
 	return !!v && typeof v === 'object' && typeof (v as { metrics?: unknown }).metrics === 'object';
@@ -30,7 +32,8 @@ function isSummary(v: unknown): v is ReportSummaryLike {
 
 /**
  * Eval Report: from a run summary (and optionally a gate result and the failing rows) builds a
- * Slack message, Markdown, a ticket payload, a self-contained HTML report and JUnit XML.
+ * Slack message, Markdown, a ticket payload, one ticket per root cause, a self-contained HTML
+ * report and JUnit XML. `verdict` on the output says OK, REGRESSED or INCOMPLETE.
  */
 export class EvalReport implements INodeType {
 	description: INodeTypeDescription = {
@@ -71,6 +74,12 @@ export class EvalReport implements INodeType {
 					{ name: 'Markdown', value: 'markdown' },
 					{ name: 'Slack Message', value: 'slack' },
 					{ name: 'Ticket (GitHub / Jira / Linear)', value: 'ticket' },
+					{
+						name: 'Tickets per Root Cause',
+						value: 'tickets',
+						description:
+							'One ticket per failing cause with labels to find it again, a comment for an open one and the comment that closes a recovered cause',
+					},
 				],
 			},
 			{
@@ -87,7 +96,24 @@ export class EvalReport implements INodeType {
 						default: '',
 						description: 'Link shown in the reports, e.g. the execution URL',
 					},
+					{
+						displayName: 'Scored Rows',
+						name: 'rows',
+						type: 'json',
+						default: '',
+						placeholder: "={{ $('Relevance').all().map((item) => item.json) }}",
+						description:
+							'Scored rows for worst rows, first errors and per-cause tickets, when they are not among the input items',
+					},
 					{ displayName: 'Worst Rows Shown', name: 'maxWorstRows', type: 'number', default: 10 },
+					{
+						displayName: 'HTML and JUnit Also as Text',
+						name: 'textInJson',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to also put the HTML report and JUnit XML as text in the JSON (html, junit), e.g. to return them from Respond to Webhook to a CI job',
+					},
 				],
 			},
 		],
@@ -112,6 +138,15 @@ export class EvalReport implements INodeType {
 			});
 		}
 		const o = this.getNodeParameter('options', 0, {}) as IDataObject;
+		const extra = jsonOption<unknown>(this, 'Scored Rows', o.rows, 'the scored rows');
+		if (extra !== undefined && !Array.isArray(extra)) {
+			throw new NodeOperationError(this.getNode(), 'Scored Rows is not a list of rows', {
+				description:
+					"Set Options -> Scored Rows to an expression returning an array, e.g. {{ $('Relevance').all().map((item) => item.json) }}.",
+			});
+		}
+		for (const r of (extra as unknown[] | undefined) ?? [])
+			if (r && typeof r === 'object' && 'eval' in r) rows.push(r as ReportRow);
 		const input: ReportInput = {
 			summary,
 			gate,
@@ -126,21 +161,29 @@ export class EvalReport implements INodeType {
 		if (formats.includes('slack')) json.slack = slackMessage(input) as unknown as IDataObject;
 		if (formats.includes('markdown')) json.markdown = markdownReport(input);
 		if (formats.includes('ticket')) json.ticket = ticketPayload(input) as unknown as IDataObject;
+		if (formats.includes('tickets')) json.tickets = ticketPlan(input) as unknown as IDataObject;
+		const asText = o.textInJson === true;
 		if (formats.includes('html')) {
+			const html = htmlReport(input);
+			if (asText) json.html = html;
 			binary.html = await this.helpers.prepareBinaryData(
-				Buffer.from(htmlReport(input), 'utf8'),
+				Buffer.from(html, 'utf8'),
 				'eval-report.html',
 				'text/html',
 			);
 		}
 		if (formats.includes('junit')) {
+			const xml = junitReport(input);
+			if (asText) json.junit = xml;
 			binary.junit = await this.helpers.prepareBinaryData(
-				Buffer.from(junitReport(input), 'utf8'),
+				Buffer.from(xml, 'utf8'),
 				'eval-junit.xml',
 				'application/xml',
 			);
 		}
+		json.verdict = runVerdict(input);
 		json.regressed = gate ? gate.regressed : null;
+		json.incomplete = json.verdict === 'INCOMPLETE';
 		const out: INodeExecutionData = { json, pairedItem: allPaired(items.length) };
 		if (Object.keys(binary).length) out.binary = binary;
 		return [[out]];

@@ -7,6 +7,7 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
+import { minCoverageFromPercent } from '../../src/aggregate';
 import { compareRuns, type GateRow, type GateSummaryLike } from '../../src/gate';
 import { iconFor } from '../shared/common';
 import { jsonOption } from '../shared/collect';
@@ -18,7 +19,9 @@ function isSummary(v: unknown): v is GateSummaryLike {
 /**
  * Regression Gate: compares this run's summary with a baseline (last night's summary from a Data
  * Table, database, file or pinned JSON), per metric, with tolerances, significance tests and
- * Holm correction. Routes to OK or Regressed with the full comparison table.
+ * Holm correction. Routes to OK, Regressed or Incomplete (too few rows judged, e.g. the judge
+ * model was down) with the full comparison table. Output indexes never move: OK 0, Regressed 1,
+ * Incomplete 2.
  */
 export class RegressionGate implements INodeType {
 	description: INodeTypeDescription = {
@@ -35,6 +38,7 @@ export class RegressionGate implements INodeType {
 		outputs: [
 			{ type: NodeConnectionTypes.Main, displayName: 'OK' },
 			{ type: NodeConnectionTypes.Main, displayName: 'Regressed' },
+			{ type: NodeConnectionTypes.Main, displayName: 'Incomplete' },
 		],
 		usableAsTool: true,
 		properties: [
@@ -101,6 +105,15 @@ export class RegressionGate implements INodeType {
 				default: {},
 				options: [
 					{
+						displayName: 'Minimum Coverage (%)',
+						name: 'minCoverage',
+						type: 'number',
+						default: 95,
+						typeOptions: { minValue: 0, maxValue: 100, numberPrecision: 1 },
+						description:
+							'Share of rows this run must have judged. Below it the item leaves on Incomplete (never OK), whatever the metrics say.',
+					},
+					{
 						displayName: 'Significance Level',
 						name: 'alpha',
 						type: 'number',
@@ -135,6 +148,7 @@ export class RegressionGate implements INodeType {
 		const items = this.getInputData();
 		const ok: INodeExecutionData[] = [];
 		const regressed: INodeExecutionData[] = [];
+		const incomplete: INodeExecutionData[] = [];
 		for (let i = 0; i < items.length; i++) {
 			const current = jsonOption<unknown>(
 				this,
@@ -166,7 +180,17 @@ export class RegressionGate implements INodeType {
 			const tolerances: Record<string, number> = {};
 			for (const p of t.pairs ?? []) if (p.metric) tolerances[p.metric] = p.tolerance;
 			const o = this.getNodeParameter('options', i, {}) as IDataObject;
+			let minCoverage: number | undefined;
+			try {
+				minCoverage = minCoverageFromPercent(o.minCoverage);
+			} catch (e) {
+				throw new NodeOperationError(this.getNode(), (e as Error).message, {
+					itemIndex: i,
+					description: 'Set Options -> Minimum Coverage (%) to a number from 0 to 100, e.g. 95.',
+				});
+			}
 			const result = compareRuns(current, baseline, {
+				minCoverage,
 				tolerances,
 				defaultTolerance: this.getNodeParameter('defaultTolerance', i, 0.02) as number,
 				alpha: (o.alpha as number | undefined) ?? 0.05,
@@ -175,13 +199,21 @@ export class RegressionGate implements INodeType {
 				pairedScoreTest: (o.pairedScoreTest as 'wilcoxon' | 'bootstrap' | undefined) ?? 'wilcoxon',
 			});
 			const json: IDataObject = {
+				status: result.status,
 				regressed: result.regressed,
+				incomplete: result.incomplete,
 				baselineFound: isSummary(baselineRaw),
 				gate: result as unknown as IDataObject,
 				summary: current as unknown as IDataObject,
 			};
-			(result.regressed ? regressed : ok).push({ json, pairedItem: { item: i } });
+			const target =
+				result.status === 'incomplete'
+					? incomplete
+					: result.status === 'regressed'
+						? regressed
+						: ok;
+			target.push({ json, pairedItem: { item: i } });
 		}
-		return [ok, regressed];
+		return [ok, regressed, incomplete];
 	}
 }

@@ -60,6 +60,41 @@ export interface FinalizeOptions {
 	severityThreshold?: number;
 	/** Corpus finalizers by metric id (`Score.metric`); defaults to the declarations' (`bleu`, `sacrebleu`). */
 	corpusFinalizers?: Record<string, CorpusFinalizer>;
+	/**
+	 * Share of rows (0-1) that must be judged for the run to count as complete (default 0.95);
+	 * below it `status` is `incomplete` and no report may call the run green.
+	 */
+	minCoverage?: number;
+}
+
+/** Default {@link FinalizeOptions.minCoverage}: 95% of the rows judged. */
+export const DEFAULT_MIN_COVERAGE = 0.95;
+
+/**
+ * Minimum coverage given in percent (as the nodes show it) as a share; empty gives undefined
+ * (the default applies). Throws a RangeError naming the value when it is not within 0-100.
+ */
+export function minCoverageFromPercent(raw: unknown): number | undefined {
+	if (raw === undefined || raw === null || raw === '') return undefined;
+	const pct = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw) : NaN;
+	if (!Number.isFinite(pct) || pct < 0 || pct > 100)
+		throw new RangeError(`Minimum Coverage must be a percentage from 0 to 100, got ${String(raw)}`);
+	return pct / 100;
+}
+
+/**
+ * How many of the rows that should have been judged were judged. `basis` says what counted:
+ * `verdicts` (a judge gave the row a pass or fail: incomplete rows are the rest) or, in runs
+ * without any judge, `scores` (rows minus the most errored scores of any one metric).
+ */
+export interface RunCoverage {
+	judged: number;
+	of: number;
+	/** judged / of; 0 for a run without rows (nothing vouches for it). */
+	share: number;
+	/** The minimum this run was held to. */
+	minimum: number;
+	basis: 'verdicts' | 'scores';
 }
 
 /** Why an estimate has no value. */
@@ -157,8 +192,22 @@ export interface CostSummary extends CostLine {
 /** Summary of the run or of one group. */
 export interface GroupSummary {
 	rows: number;
-	/** Row verdicts (see `determineRootCause`); `passRate` is over pass + fail, incomplete aside. */
-	overall: { pass: number; fail: number; incomplete: number; passRate: RateEstimate };
+	/**
+	 * Row verdicts (see `determineRootCause`). `passRate` is over every row that should have been
+	 * judged (pass + fail + incomplete), so missing verdicts pull it down; `judgedPassRate` is
+	 * over judged rows only. Runs without any judge have no verdicts: both are over pass + fail.
+	 */
+	overall: {
+		pass: number;
+		fail: number;
+		incomplete: number;
+		passRate: RateEstimate;
+		judgedPassRate: RateEstimate;
+	};
+	/** Rows judged against rows that should have been, and the minimum held to. */
+	coverage: RunCoverage;
+	/** `incomplete` when coverage is below its minimum: such a run is never green. */
+	status: 'complete' | 'incomplete';
 	/** Databricks-named run metrics (seed 001), plus `agent/<field>/p50|p90|p99`. */
 	metrics: Record<string, RunMetric>;
 	/** Azure-style figures per eval key. */
@@ -210,6 +259,7 @@ interface Ctx {
 	maxDraws: number;
 	severityThreshold: number;
 	finalizers: Record<string, CorpusFinalizer>;
+	minCoverage: number;
 	prices?: Record<string, ModelPrice>;
 }
 
@@ -345,6 +395,44 @@ function costSummary(g: GroupPartial, ctx: Ctx): CostSummary {
 	return out;
 }
 
+// A judge is what root cause reads (a declared root-cause slot or a judge-like scale); a run with
+// one, even one that only said not_applicable (no model configured), is judged by verdicts.
+function hasJudge(g: GroupPartial, registry: ReadonlyArray<EvaluatorFacts>): boolean {
+	return Object.entries(g.metrics).some(([key, m]) => {
+		const kind = m.scale?.kind;
+		return (
+			evaluatorById(m.metric ?? key, registry)?.rootCause !== undefined ||
+			kind === 'binary' ||
+			kind === 'likert' ||
+			kind === 'severity'
+		);
+	});
+}
+
+function runCoverage(
+	g: GroupPartial,
+	minimum: number,
+	registry: ReadonlyArray<EvaluatorFacts>,
+): RunCoverage {
+	if (hasJudge(g, registry)) {
+		const judged = g.passed + g.failed;
+		const of = judged + g.incomplete.count;
+		return { judged, of, share: of === 0 ? 0 : judged / of, minimum, basis: 'verdicts' };
+	}
+	// Deterministic metrics only: every row has a score unless its input was bad, and the most
+	// errored metric bounds the rows that lack one from below.
+	let missing = 0;
+	for (const m of Object.values(g.metrics)) missing = Math.max(missing, m.errored);
+	const judged = Math.max(0, g.rows - missing);
+	return {
+		judged,
+		of: g.rows,
+		share: g.rows === 0 ? 0 : judged / g.rows,
+		minimum,
+		basis: 'scores',
+	};
+}
+
 function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 	const metrics: Record<string, RunMetric> = {};
 	const perMetric: Record<string, MetricSummary> = {};
@@ -409,14 +497,22 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 			suggestedFix: suggestedFixFor(cause, ctx.registry),
 		}))
 		.sort((a, b) => b.count - a.count || (a.cause < b.cause ? -1 : a.cause > b.cause ? 1 : 0));
+	const coverage = runCoverage(g, ctx.minCoverage, ctx.registry);
+	const judgedPassRate = rate(g.passed, g.passed + g.failed, ctx.level);
 	return {
 		rows: g.rows,
 		overall: {
 			pass: g.passed,
 			fail: g.failed,
 			incomplete: g.incomplete.count,
-			passRate: rate(g.passed, g.passed + g.failed, ctx.level),
+			passRate:
+				coverage.basis === 'verdicts'
+					? rate(g.passed, g.passed + g.failed + g.incomplete.count, ctx.level)
+					: judgedPassRate,
+			judgedPassRate,
 		},
+		coverage,
+		status: coverage.share < coverage.minimum ? 'incomplete' : 'complete',
 		metrics,
 		perMetric,
 		defectRates,
@@ -441,6 +537,9 @@ export function finalizeAggregate(
 ): AggregateSummary {
 	const level = options.level ?? 0.95;
 	if (!(level > 0 && level < 1)) throw new RangeError(`level must be within (0, 1), got ${level}`);
+	const minCoverage = options.minCoverage ?? DEFAULT_MIN_COVERAGE;
+	if (!(minCoverage >= 0 && minCoverage <= 1))
+		throw new RangeError(`minCoverage must be within [0, 1], got ${minCoverage}`);
 	const ctx: Ctx = {
 		registry: options.registry ?? evaluatorRegistry,
 		level,
@@ -448,6 +547,7 @@ export function finalizeAggregate(
 		maxDraws: options.bootstrapMaxDraws ?? DEFAULT_MAX_DRAWS,
 		severityThreshold: options.severityThreshold ?? 4,
 		finalizers: options.corpusFinalizers ?? defaultCorpusFinalizers,
+		minCoverage,
 		...(options.prices ? { prices: options.prices } : {}),
 	};
 	const summary: AggregateSummary = groupSummary(partial.all, ctx);

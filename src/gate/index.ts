@@ -45,6 +45,43 @@ export interface GatePerMetricLike {
 export interface GateSummaryLike {
 	metrics: Record<string, GateMetricLike | undefined>;
 	perMetric?: Record<string, GatePerMetricLike | undefined>;
+	/** Rows judged of rows that should have been (the aggregate's `coverage`). */
+	coverage?: { judged: number; of: number } | null;
+	/** Row verdicts; coverage is read from them when `coverage` is absent. */
+	overall?: { pass: number; fail: number; incomplete: number } | null;
+}
+
+/** Default {@link GateOptions.minCoverage}: 95% of the rows judged. */
+export const DEFAULT_GATE_MIN_COVERAGE = 0.95;
+
+/** Coverage of the current run as the gate judged it. */
+export interface GateCoverage {
+	judged: number;
+	of: number;
+	share: number;
+	minimum: number;
+	/** Rows that should have been judged and were not. */
+	missing: number;
+}
+
+/** Rows judged of rows due in a summary, or null when the summary does not say. */
+export function summaryCoverage(
+	summary: GateSummaryLike,
+	minimum: number = DEFAULT_GATE_MIN_COVERAGE,
+): GateCoverage | null {
+	let judged: number | undefined;
+	let of: number | undefined;
+	const c = summary.coverage;
+	const o = summary.overall;
+	if (c && Number.isFinite(c.judged) && Number.isFinite(c.of)) {
+		judged = c.judged;
+		of = c.of;
+	} else if (o && [o.pass, o.fail, o.incomplete].every((x) => Number.isFinite(x))) {
+		judged = o.pass + o.fail;
+		of = judged + o.incomplete;
+	}
+	if (judged === undefined || of === undefined) return null;
+	return { judged, of, share: of > 0 ? judged / of : 0, minimum, missing: of - judged };
 }
 
 /**
@@ -110,6 +147,11 @@ export interface GateOptions {
 	mcnemarExactBelow?: number;
 	/** Pair rows only when pairs cover at least this share of each side's rows; default 0.5. */
 	minPairCoverage?: number;
+	/**
+	 * Share of rows (0-1) the current run must have judged; default 0.95. Below it the result is
+	 * `incomplete` whatever the metrics say: missing verdicts can hide any regression.
+	 */
+	minCoverage?: number;
 }
 
 /** Verdict of one metric. */
@@ -145,8 +187,14 @@ export interface GateRowResult {
 
 /** Result of {@link compareRuns}. */
 export interface GateResult {
+	/** `incomplete` (coverage below the minimum) outranks `regressed`; `ok` is neither. */
+	status: 'ok' | 'regressed' | 'incomplete';
 	/** True when at least one metric regressed. */
 	regressed: boolean;
+	/** True when the current run's coverage is below the minimum. */
+	incomplete: boolean;
+	/** The current run's coverage, or null when its summary does not carry one (not enforced). */
+	coverage: GateCoverage | null;
 	table: GateRowResult[];
 	counts: Record<GateVerdict, number>;
 	alpha: number;
@@ -156,7 +204,8 @@ export interface GateResult {
 
 const GATE_RULE =
 	'Regressed = worse than baseline by more than the tolerance AND significant after Holm ' +
-	'correction across metrics; without a possible test, tolerance alone decides (tolerance-only).';
+	'correction across metrics; without a possible test, tolerance alone decides (tolerance-only). ' +
+	'Incomplete = fewer rows judged than the minimum coverage; it outranks Regressed.';
 
 const PROPORTION_NAME = /\/percentage$|pass_?rate|passrate|defect_?rate|\/rate$/i;
 
@@ -269,7 +318,22 @@ export function compareRuns(
 		insufficient_data: 0,
 	};
 	for (const r of table) counts[r.verdict]++;
-	return { regressed: counts.regressed > 0, table, counts, alpha, rule: GATE_RULE };
+	const minCoverage = options.minCoverage ?? DEFAULT_GATE_MIN_COVERAGE;
+	if (!(minCoverage >= 0 && minCoverage <= 1))
+		throw new RangeError(`minCoverage must be within [0, 1], got ${minCoverage}`);
+	const coverage = summaryCoverage(current, minCoverage);
+	const incomplete = coverage !== null && coverage.share < minCoverage;
+	const regressed = counts.regressed > 0;
+	return {
+		status: incomplete ? 'incomplete' : regressed ? 'regressed' : 'ok',
+		regressed,
+		incomplete,
+		coverage,
+		table,
+		counts,
+		alpha,
+		rule: GATE_RULE,
+	};
 }
 
 function explain(

@@ -8,6 +8,7 @@
 
 import type { Score } from '../core/types';
 import type { GateResult, GateRowResult } from '../gate';
+import { determineRootCause, suggestedFixFor } from '../rootcause';
 
 /** One run-level metric as the aggregate reports it. */
 export interface ReportMetricLike {
@@ -34,6 +35,29 @@ export interface ReportSummaryLike {
 	rows?: number;
 	metrics: Record<string, ReportMetricLike | undefined>;
 	rootCauses?: readonly ReportRootCause[];
+	/** `incomplete` when fewer rows were judged than the minimum coverage. */
+	status?: 'complete' | 'incomplete';
+	coverage?: { judged: number; of: number; share: number; minimum: number } | null;
+	overall?: {
+		pass: number;
+		fail: number;
+		incomplete: number;
+		passRate?: { value?: number; count: number; of: number };
+	} | null;
+	/** Incomplete rows: `examples` are the first request ids. */
+	incomplete?: { count: number; examples?: readonly string[] } | null;
+	/** Per-metric figures (the aggregate's `perMetric`): key metrics without a run-level name. */
+	perMetric?: Record<string, ReportPerMetricLike | undefined>;
+}
+
+/** What the reports read of one `perMetric` entry. */
+export interface ReportPerMetricLike {
+	measured: number;
+	errored?: number;
+	notApplicable?: number;
+	scale?: { kind: string };
+	mean?: { value?: number; ci?: { low: number; high: number } | null };
+	passRate?: { value?: number; count?: number; of?: number };
 }
 
 /** A scored row; only these fields are ever rendered. */
@@ -42,6 +66,8 @@ export interface ReportRow {
 	request?: unknown;
 	response?: unknown;
 	eval?: Record<string, Score | undefined> | null;
+	/** Written by the Root-Cause Router; computed with the default orders when absent. */
+	root_cause?: unknown;
 }
 
 /** Input shared by every report. */
@@ -185,6 +211,53 @@ function worstRows(rows: readonly ReportRow[] | undefined, limit: number): Worst
 	}));
 }
 
+interface KeyMetric extends ReportMetricLike {
+	passRate?: number;
+}
+
+/**
+ * The metrics worth a line in a chat message, named as the Regression Gate names them: run
+ * metrics with a measured or errored row, then each per-metric id no run-metric name carries, as
+ * `<id>/mean` (`<id>/pass_rate` for yes/no scales).
+ */
+function keyMetrics(summary: ReportSummaryLike): [string, KeyMetric][] {
+	const out: [string, KeyMetric][] = metricEntries(summary).filter(
+		([, m]) => m.measured > 0 || (m.errored ?? 0) > 0,
+	);
+	const covered = new Set(Object.keys(summary.metrics).flatMap((k) => k.split('/')));
+	for (const id of Object.keys(summary.perMetric ?? {}).sort()) {
+		const m = summary.perMetric?.[id];
+		if (!m || covered.has(id) || (m.measured === 0 && !m.errored)) continue;
+		const binary = m.scale?.kind === 'binary';
+		out.push([
+			`${id}/${binary ? 'pass_rate' : 'mean'}`,
+			{
+				value: binary ? m.passRate?.value : m.mean?.value,
+				ci: binary ? null : (m.mean?.ci ?? null),
+				measured: m.measured,
+				notApplicable: m.notApplicable,
+				errored: m.errored,
+				...(!binary && m.passRate?.value !== undefined ? { passRate: m.passRate.value } : {}),
+			},
+		]);
+	}
+	return out;
+}
+
+// Run metrics that no row measured (agent latency when rows carry none) say nothing: tables
+// name how many were left out instead of listing them.
+function unmeasuredCount(summary: ReportSummaryLike): number {
+	return metricEntries(summary).filter(([, m]) => m.measured === 0 && !m.errored).length;
+}
+
+// Gate lines with no value on either side, likewise.
+function gateLines(gate: GateResult): { shown: GateRowResult[]; empty: number } {
+	const shown = gate.table.filter(
+		(r) => !(r.verdict === 'insufficient_data' && r.baseline === null && r.current === null),
+	);
+	return { shown, empty: gate.table.length - shown.length };
+}
+
 function metricEntries(summary: ReportSummaryLike): [string, ReportMetricLike][] {
 	return Object.entries(summary.metrics)
 		.filter((e): e is [string, ReportMetricLike] => !!e[1])
@@ -195,14 +268,122 @@ function regressions(gate: GateResult | undefined): GateRowResult[] {
 	return gate ? gate.table.filter((r) => r.verdict === 'regressed') : [];
 }
 
+/** Verdict of a run as every report states it. */
+export type RunVerdict = 'OK' | 'REGRESSED' | 'INCOMPLETE';
+
+/** Rows that should have been judged and how many were; from the gate, else the summary. */
+interface CoverageFacts {
+	judged: number;
+	of: number;
+	missing: number;
+	share: number;
+	minimum: number;
+}
+
+function coverageFacts(input: ReportInput): CoverageFacts | null {
+	const g = input.gate?.coverage;
+	if (g) return { ...g };
+	const c = input.summary.coverage;
+	if (c && Number.isFinite(c.judged) && Number.isFinite(c.of))
+		return {
+			judged: c.judged,
+			of: c.of,
+			missing: c.of - c.judged,
+			share: c.share,
+			minimum: c.minimum,
+		};
+	return null;
+}
+
+/**
+ * The run's verdict: INCOMPLETE when the gate or the summary says coverage fell short (it outranks
+ * everything), REGRESSED when a metric regressed, OK with a gate that passed; null without a gate
+ * on a complete run (a summary alone makes no claim).
+ */
+export function runVerdict(input: ReportInput): RunVerdict | null {
+	if (input.gate?.incomplete || input.gate?.status === 'incomplete') return 'INCOMPLETE';
+	if (input.summary.status === 'incomplete') return 'INCOMPLETE';
+	if (!input.gate) return null;
+	return regressions(input.gate).length ? 'REGRESSED' : 'OK';
+}
+
+function incompleteCount(input: ReportInput): number {
+	return coverageFacts(input)?.missing ?? input.summary.incomplete?.count ?? 0;
+}
+
+/**
+ * First error texts of rows that could not be judged, each naming its row and metric; an error
+ * repeated on other rows (the same text but for the row number) is said once with their count.
+ */
+export function firstErrors(input: ReportInput, limit = 3): string[] {
+	const found: { line: string; more: number }[] = [];
+	const byKey = new Map<string, { more: number }>();
+	(input.rows ?? []).forEach((row, index) => {
+		for (const [metric, s] of Object.entries(row.eval ?? {})) {
+			if (!s || s.status !== 'error') continue;
+			const text = displayText(s.error ?? 'judge error', 300);
+			const key = `${metric}\u0000${text.replace(/^row \d+: /, '')}`;
+			const seen = byKey.get(key);
+			if (seen) {
+				seen.more++;
+				continue;
+			}
+			if (found.length >= limit) continue;
+			const id =
+				row.request_id === undefined || row.request_id === null
+					? `#${index + 1}`
+					: displayText(row.request_id, 80);
+			const entry = { line: `${id} ${displayText(metric, 80)}: ${text}`, more: 0 };
+			found.push(entry);
+			byKey.set(key, entry);
+		}
+	});
+	const out = found.map((f) => (f.more ? `${f.line} (and ${f.more} more rows)` : f.line));
+	if (out.length === 0) {
+		const ids = input.summary.incomplete?.examples ?? [];
+		if (ids.length)
+			out.push(
+				`rows ${ids.map((x) => displayText(x, 80)).join(', ')} have no verdict (pass the scored rows to the report to see their errors)`,
+			);
+	}
+	return out;
+}
+
 function headline(input: ReportInput): string {
 	const rows = input.summary.rows;
 	const base = `${input.title ?? 'RAG evaluation'}${rows !== undefined ? ` — ${rows} rows` : ''}`;
-	if (!input.gate) return base;
+	const verdict = runVerdict(input);
+	if (verdict === 'INCOMPLETE') {
+		const c = coverageFacts(input);
+		return c
+			? `${base}: INCOMPLETE (${c.missing} of ${c.of} rows not judged)`
+			: `${base}: INCOMPLETE (${incompleteCount(input)} rows not judged)`;
+	}
+	if (verdict === null) return base;
 	const reg = regressions(input.gate);
 	return reg.length
 		? `${base}: REGRESSED (${reg.length} metric${reg.length > 1 ? 's' : ''})`
 		: `${base}: OK`;
+}
+
+// "Pass rate 42.1% (8 of 19 rows) · 10 not judged": the rate over every row that was due.
+function passRateLine(input: ReportInput): string | null {
+	const o = input.summary.overall;
+	if (!o?.passRate || o.passRate.of === 0) return null;
+	const r = o.passRate;
+	const notJudged = o.incomplete ? ` · ${o.incomplete} not judged` : '';
+	return `Pass rate ${pct(r.count / r.of)} (${r.count} of ${r.of} rows)${notJudged}`;
+}
+
+function coverageLine(input: ReportInput): string | null {
+	const c = coverageFacts(input);
+	if (!c) return null;
+	return `Coverage ${pct(c.share)} (${c.judged} of ${c.of} rows judged; minimum ${pct(c.minimum)})`;
+}
+
+// Change since the baseline, from the gate table, per metric name.
+function deltas(gate: GateResult | undefined): Map<string, GateRowResult> {
+	return new Map((gate?.table ?? []).map((r) => [r.metric, r]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -271,22 +452,42 @@ export function slackMessage(input: ReportInput): SlackMessage {
 		},
 	});
 	const url = safeUrl(input.runUrl);
-	if (input.gate) {
+	const verdict = runVerdict(input);
+	if (verdict === 'INCOMPLETE') {
+		const c = coverageFacts(input);
+		const errs = firstErrors(input);
+		const lines = [
+			`:warning: *Incomplete*: ${c ? `${c.missing} of ${c.of}` : incompleteCount(input)} rows could not be judged${c ? ` (coverage ${pct(c.share)}, minimum ${pct(c.minimum)})` : ''}. The figures below cover only the judged rows: this run is not green.`,
+		];
+		if (errs.length)
+			lines.push(`*First errors*\n${errs.map((e) => `• ${slackText(e, 400)}`).join('\n')}`);
+		blocks.push({ type: 'section', text: slackMrkdwn(lines.join('\n')) });
+	} else if (input.gate) {
 		const reg = regressions(input.gate);
 		const status = reg.length
 			? `:red_circle: *Regressed* on ${reg.map((r) => `\`${slackText(r.metric, 200)}\``).join(', ')}`
 			: ':large_green_circle: *OK*: no metric regressed against the baseline';
 		blocks.push({ type: 'section', text: slackMrkdwn(status) });
 	}
+	const facts = [passRateLine(input), coverageLine(input)].filter((x): x is string => !!x);
+	if (facts.length) blocks.push({ type: 'section', text: slackMrkdwn(facts.join('\n')) });
 	if (url)
 		blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `<${url}|Open the run>` }] });
 
-	const fields = metricEntries(input.summary).map(([name, m]) =>
-		slackMrkdwn(
-			`*${slackText(name, 300)}*\n${fmt(m.value)}${m.ci ? ` (${fmt(m.ci.low)}–${fmt(m.ci.high)})` : ''} · ${m.measured} measured${m.errored ? ` · ${m.errored} errored` : ''}`,
+	// Key metrics only: names with no measured or errored row say nothing in a chat message.
+	const change = deltas(input.gate);
+	const fields = keyMetrics(input.summary).map(([name, m]) => {
+		const d = change.get(name);
+		const since =
+			d && d.delta !== null
+				? ` · ${fmtDelta(d.delta)} since baseline${d.verdict === 'regressed' ? ' :red_circle:' : ''}`
+				: '';
+		const passing = m.passRate !== undefined ? ` · ${pct(m.passRate)} pass` : '';
+		return slackMrkdwn(
+			`*${slackText(name, 300)}*\n${fmt(m.value)}${m.ci ? ` (${fmt(m.ci.low)}–${fmt(m.ci.high)})` : ''}${since}${passing} · ${m.measured} measured${m.errored ? ` · ${m.errored} errored` : ''}`,
 			SLACK_LIMITS.fieldText,
-		),
-	);
+		);
+	});
 	for (let i = 0; i < fields.length; i += SLACK_LIMITS.fields) {
 		blocks.push({ type: 'section', fields: fields.slice(i, i + SLACK_LIMITS.fields) });
 	}
@@ -318,7 +519,7 @@ export function slackMessage(input: ReportInput): SlackMessage {
 			const fails = w.failures
 				.map(
 					(f) =>
-						`\`${slackText(f.metric)}\` ${slackText(f.value)}: ${slackText(truncate(f.reason, 300))}`,
+						`\`${slackText(f.metric)}\` ${slackText(f.value)}${f.reason ? `: ${slackText(truncate(f.reason, 300))}` : ''}`,
 				)
 				.join('\n');
 			blocks.push({
@@ -342,7 +543,8 @@ export function slackMessage(input: ReportInput): SlackMessage {
 		});
 	}
 	const reg2 = regressions(input.gate).map((r) => r.metric);
-	const fallback = `${title}${reg2.length ? ` — regressed: ${reg2.join(', ')}` : ''}`;
+	const errs = verdict === 'INCOMPLETE' ? firstErrors(input, 1) : [];
+	const fallback = `${title}${reg2.length ? ` — regressed: ${reg2.join(', ')}` : ''}${errs.length ? ` — first error: ${errs[0]}` : ''}${url ? ` — ${url}` : ''}`;
 	return { text: slackText(redactSecrets(fallback)), blocks };
 }
 
@@ -363,6 +565,7 @@ export function markdownReport(input: ReportInput): string {
 	const out: string[] = [`# ${mdText(headline(input))}`, ''];
 	const url = safeUrl(input.runUrl);
 	if (url) out.push(`[Open the run](${url})`, '');
+	out.push(...markdownCoverage(input));
 	if (input.gate) out.push(...markdownGate(input.gate), '');
 	out.push(
 		'## Metrics',
@@ -370,12 +573,14 @@ export function markdownReport(input: ReportInput): string {
 		'| metric | value | 95% CI | measured | not applicable | errored |',
 		'| --- | ---: | --- | ---: | ---: | ---: |',
 	);
-	for (const [name, m] of metricEntries(input.summary)) {
+	for (const [name, m] of keyMetrics(input.summary)) {
 		const ci = m.ci ? `${fmt(m.ci.low)}–${fmt(m.ci.high)}` : '—';
 		out.push(
 			`| ${mdCell(name)} | ${fmt(m.value)} | ${ci} | ${m.measured} | ${m.notApplicable ?? 0} | ${m.errored ?? 0} |`,
 		);
 	}
+	const unmeasured = unmeasuredCount(input.summary);
+	if (unmeasured) out.push('', `_${unmeasured} run metrics without measured rows are not listed._`);
 	const causes = input.summary.rootCauses ?? [];
 	if (causes.length) {
 		out.push(
@@ -403,27 +608,46 @@ export function markdownReport(input: ReportInput): string {
 				'',
 			);
 			for (const f of w.failures)
-				out.push(`- **${mdCell(f.metric)}** ${mdText(f.value)}: ${mdText(f.reason)}`);
+				out.push(
+					`- **${mdCell(f.metric)}** ${mdText(f.value)}${f.reason ? `: ${mdText(f.reason)}` : ''}`,
+				);
 			out.push('');
 		}
 	}
 	return `${out.join('\n').trimEnd()}\n`;
 }
 
+function markdownCoverage(input: ReportInput): string[] {
+	const out: string[] = [];
+	if (runVerdict(input) === 'INCOMPLETE') {
+		out.push(
+			`> **INCOMPLETE**: ${incompleteCount(input)} rows could not be judged. The figures below cover only the judged rows: this run is not green.`,
+			'',
+		);
+		const errs = firstErrors(input);
+		if (errs.length) out.push('First errors:', '', ...errs.map((e) => `- ${mdText(e)}`), '');
+	}
+	const facts = [passRateLine(input), coverageLine(input)].filter((x): x is string => !!x);
+	if (facts.length) out.push(facts.map(mdText).join('  \n'), '');
+	return out;
+}
+
 function markdownGate(gate: GateResult): string[] {
 	const lines = [
-		`## Regression gate: ${gate.regressed ? '**REGRESSED**' : 'OK'}`,
+		`## Regression gate: ${gate.incomplete ? '**INCOMPLETE**' : gate.regressed ? '**REGRESSED**' : 'OK'}`,
 		'',
 		`_${mdText(gate.rule)}_ (alpha ${gate.alpha})`,
 		'',
 		'| metric | baseline | current | delta | p (Holm) | test | verdict |',
 		'| --- | ---: | ---: | ---: | ---: | --- | --- |',
 	];
-	for (const r of gate.table) {
+	const { shown, empty } = gateLines(gate);
+	for (const r of shown) {
 		lines.push(
 			`| ${mdCell(r.metric)} | ${fmt(r.baseline)} | ${fmt(r.current)} | ${fmtDelta(r.delta)} | ${fmtP(r.pAdjusted)} | ${r.test} | ${r.verdict} |`,
 		);
 	}
+	if (empty) lines.push('', `_${empty} metrics without a value on either side are not listed._`);
 	return lines;
 }
 
@@ -441,10 +665,13 @@ export function ticketPayload(input: ReportInput): TicketPayload {
 		.filter((c) => c.cause !== 'pass')
 		.sort((a, b) => b.count - a.count)[0];
 	let title: string;
-	if (reg.length) title = `Eval regression: ${reg.map((r) => r.metric).join(', ')}`;
+	if (runVerdict(input) === 'INCOMPLETE')
+		title = `Eval incomplete: ${incompleteCount(input)} rows could not be judged`;
+	else if (reg.length) title = `Eval regression: ${reg.map((r) => r.metric).join(', ')}`;
 	else if (top) title = `Eval failures: ${top.count} rows fail first on ${top.cause}`;
 	else title = `Eval report: ${input.title ?? 'RAG evaluation'}`;
 	const labels = ['rag-eval'];
+	if (runVerdict(input) === 'INCOMPLETE') labels.push('incomplete');
 	if (reg.length) labels.push('regression');
 	if (top) labels.push(`root-cause:${top.cause}`.replace(/[^A-Za-z0-9:_-]/g, '-').slice(0, 50));
 	return {
@@ -452,6 +679,127 @@ export function ticketPayload(input: ReportInput): TicketPayload {
 		body: markdownReport(input),
 		labels,
 	};
+}
+
+// ---------------------------------------------------------------------------------------------
+// One ticket per root cause
+
+/** Label of the package on every ticket it files; with a cause label it finds an open ticket. */
+export const TICKET_LABEL = 'rag-eval';
+
+/** Label naming a cause on its ticket: `root-cause:<cause>` (GitHub label-safe, 50 chars). */
+export function causeLabel(cause: string): string {
+	return `root-cause:${cause}`.replace(/[^A-Za-z0-9:_-]/g, '-').slice(0, 50);
+}
+
+/** A ticket for one failing root cause: what to open, or what to comment on an open one. */
+export interface CauseTicket {
+	cause: string;
+	/** {@link causeLabel} of the cause; an open ticket with it and {@link TICKET_LABEL} is this one. */
+	label: string;
+	/** Labels for a new ticket: the package label and the cause label. */
+	labels: string[];
+	/** Stable across nights (no counts), so people recognise the ticket. */
+	title: string;
+	/** Body of a new ticket: the cause, its suggested fix, tonight's count and the first rows. */
+	body: string;
+	/** Comment on an open ticket: tonight's count and worst rows. */
+	comment: string;
+	count: number;
+	share: number;
+}
+
+/** Tickets for a run: one per failing cause, and the comment that closes a recovered cause. */
+export interface TicketPlan {
+	verdict: RunVerdict | null;
+	/**
+	 * Whether a cause missing tonight may be called recovered: only on a complete run (an
+	 * incomplete run may hide the cause in rows it could not judge).
+	 */
+	canClose: boolean;
+	causes: CauseTicket[];
+	/** Comment for an open ticket whose cause no row failed on tonight. */
+	recoveredComment: string;
+}
+
+function rowCause(row: ReportRow): string | null {
+	if (typeof row.root_cause === 'string' && row.root_cause) return row.root_cause;
+	if (row.root_cause === null) return null;
+	const scores: Record<string, Score> = {};
+	for (const [k, v] of Object.entries(row.eval ?? {})) if (v) scores[k] = v;
+	const verdict = determineRootCause(scores);
+	return verdict.overall === 'fail' ? verdict.rootCause : null;
+}
+
+function causeRowsMarkdown(input: ReportInput, cause: string, limit: number): string[] {
+	const rows = (input.rows ?? []).filter((r) => rowCause(r) === cause);
+	const out: string[] = [];
+	for (const w of worstRows(rows, limit)) {
+		out.push(`- **${mdText(w.id)}**: ${mdText(truncate(w.request, 200))}`);
+		out.push(`  - response: ${mdText(truncate(w.response, 200))}`);
+		for (const f of w.failures)
+			out.push(
+				`  - \`${mdCell(f.metric)}\` ${mdText(f.value)}${f.reason ? `: ${mdText(truncate(f.reason, 300))}` : ''}`,
+			);
+	}
+	return out;
+}
+
+/**
+ * Ticket plan of a run: one {@link CauseTicket} per failing root cause (most rows first), to be
+ * deduplicated across nights by its labels, and the recovery comment for causes that are gone.
+ */
+export function ticketPlan(input: ReportInput): TicketPlan {
+	const verdict = runVerdict(input);
+	const url = safeUrl(input.runUrl);
+	const limit = Math.max(1, Math.min(input.maxWorstRows ?? 10, 10));
+	const rows = input.summary.rows;
+	const run = url ? `[this run](${url})` : 'this run';
+	const o = input.summary.overall;
+	const rateText =
+		o?.passRate && o.passRate.of > 0
+			? ` Pass rate ${pct(o.passRate.count / o.passRate.of)} (${o.passRate.count} of ${o.passRate.of} rows).`
+			: '';
+	const causes = (input.summary.rootCauses ?? [])
+		.filter((c) => c.cause !== 'pass' && c.count > 0)
+		.map((c): CauseTicket => {
+			const fix = c.fix ?? c.suggestedFix ?? suggestedFixFor(c.cause);
+			const share = `${c.count}${rows !== undefined ? ` of ${rows}` : ''} rows (${pct(c.share)})`;
+			const first = causeRowsMarkdown(input, c.cause, limit);
+			const label = causeLabel(c.cause);
+			const body = [
+				`Rows of the RAG evaluation fail first on **${mdText(c.cause)}** (root cause: the first failing judge in the ordered list).`,
+				'',
+				`**Tonight:** ${share} in ${run}.${rateText}`,
+				'',
+				`**Suggested fix:** ${mdText(fix)}`,
+				'',
+				...(first.length ? ['**First failing rows:**', '', ...first, ''] : []),
+				`_Filed by the nightly evaluation. It comments here each night the cause persists and closes this issue when no row fails on it. Labels \`${TICKET_LABEL}\` and \`${label}\` find this issue again: keep them._`,
+			].join('\n');
+			const comment = [
+				`**${mdText(input.title ?? 'RAG evaluation')}**: still failing on **${mdText(c.cause)}**: ${share} in ${run}.${rateText}`,
+				...(verdict === 'INCOMPLETE'
+					? [
+							'',
+							`Note: the run was INCOMPLETE (${incompleteCount(input)} rows not judged); the count may be low.`,
+						]
+					: []),
+				...(first.length ? ['', '**Worst rows tonight:**', '', ...first] : []),
+			].join('\n');
+			return {
+				cause: c.cause,
+				label,
+				labels: [TICKET_LABEL, label],
+				title: truncate(`RAG eval: rows fail first on ${redactSecrets(c.cause)}`, 200),
+				body: redactSecrets(body),
+				comment: redactSecrets(comment),
+				count: c.count,
+				share: c.share,
+			};
+		});
+	const recoveredComment = `Recovered: no row failed first on this cause in ${run}.${rateText} Closing; if it fails again, a new issue is opened.`;
+	return { verdict, canClose: verdict !== 'INCOMPLETE', causes, recoveredComment };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -506,7 +854,8 @@ export function rootCauseChart(causes: readonly ReportRootCause[]): string {
 export function htmlReport(input: ReportInput): string {
 	const title = headline(input);
 	const url = safeUrl(input.runUrl);
-	const metricRows = metricEntries(input.summary)
+	const unmeasured = unmeasuredCount(input.summary);
+	const metricRows = keyMetrics(input.summary)
 		.map(
 			([name, m]) =>
 				`<tr><td>${h(name)}</td><td class="num">${fmt(m.value)}</td><td>${m.ci ? `${fmt(m.ci.low)}–${fmt(m.ci.high)}` : '—'}</td><td class="num">${m.measured}</td><td class="num">${m.notApplicable ?? 0}</td><td class="num">${m.errored ?? 0}</td></tr>`,
@@ -514,11 +863,16 @@ export function htmlReport(input: ReportInput): string {
 		.join('\n');
 	const gate = input.gate;
 	const gateHtml = gate
-		? `<section><h2>Regression gate: <span class="badge" style="background:${gate.regressed ? VERDICT_COLOURS.regressed : VERDICT_COLOURS.improved}">${gate.regressed ? 'REGRESSED' : 'OK'}</span></h2>
+		? `<section><h2>Regression gate: <span class="badge" style="background:${gate.incomplete ? VERDICT_COLOURS.missing_in_current : gate.regressed ? VERDICT_COLOURS.regressed : VERDICT_COLOURS.improved}">${gate.incomplete ? 'INCOMPLETE' : gate.regressed ? 'REGRESSED' : 'OK'}</span></h2>
 <p class="muted">${h(gate.rule)} Alpha ${gate.alpha}.</p>
 <table><thead><tr><th>metric</th><th>baseline</th><th>current</th><th>delta</th><th>p (Holm)</th><th>test</th><th>verdict</th></tr></thead><tbody>
-${gate.table.map((r) => `<tr><td>${h(r.metric)}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.current)}</td><td class="num">${fmtDelta(r.delta)}</td><td class="num">${fmtP(r.pAdjusted)}</td><td>${h(r.test)}</td><td><span class="badge" style="background:${VERDICT_COLOURS[r.verdict]}">${h(r.verdict)}</span></td></tr>`).join('\n')}
-</tbody></table></section>`
+${gateLines(gate)
+	.shown.map(
+		(r) =>
+			`<tr><td>${h(r.metric)}</td><td class="num">${fmt(r.baseline)}</td><td class="num">${fmt(r.current)}</td><td class="num">${fmtDelta(r.delta)}</td><td class="num">${fmtP(r.pAdjusted)}</td><td>${h(r.test)}</td><td><span class="badge" style="background:${VERDICT_COLOURS[r.verdict]}">${h(r.verdict)}</span></td></tr>`,
+	)
+	.join('\n')}
+</tbody></table>${gateLines(gate).empty ? `<p class="muted">${gateLines(gate).empty} metrics without a value on either side are not listed.</p>` : ''}</section>`
 		: '';
 	const worst = worstRows(input.rows, input.maxWorstRows ?? 10);
 	const worstHtml = worst.length
@@ -535,6 +889,17 @@ ${gate.table.map((r) => `<tr><td>${h(r.metric)}</td><td class="num">${fmt(r.base
 				.join('\n')}</section>`
 		: '';
 	const causes = input.summary.rootCauses ?? [];
+	const incompleteHtml =
+		runVerdict(input) === 'INCOMPLETE'
+			? `<section class="alert"><h2>INCOMPLETE: ${incompleteCount(input)} rows could not be judged</h2><p>The figures below cover only the judged rows: this run is not green.</p>${(() => {
+					const errs = firstErrors(input);
+					return errs.length
+						? `<p><b>First errors</b></p><ul>${errs.map((e) => `<li>${h(e)}</li>`).join('')}</ul>`
+						: '';
+				})()}</section>`
+			: '';
+	const facts = [passRateLine(input), coverageLine(input)].filter((x): x is string => !!x);
+	const factsHtml = facts.length ? `<p>${facts.map(h).join('<br>')}</p>` : '';
 	return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
@@ -548,16 +913,19 @@ th,td{border:1px solid #e0e0e0;padding:6px 10px;text-align:left;font-size:13px;v
 th{background:#eceff1}.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge{color:#fff;border-radius:4px;padding:1px 7px;font-size:12px;white-space:nowrap}
 .muted{color:#616161;font-size:13px}article{background:#fff;border:1px solid #e0e0e0;border-radius:6px;padding:10px 14px;margin:10px 0;max-width:1072px}
+.alert{background:#fff3e0;border:1px solid #ef6c00;border-radius:6px;padding:8px 14px;max-width:1072px}.alert h2{margin:4px 0;color:#e65100}
 article p{margin:4px 0;font-size:13px}article li{font-size:13px;margin:3px 0}code{background:#eceff1;padding:0 4px;border-radius:3px}
 </style></head>
 <body>
 <h1>${h(title)}</h1>
 ${url ? `<p class="muted"><a href="${escapeHtml(url)}">Open the run</a></p>` : ''}
+${incompleteHtml}
+${factsHtml}
 ${gateHtml}
 <section><h2>Metrics</h2>
 <table><thead><tr><th>metric</th><th>value</th><th>95% CI</th><th>measured</th><th>not applicable</th><th>errored</th></tr></thead><tbody>
 ${metricRows}
-</tbody></table></section>
+</tbody></table>${unmeasured ? `<p class="muted">${unmeasured} run metrics without measured rows are not listed.</p>` : ''}</section>
 <section><h2>Root causes</h2>${rootCauseChart(causes)}</section>
 ${worstHtml}
 </body></html>
@@ -638,6 +1006,17 @@ export function junitReport(input: ReportInput): string {
 				detail: '',
 			});
 		}
+	}
+	const cov = coverageFacts(input);
+	if (cov) {
+		const short = runVerdict(input) === 'INCOMPLETE';
+		add('coverage', {
+			name: 'rows judged',
+			classname: 'rag-eval.coverage',
+			outcome: short ? 'failure' : 'pass',
+			message: `${cov.judged} of ${cov.of} rows judged (${pct(cov.share)}; minimum ${pct(cov.minimum)})`,
+			detail: short ? firstErrors(input).join('\n') : '',
+		});
 	}
 	for (const r of input.gate?.table ?? []) {
 		add('regression-gate', {

@@ -28,6 +28,12 @@ module.exports = [
 			}
 			const [summary] = out(run, 'Eval Aggregate', 0);
 			assert.equal(summary.rows, rows.length);
+			// The agent run's Markdown summary (issue 17.3).
+			const [report] = out(run, 'Eval Report', 0);
+			const md = report.markdown.split('\n');
+			assert.match(md[0], new RegExp(`^# Support agent evaluation — ${rows.length} rows`));
+			assert.ok(md.includes('## Metrics'), 'metrics table');
+			assert.ok(report.markdown.includes('Coverage '), 'coverage beside the pass rate');
 		},
 	},
 ];

@@ -80,13 +80,28 @@ function checkNightly(run, { out, dist }, withJudge) {
 	const [summary] = out(run, 'Eval Aggregate', 0);
 	assert.equal(summary.rows, source.length);
 	assert.equal(summary.perMetric.f1_score.measured, source.filter((r) => r.ground_truth).length);
-	const gated = [...out(run, 'Regression Gate', 0), ...out(run, 'Regression Gate', 1)];
+	const gated = [0, 1, 2].flatMap((k) => out(run, 'Regression Gate', k));
 	assert.equal(gated.length, 1, 'the gate emits one verdict');
-	// Manual runs keep no static data, so there is never a baseline here: nothing can regress.
-	assert.equal(gated[0].baselineFound, false);
-	assert.equal(out(run, 'Regression Gate', 1).length, 0);
-	assert.equal(out(run, 'Save This Run', 0).length, 1);
-
+	assert.equal(gated[0].baselineFound, false, 'a first run has no baseline');
+	const [report] = out(run, 'Eval Report', 0);
+	assert.ok(report.slack && Array.isArray(report.slack.blocks), 'one Slack message built');
+	assert.ok(report.tickets && Array.isArray(report.tickets.causes), 'per-cause tickets built');
+	if (withJudge) {
+		// Every row judged: complete, and with nothing to compare against nothing regressed.
+		assert.equal(summary.status, 'complete');
+		assert.equal(out(run, 'Regression Gate', 0).length, 1);
+		assert.equal(out(run, 'Save as Baseline', 0).length, 1);
+		assert.equal(report.verdict, 'OK');
+	} else {
+		// No judge model: no row has a verdict, so the run is incomplete and never green.
+		assert.equal(summary.status, 'incomplete');
+		assert.equal(summary.overall.incomplete, source.length);
+		assert.equal(out(run, 'Regression Gate', 2).length, 1, 'the gate leaves on Incomplete');
+		assert.equal(run.data.resultData.runData['Save as Baseline'], undefined);
+		assert.equal(report.verdict, 'INCOMPLETE');
+		assert.match(report.slack.text, /INCOMPLETE \(8 of 8 rows not judged\)/);
+	}
+	// The optional per-row branch: every row leaves the router on exactly one output.
 	let routed = 0;
 	ROUTER_OUTPUTS.forEach((name, k) => {
 		for (const item of out(run, 'Root-Cause Router', k)) {
@@ -116,6 +131,14 @@ function checkNightly(run, { out, dist }, withJudge) {
 			'all judges ran',
 		);
 	}
+	// As shipped the Slack and GitHub nodes are disabled: the plan still has one item per cause.
+	const failing = summary.rootCauses.filter((c) => c.cause !== 'pass');
+	const planned = out(run, 'Plan Tickets', 0);
+	assert.deepEqual(
+		planned.map((p) => [p.action, p.cause]),
+		failing.map((c) => ['open', c.cause]),
+		'one ticket per root cause, not per row',
+	);
 }
 
 module.exports = [

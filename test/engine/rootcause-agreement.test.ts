@@ -124,11 +124,10 @@ describe('root cause decided once: router and aggregate agree', () => {
 		const alone = await summaryOf(rows().map((json) => ({ json })));
 		for (const s of [afterRouter, alone]) {
 			const fromRows = [...byRow.values()];
-			expect(s.overall).toEqual({
+			expect(s.overall).toMatchObject({
 				pass: fromRows.filter((v) => v.overall === 'pass').length,
 				fail: fromRows.filter((v) => v.overall === 'fail').length,
 				incomplete: fromRows.filter((v) => v.overall === 'incomplete').length,
-				passRate: expect.anything(),
 			});
 			expect(Object.fromEntries(s.rootCauses.map((c) => [c.cause, c.count]))).toEqual(
 				Object.fromEntries(counts),

@@ -152,7 +152,16 @@ describe('summary against hand-computed values', () => {
 	it('counts rows and overall verdicts', () => {
 		expect(s.rows).toBe(4);
 		expect(s.overall).toMatchObject({ pass: 1, fail: 2, incomplete: 1 });
-		expect(s.overall.passRate).toEqual({ value: 1 / 3, count: 1, of: 3, ci: wilsonInterval(1, 3) });
+		// Over every row that should have been judged: the incomplete row counts, unpassed.
+		expect(s.overall.passRate).toEqual({ value: 1 / 4, count: 1, of: 4, ci: wilsonInterval(1, 4) });
+		expect(s.overall.judgedPassRate).toEqual({
+			value: 1 / 3,
+			count: 1,
+			of: 3,
+			ci: wilsonInterval(1, 3),
+		});
+		expect(s.coverage).toEqual({ judged: 3, of: 4, share: 0.75, minimum: 0.95, basis: 'verdicts' });
+		expect(s.status).toBe('incomplete');
 	});
 
 	it('names run metrics as Databricks does, with coverage', () => {

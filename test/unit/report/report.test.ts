@@ -129,7 +129,10 @@ describe('slackMessage', () => {
 		const m = slackMessage({
 			summary: { rows: 3, metrics: { f1: { value: 0.8, measured: 3 } } },
 			gate: {
+				status: 'ok',
 				regressed: false,
+				incomplete: false,
+				coverage: null,
 				table: [],
 				counts: {
 					ok: 0,
