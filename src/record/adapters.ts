@@ -5,7 +5,7 @@
  */
 import type { ChatMessage, EvalRecord, ExpectedChunk, RetrievedChunk, SchemaName } from './schema';
 import { SCHEMAS } from './schema';
-import { traceFigures } from './trace';
+import { parseTrace, TraceError, type ParsedTrace } from './trace';
 import {
 	asRetrieved,
 	chunks,
@@ -403,10 +403,16 @@ function readTrace(r: RowReader, raw: unknown): unknown {
 
 const FIGURES = [
 	'latency_seconds',
-	'input_token_count',
-	'output_token_count',
+	'total_input_token_count',
+	'total_output_token_count',
 	'total_token_count',
 ] as const;
+
+// Seed 001 names the per-row counts total_input/output_token_count; earlier files used these.
+const FIGURE_ALIASES: Partial<Record<(typeof FIGURES)[number], string>> = {
+	total_input_token_count: 'input_token_count',
+	total_output_token_count: 'output_token_count',
+};
 
 /** Fields every schema accepts under their canonical names (ids, facts, guidelines, trace). */
 function common(r: RowReader, d: Draft): void {
@@ -415,7 +421,9 @@ function common(r: RowReader, d: Draft): void {
 	d.guidelines = readGuidelines(r, r.take('guidelines'));
 	d.trace = readTrace(r, r.take('trace'));
 	for (const k of FIGURES) {
-		const v = nonNegative(r, r.take(k), k, k !== 'latency_seconds');
+		const alias = FIGURE_ALIASES[k];
+		const key = alias !== undefined && !r.has(k) && r.has(alias) ? alias : k;
+		const v = nonNegative(r, r.take(key), key, k !== 'latency_seconds');
 		if (v !== undefined) d[k] = v;
 	}
 	const meta = structured(r, r.take('metadata'), 'metadata');
@@ -423,16 +431,60 @@ function common(r: RowReader, d: Draft): void {
 	else if (meta !== undefined) r.release('metadata');
 }
 
+/** A trace's response or request as the record's text, for comparing with a given one. */
+function asText(raw: unknown, read: typeof readResponse): string | undefined {
+	const scratch: Draft = {};
+	read(new RowReader({}, false, new Map()), raw, 'trace', scratch);
+	return read === readResponse ? scratch.response : scratch.request;
+}
+
+/**
+ * Fills the fields a row leaves out from its trace (`parseTrace`): figures, response, request,
+ * retrieved context. Given fields are what the user measured and are never overwritten; where the
+ * trace disagrees, or has something to say (no LLM spans), `metadata.trace_notes` says so.
+ */
+function fillFromTrace(r: RowReader, d: Draft, names: Names): void {
+	let t: ParsedTrace;
+	try {
+		t = parseTrace(d.trace);
+	} catch (e) {
+		if (!(e instanceof TraceError)) throw e;
+		r.fail('trace', e.message);
+		return;
+	}
+	const notes = [...t.notes];
+	for (const k of FIGURES) {
+		const v = t[k];
+		if (v === undefined) continue;
+		const given = d[k];
+		if (given === undefined) d[k] = v;
+		else if (Math.abs(given - v) > 1e-9 * Math.max(1, Math.abs(v)))
+			notes.push(`${k}: the row gives ${given}, the trace ${v}; kept the row's`);
+	}
+	if (t.response !== undefined && !r.failed.has(names.response)) {
+		if (d.response === undefined) readResponse(r, t.response, 'trace.response', d);
+		else if (asText(t.response, readResponse) !== d.response)
+			notes.push("response: differs from the trace's final output; kept the row's");
+	}
+	if (t.request !== undefined && !r.failed.has(names.request)) {
+		if (d.request === undefined) readRequest(r, t.request, 'trace.request', d);
+		else if (asText(t.request, readRequest) !== d.request)
+			notes.push("request: differs from the trace's input; kept the row's");
+	}
+	if (t.retrieved_context !== undefined && !r.failed.has('retrieved_context')) {
+		if (d.retrieved_context === undefined) d.retrieved_context = t.retrieved_context;
+		else if (JSON.stringify(d.retrieved_context) !== JSON.stringify(t.retrieved_context))
+			notes.push("retrieved_context: differs from the trace's last retriever span; kept the row's");
+	}
+	if (notes.length > 0) {
+		// A copy: the user's metadata object is their input and stays untouched.
+		if (d.metadata?.trace_notes === undefined) d.metadata = { ...d.metadata, trace_notes: notes };
+	}
+}
+
 /** Whether a draft has every field a record needs; records the issues otherwise. */
 function check(r: RowReader, d: Draft, names: Names): void {
-	if (d.trace !== undefined) {
-		const fig = traceFigures(d.trace);
-		// A column given explicitly is what the user measured; the trace only fills gaps.
-		for (const k of FIGURES) if (d[k] === undefined && fig[k] !== undefined) d[k] = fig[k];
-		if (d.response === undefined && fig.response !== undefined && !r.failed.has(names.response)) {
-			readResponse(r, fig.response, 'trace.data.response', d);
-		}
-	}
+	if (d.trace !== undefined && !r.failed.has('trace')) fillFromTrace(r, d, names);
 	if (d.request === undefined && !r.failed.has(names.request)) r.fail(names.request, 'required');
 	if (d.response === undefined && d.trace === undefined && !r.failed.has(names.response)) {
 		r.fail(names.response, names.responseHint ?? 'required (give a response or an MLflow trace)');

@@ -75,8 +75,8 @@ function assemble(d: Draft, requestId: string, source: RecordSource): EvalRecord
 		'expected_retrieved_context',
 		'trace',
 		'latency_seconds',
-		'input_token_count',
-		'output_token_count',
+		'total_input_token_count',
+		'total_output_token_count',
 		'total_token_count',
 	] as const;
 	for (const k of keys) if (d[k] !== undefined) rec[k] = d[k];
@@ -109,8 +109,8 @@ const CONTENT_KEYS = [
 	'expected_retrieved_context',
 	'trace',
 	'latency_seconds',
-	'input_token_count',
-	'output_token_count',
+	'total_input_token_count',
+	'total_output_token_count',
 	'total_token_count',
 	'metadata',
 ] as const;
