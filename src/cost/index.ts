@@ -3,6 +3,8 @@
  * Latency node prices what the application spent; Eval Aggregate prices what the judges spent.
  * Both read the same table (the default below, or one the user edits) through `findPrice`.
  */
+import type { Score } from '../core/types';
+import { parseTrace, TraceError, type ParsedTrace } from '../record/trace';
 
 /** USD per one million tokens: `input` (prompt) and `output` (completion). */
 export interface ModelPrice {
@@ -182,4 +184,235 @@ export function priceUsage(
 	const out: CostResult = { lines, problems: [...new Set(problems)] };
 	if (out.problems.length === 0) out.usd = usd;
 	return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-row cost and latency (the Cost & Latency node's library form)
+
+/** Budgets a row must stay within; 0 or absent means no limit. */
+export interface Budgets {
+	maxTokens?: number;
+	maxLatencySeconds?: number;
+	maxCostUsd?: number;
+}
+
+/** Per-row figures, named as seed 001 names them, plus the application's cost in USD. */
+export interface RowFigures {
+	total_token_count?: number;
+	total_input_token_count?: number;
+	total_output_token_count?: number;
+	latency_seconds?: number;
+	cost_usd?: number;
+}
+
+/** Result of {@link costLatency}: the figures for the row and its Score. */
+export interface CostLatencyResult {
+	/** Figures to write on the row (given ones kept as they were). */
+	figures: RowFigures;
+	score: Score;
+}
+
+/** Options of {@link costLatency}. */
+export interface CostLatencyOptions extends Budgets {
+	prices: Readonly<PriceTable>;
+	/** Model for LLM calls the trace does not name (and for rows without a trace). */
+	model?: string;
+	/** Key of the Score (default `cost_latency`). */
+	key?: string;
+}
+
+/** Version of the cost/latency score; bump when the rule changes. */
+export const COST_LATENCY_VERSION = '1';
+
+const FIGURE_ALIASES: Record<keyof RowFigures, readonly string[]> = {
+	total_token_count: ['total_token_count'],
+	total_input_token_count: ['total_input_token_count', 'input_token_count'],
+	total_output_token_count: ['total_output_token_count', 'output_token_count'],
+	latency_seconds: ['latency_seconds'],
+	cost_usd: ['cost_usd'],
+};
+
+function given(row: Record<string, unknown>, k: keyof RowFigures): number | undefined | 'bad' {
+	for (const name of FIGURE_ALIASES[k]) {
+		const v = row[name];
+		if (v === undefined || v === null || v === '') continue;
+		const n = typeof v === 'string' ? Number(v) : v;
+		return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : 'bad';
+	}
+	return undefined;
+}
+
+const budgetOf = (v: number | undefined): number | undefined =>
+	v !== undefined && Number.isFinite(v) && v > 0 ? v : undefined;
+
+const COST_LATENCY_SCALE = { kind: 'count' as const, min: 0, max: Number.MAX_SAFE_INTEGER };
+
+/** The error Score of a row whose cost/latency could not be computed (e.g. a bad parameter). */
+export function costLatencyError(error: string, key = 'cost_latency'): Score {
+	return {
+		metric: key,
+		value: null,
+		scale: COST_LATENCY_SCALE,
+		threshold: 1,
+		direction: 'lower',
+		pass: null,
+		status: 'error',
+		error,
+		signature: `metric:cost_latency@${COST_LATENCY_VERSION}`,
+	};
+}
+
+/**
+ * Per-row cost and latency: token counts and latency from the row's fields, else from its trace
+ * (`parseTrace`); cost in USD from the price table per LLM call (by the call's model, else
+ * `model`). The Score's value is the largest share of a budget used (1 = exactly at budget), so it
+ * passes at the threshold 1 when every budget holds. No budget set: `not_applicable`, figures still
+ * returned. A budget whose figure is unknown, a bad trace or a bad field: `error` naming it.
+ */
+export function costLatency(
+	row: Record<string, unknown>,
+	trace: unknown,
+	options: CostLatencyOptions,
+): CostLatencyResult {
+	const key = options.key ?? 'cost_latency';
+	const signature = `metric:cost_latency@${COST_LATENCY_VERSION}|prices:${Object.keys(options.prices).length}`;
+	const base = {
+		metric: key,
+		scale: COST_LATENCY_SCALE,
+		threshold: 1,
+		direction: 'lower' as const,
+		signature,
+	};
+	const fail = (error: string, figures: RowFigures = {}): CostLatencyResult => ({
+		figures,
+		score: { ...base, value: null, pass: null, status: 'error', error },
+	});
+
+	const figures: RowFigures = {};
+	for (const k of Object.keys(FIGURE_ALIASES) as (keyof RowFigures)[]) {
+		const v = given(row, k);
+		if (v === 'bad') return fail(`${k}: expected a non-negative number`);
+		if (v !== undefined) figures[k] = v;
+	}
+	const notes: string[] = [];
+	let parsed: ParsedTrace | undefined;
+	const hasTrace = trace !== undefined && trace !== null && trace !== '';
+	if (hasTrace) {
+		try {
+			parsed = parseTrace(trace);
+		} catch (e) {
+			if (e instanceof TraceError) return fail(`trace: ${e.message}`, figures);
+			throw e;
+		}
+		notes.push(...parsed.notes);
+		for (const k of [
+			'total_token_count',
+			'total_input_token_count',
+			'total_output_token_count',
+			'latency_seconds',
+		] as const) {
+			const v = parsed[k];
+			if (v === undefined) continue;
+			if (figures[k] === undefined) figures[k] = v;
+			else if (Math.abs(figures[k] - v) > 1e-9 * Math.max(1, v))
+				notes.push(`${k}: the row gives ${figures[k]}, the trace ${v}; kept the row's`);
+		}
+	}
+	if (figures.total_token_count === undefined && figures.total_input_token_count !== undefined) {
+		figures.total_token_count =
+			figures.total_input_token_count + (figures.total_output_token_count ?? 0);
+	}
+
+	let cost: CostResult | undefined;
+	if (figures.cost_usd === undefined) {
+		const fromTrace = parsed !== undefined && !notes.some((n) => n.includes('trace-level'));
+		let calls: UsageToPrice[];
+		if (figures.total_token_count === 0) calls = [];
+		else if (fromTrace && parsed !== undefined && parsed.llm_calls.length > 0)
+			calls = parsed.llm_calls;
+		else if (figures.total_input_token_count !== undefined)
+			calls = [
+				{
+					input_tokens: figures.total_input_token_count,
+					output_tokens: figures.total_output_token_count ?? 0,
+				},
+			];
+		else calls = [{}];
+		cost = priceUsage(calls, options.prices, options.model);
+		if (cost.usd !== undefined) figures.cost_usd = cost.usd;
+	}
+
+	const details: Record<string, unknown> = { ...figures };
+	if (cost) {
+		if (cost.lines.length > 0) details.cost_lines = cost.lines;
+		if (cost.problems.length > 0) details.cost_unknown = cost.problems;
+	}
+	if (notes.length > 0) details.notes = notes;
+
+	if (!hasTrace && Object.keys(figures).length === 0) {
+		return {
+			figures,
+			score: {
+				...base,
+				value: null,
+				pass: null,
+				status: 'not_applicable',
+				reason: 'no trace and no token, latency or cost fields on the row',
+			},
+		};
+	}
+	const budgets: [string, number | undefined, number | undefined, string][] = [
+		[
+			'tokens',
+			budgetOf(options.maxTokens),
+			figures.total_token_count,
+			'the row has no token counts',
+		],
+		[
+			'latency',
+			budgetOf(options.maxLatencySeconds),
+			figures.latency_seconds,
+			'the row has no latency',
+		],
+		[
+			'cost',
+			budgetOf(options.maxCostUsd),
+			figures.cost_usd,
+			`the cost is unknown (${cost?.problems.join('; ') || 'no token counts'})`,
+		],
+	];
+	let value: number | undefined;
+	const over: string[] = [];
+	for (const [name, budget, figure, missing] of budgets) {
+		if (budget === undefined) continue;
+		if (figure === undefined) return fail(`max ${name} is set but ${missing}`, figures);
+		const share = figure / budget;
+		if (share > 1) over.push(`${name} ${figure} > ${budget}`);
+		value = Math.max(value ?? 0, share);
+	}
+	if (value === undefined) {
+		return {
+			figures,
+			score: {
+				...base,
+				value: null,
+				pass: null,
+				status: 'not_applicable',
+				reason: 'no budget set (max tokens, max latency or max cost)',
+				details,
+			},
+		};
+	}
+	details.over_budget = over;
+	return {
+		figures,
+		score: {
+			...base,
+			value,
+			pass: value <= 1,
+			status: 'ok',
+			reason: over.length > 0 ? `over budget: ${over.join(', ')}` : 'within every budget',
+			details,
+		},
+	};
 }
