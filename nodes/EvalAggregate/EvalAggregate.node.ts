@@ -147,8 +147,9 @@ export class EvalAggregate implements INodeType {
 		try {
 			return readPriceTable(value);
 		} catch (e) {
-			if (!(e instanceof PriceTableError)) throw e;
-			throw new NodeOperationError(ctx.getNode(), e.message, {
+			// readPriceTable only throws PriceTableError; anything else is shown the same way.
+			const message = e instanceof PriceTableError ? e.message : String(e);
+			throw new NodeOperationError(ctx.getNode(), message, {
 				description:
 					'Give Model Prices as JSON: {"model": {"input": USD per 1M input tokens, "output": USD per 1M output tokens}}',
 			});

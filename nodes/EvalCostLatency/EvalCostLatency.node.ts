@@ -126,8 +126,9 @@ export class EvalCostLatency implements INodeType {
 			try {
 				prices = readPriceTable(o.prices);
 			} catch (e) {
-				if (!(e instanceof PriceTableError)) throw e;
-				throw new NodeOperationError(this.getNode(), e.message, {
+				// readPriceTable only throws PriceTableError; anything else is shown the same way.
+				const message = e instanceof PriceTableError ? e.message : String(e);
+				throw new NodeOperationError(this.getNode(), message, {
 					description:
 						'Give Model Prices as JSON: {"model": {"input": USD per 1M input tokens, "output": USD per 1M output tokens}}',
 				});

@@ -73,6 +73,15 @@ export class TraceError extends Error {
 /** MLflow stores span attributes JSON-encoded; objects from other exporters are used as they are. */
 function decoded(v: unknown): unknown {
 	if (typeof v !== 'string') return v;
+	// Fast path for the commonest encoded value, a plain quoted word such as "\"LLM\"".
+	if (
+		v.length >= 2 &&
+		v[0] === '"' &&
+		v[v.length - 1] === '"' &&
+		!v.includes('\\') &&
+		v.indexOf('"', 1) === v.length - 1
+	)
+		return v.slice(1, -1);
 	const t = v.trimStart();
 	const c = t[0];
 	// Only JSON-looking text is parsed: plain prose stays prose without a try/catch per value.
@@ -168,10 +177,19 @@ function attributeMap(v: unknown): Row {
  * An attribute by dotted key: the flat key first (OTLP, MLflow), else the nested path (Phoenix
  * exports nest `{"llm": {"token_count": {...}}}`). A loop over the key's parts, not over data.
  */
+const KEY_PARTS = new Map<string, string[]>();
+
 function attr(attrs: Row, key: string): unknown {
-	if (key in attrs) return attrs[key];
+	const v = attrs[key];
+	if (v !== undefined) return v;
+	let parts = KEY_PARTS.get(key);
+	if (parts === undefined) {
+		parts = key.split('.');
+		KEY_PARTS.set(key, parts);
+	}
+	if (!isObject(attrs[parts[0]])) return undefined;
 	let cur: unknown = attrs;
-	for (const part of key.split('.')) {
+	for (const part of parts) {
 		if (!isObject(cur)) return undefined;
 		cur = cur[part];
 	}
@@ -265,7 +283,13 @@ function spanFrom(
 	base: Omit<Span, 'kind' | 'attrs' | 'order'>,
 ): Span {
 	const c = classify(attrs, raw);
-	return { ...base, ...c, attrs, order };
+	const span = base as Span;
+	span.kind = c.kind;
+	if (c.usage) span.usage = c.usage;
+	if (c.model !== undefined) span.model = c.model;
+	span.attrs = attrs;
+	span.order = order;
+	return span;
 }
 
 /** MLflow 2 span: `context.span_id`, `parent_id`, `start_time`/`end_time` in ns. */
@@ -514,19 +538,15 @@ function rootSeconds(rs: Span[]): number | undefined {
 	return end >= start ? (end - start) / 1e9 : undefined;
 }
 
+/** Documents of the latest retriever span that has any; only that span's output is decoded. */
 function lastRetrieval(spans: Span[]): RetrievedChunk[] | undefined {
-	let last: Span | undefined;
-	let docs: RetrievedChunk[] | undefined;
-	for (const s of spans) {
-		if (s.kind !== 'retriever') continue;
+	const retrievers = spans.filter((s) => s.kind === 'retriever');
+	retrievers.sort((a, b) => (later(a, b) ? -1 : later(b, a) ? 1 : 0));
+	for (const s of retrievers) {
 		const d = openInferenceDocuments(s.attrs) ?? documentsOf(s.outputs);
-		if (d === undefined) continue;
-		if (last === undefined || later(s, last)) {
-			last = s;
-			docs = d;
-		}
+		if (d !== undefined) return d;
 	}
-	return docs;
+	return undefined;
 }
 
 function fromSpans(
