@@ -444,14 +444,21 @@ function asText(raw: unknown, read: typeof readResponse): string | undefined {
  * trace disagrees, or has something to say (no LLM spans), `metadata.trace_notes` says so.
  */
 function fillFromTrace(r: RowReader, d: Draft, names: Names): void {
-	let t: ParsedTrace;
 	try {
-		t = parseTrace(d.trace);
+		fillFrom(r, d, names, parseTrace(d.trace));
 	} catch (e) {
-		if (!(e instanceof TraceError)) throw e;
-		r.fail('trace', e.message);
-		return;
+		if (e instanceof TraceError) r.fail('trace', e.message);
+		// Text of a 100,000-deep request/response object cannot be built (JSON.stringify recurses).
+		else if (e instanceof RangeError)
+			r.fail(
+				'trace',
+				`a request or response in the trace is nested too deeply to read (${e.message})`,
+			);
+		else throw e;
 	}
+}
+
+function fillFrom(r: RowReader, d: Draft, names: Names, t: ParsedTrace): void {
 	const notes = [...t.notes];
 	for (const k of FIGURES) {
 		const v = t[k];

@@ -333,6 +333,33 @@ describe('parseTrace: extraction rules and bad traces', () => {
 		expect(b.latency_seconds).toBe(10);
 	});
 
+	it('deeply nested user data in attributes (100,000 levels) is read without recursion', () => {
+		let nested: Record<string, unknown> = {};
+		const top = nested;
+		for (let i = 0; i < 100_000; i++) {
+			const next: Record<string, unknown> = {};
+			nested.x = next;
+			nested = next;
+		}
+		const deepText = '['.repeat(100_000) + ']'.repeat(100_000);
+		const t = parseTrace({
+			info: {},
+			data: {
+				spans: [
+					span('root', null, 0, 1e9, { 'mlflow.spanOutputs': top, other: deepText }),
+					span('r', 'root', 1, 2, {
+						'mlflow.spanType': '"RETRIEVER"',
+						'mlflow.spanOutputs': deepText,
+					}),
+				],
+			},
+		});
+		expect(t.latency_seconds).toBe(1);
+		expect(t.response).toBe(top);
+		// A retriever output that is no document list gives no context rather than a crash.
+		expect(t.retrieved_context).toEqual([]);
+	});
+
 	it('a cyclic parent chain (a broken export) does not loop forever', () => {
 		const t = parseTrace({
 			info: { execution_time_ms: 5 },
