@@ -57,7 +57,7 @@ export class EvalCostLatency implements INodeType {
 				type: 'json',
 				default: '={{ $json.trace }}',
 				description:
-					"The row's trace: MLflow 2/3, OTLP JSON (GenAI or OpenInference attributes), a list of spans, or n8n execution data. Rows without one use their token and latency fields.",
+					"The row's trace: MLflow 2/3, OTLP JSON (GenAI or OpenInference attributes), a list of spans, or n8n execution data. When empty, rows coming straight from Execute Workflow (once for each item) use their sub-execution's run data; rows with neither use their token and latency fields.",
 			},
 			{
 				displayName: 'Model',
@@ -155,17 +155,31 @@ export class EvalCostLatency implements INodeType {
 				const v = (p: { ok: true; value: unknown } | { ok: false; error: string }) =>
 					p.ok ? p.value : undefined;
 				const model = v(params.model);
-				const r = costLatency(items[i].json, v(params.trace), {
-					prices,
-					model: typeof model === 'string' && model.trim() !== '' ? model.trim() : undefined,
-					maxTokens: budget(v(params.maxTokens)),
-					maxLatencySeconds: budget(v(params.maxLatencySeconds)),
-					maxCostUsd: budget(v(params.maxCostUsd)),
-					key,
-				});
-				figures = r.figures;
-				score = r.score;
-				if (score.status === 'error') score.error = `row ${i + 1}: ${score.error}`;
+				let trace = v(params.trace);
+				// Rows from Execute Workflow ("run once for each item") name the sub-execution that
+				// produced them: its run data is the agent's own trace (tokens of every Chat Model call).
+				const sub = items[i].metadata?.subExecution;
+				let subError: string | undefined;
+				if ((trace === undefined || trace === null || trace === '') && sub?.executionId) {
+					const data = await this.getExecutionDataById(String(sub.executionId));
+					if (data) trace = data;
+					else
+						subError = `row ${i + 1}: execution ${sub.executionId} of the sub-workflow has no stored data (let n8n save its successful executions)`;
+				}
+				if (subError !== undefined) score = costLatencyError(subError, key);
+				else {
+					const r = costLatency(items[i].json, trace, {
+						prices,
+						model: typeof model === 'string' && model.trim() !== '' ? model.trim() : undefined,
+						maxTokens: budget(v(params.maxTokens)),
+						maxLatencySeconds: budget(v(params.maxLatencySeconds)),
+						maxCostUsd: budget(v(params.maxCostUsd)),
+						key,
+					});
+					figures = r.figures;
+					score = r.score;
+					if (score.status === 'error') score.error = `row ${i + 1}: ${score.error}`;
+				}
 			}
 			const out = withScore(items[i], i, key, score);
 			// The seed's per-row figures on the row itself, where Eval Aggregate reads them.

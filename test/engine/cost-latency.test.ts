@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, IRunExecutionData } from 'n8n-workflow';
 import { runWorkflow, type WorkflowJson } from '../support/engine';
 
 const trace = (name: string): IDataObject =>
@@ -207,5 +207,39 @@ describe('Cost & Latency on the real engine', () => {
 		expect(s.cost.totalTokens).toBe(0);
 		// The budget score aggregates like any metric: 2 of 6 scored rows within budget.
 		expect(s.perMetric.cost_latency.passRate).toMatchObject({ count: 2, of: 6 });
+	});
+});
+
+describe('Cost & Latency reads a sub-workflow run as the trace', () => {
+	it('rows from Execute Workflow (each item) are measured from their sub-execution', async () => {
+		const exec = trace('n8n-agent-execution.json') as { data: IRunExecutionData };
+		const wf: WorkflowJson = {
+			nodes: [
+				node('Start', 'n8n-nodes-base.manualTrigger'),
+				node('Cost & Latency', 'n8n-nodes-rag-eval.evalCostLatency', { maxTokens: 2000 }),
+			],
+			connections: { Start: { main: [[{ node: 'Cost & Latency', type: 'main', index: 0 }]] } },
+		};
+		const sub = (executionId: string) => ({ subExecution: { executionId, workflowId: 'agent' } });
+		const r = await runWorkflow(wf, {
+			startItems: [
+				{ json: { output: 'Order 4417 shipped.' }, metadata: sub('1842') },
+				{ json: { output: 'lost' }, metadata: sub('404') },
+			],
+			executions: { '1842': exec.data },
+		});
+		const [ok, gone] = r.output('Cost & Latency');
+		expect(ok.total_token_count).toBe(1068);
+		expect(ok.total_input_token_count).toBe(1027);
+		expect(ok.cost_usd).toBeCloseTo((1027 * 0.15 + 41 * 0.6) / 1e6, 15);
+		// No startedAt/stoppedAt in the stored run data: first node start to last node end.
+		expect(ok.latency_seconds).toBeCloseTo(3.397, 9);
+		expect((ok.eval as Record<string, IDataObject>).cost_latency).toMatchObject({
+			status: 'ok',
+			pass: true,
+		});
+		expect((gone.eval as Record<string, IDataObject>).cost_latency.error).toBe(
+			'row 2: execution 404 of the sub-workflow has no stored data (let n8n save its successful executions)',
+		);
 	});
 });
