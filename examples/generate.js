@@ -675,8 +675,54 @@ const queueParent = workflow(
 	],
 );
 
-// An n8n AI Agent answers every dataset question; its answers are paired back with the rows
-// and judged. The Chat Model uses n8n's own OpenAI credential (any OpenAI-compatible base URL).
+// An n8n AI Agent answers every dataset question in its own sub-workflow run (Execute Workflow,
+// once per row); Cost & Latency reads each run's stored execution data, so every row gets the
+// agent's own token counts (each Chat Model call's tokenUsage) and latency. The answers are paired
+// back with the rows and judged. The Chat Model uses n8n's own OpenAI credential.
+const agentUnderTest = workflow(
+	'agentsub',
+	'ragEvalAgentSub001',
+	'RAG evaluation: the AI Agent under test',
+	[
+		{
+			name: 'Question In',
+			type: 'n8n-nodes-base.executeWorkflowTrigger',
+			v: 1.1,
+			pos: [0, 0],
+			params: { inputSource: 'passthrough' },
+		},
+		{
+			name: 'Support Agent',
+			type: '@n8n/n8n-nodes-langchain.agent',
+			v: 3,
+			pos: [240, 0],
+			params: {
+				promptType: 'define',
+				text: '={{ $json.request }}',
+				options: {
+					systemMessage:
+						'=You answer customer support questions in one or two sentences, using only these documents:\n{{ ($json.retrieved_context || []).map((c) => c.content).join("\\n") }}',
+				},
+			},
+		},
+		{
+			name: 'Chat Model',
+			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+			v: 1.2,
+			pos: [240, 200],
+			params: {
+				model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
+				options: { temperature: 0 },
+			},
+			notes: 'Set an OpenAI credential (or an OpenAI-compatible base URL)',
+		},
+	],
+	[
+		['Question In', 'Support Agent'],
+		['Chat Model', 'Support Agent', 0, 'ai_languageModel'],
+	],
+);
+
 const agent = workflow(
 	'agent',
 	'ragEvalAgent000001',
@@ -695,59 +741,54 @@ const agent = workflow(
 			},
 		},
 		{
-			name: 'Support Agent',
-			type: '@n8n/n8n-nodes-langchain.agent',
-			v: 3,
+			name: 'Ask the Agent',
+			type: 'n8n-nodes-base.executeWorkflow',
+			v: 1.2,
 			pos: [480, 120],
 			params: {
-				promptType: 'define',
-				text: '={{ $json.request }}',
-				options: {
-					systemMessage:
-						'=You answer customer support questions in one or two sentences, using only these documents:\n{{ ($json.retrieved_context || []).map((c) => c.content).join("\\n") }}',
-				},
+				source: 'database',
+				workflowId: { __rl: true, mode: 'id', value: agentUnderTest.id },
+				mode: 'each',
+				options: { waitForSubWorkflow: true },
 			},
+			notes: 'Runs "RAG evaluation: the AI Agent under test" once per row',
 		},
 		{
-			name: 'Chat Model',
-			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-			v: 1.2,
-			pos: [480, 320],
-			params: {
-				model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
-				options: { temperature: 0 },
-			},
-			notes: 'Set an OpenAI credential (or an OpenAI-compatible base URL)',
+			name: 'Cost & Latency',
+			type: `${P}.evalCostLatency`,
+			pos: [700, 120],
+			params: { maxLatencySeconds: 60 },
+			notes: "Tokens and latency from each row's own agent run",
 		},
 		{
 			name: 'Pair Answers With Rows',
 			type: 'n8n-nodes-base.merge',
 			v: 3.2,
-			pos: [760, 0],
+			pos: [920, 0],
 			params: { mode: 'combine', combineBy: 'combineByPosition', options: {} },
 		},
 		{
 			name: 'F1 Score',
 			type: `${P}.evalF1Score`,
-			pos: [980, 0],
+			pos: [1140, 0],
 			params: { response: '={{ $json.output }}' },
 		},
 		{
 			name: 'Relevance',
 			type: `${P}.judgeRelevance`,
-			pos: [1200, 0],
+			pos: [1360, 0],
 			params: { response: '={{ $json.output }}', threshold: 3 },
 		},
 		{
 			name: 'Groundedness',
 			type: `${P}.judgeGroundedness`,
-			pos: [1420, 0],
+			pos: [1580, 0],
 			params: { response: '={{ $json.output }}', threshold: 3 },
 		},
 		{
 			name: 'Eval Aggregate',
 			type: `${P}.evalAggregate`,
-			pos: [1640, 0],
+			pos: [1800, 0],
 			params: { output: 'summary' },
 		},
 		{
@@ -768,9 +809,9 @@ const agent = workflow(
 	[
 		['Run', 'Eval Dataset'],
 		['Eval Dataset', 'Pair Answers With Rows', 0, 'main', 0],
-		['Eval Dataset', 'Support Agent'],
-		['Support Agent', 'Pair Answers With Rows', 0, 'main', 1],
-		['Chat Model', 'Support Agent', 0, 'ai_languageModel'],
+		['Eval Dataset', 'Ask the Agent'],
+		['Ask the Agent', 'Cost & Latency'],
+		['Cost & Latency', 'Pair Answers With Rows', 0, 'main', 1],
 		['Pair Answers With Rows', 'F1 Score'],
 		['F1 Score', 'Relevance'],
 		['Relevance', 'Groundedness'],
@@ -781,6 +822,7 @@ const agent = workflow(
 
 const out = {
 	'agent-evaluation': agent,
+	'agent-evaluation-agent': agentUnderTest,
 	'batched-queue-mode': queueParent,
 	'batched-queue-mode-worker': queueWorker,
 	'nightly-rag-evaluation': nightly,

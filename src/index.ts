@@ -1,6 +1,7 @@
 /**
  * n8n-nodes-rag-eval as a library: the canonical eval record and dataset loading, Azure-parity
- * metrics, LLM judges, aggregation, root cause, regression gate, judge agreement and reports.
+ * metrics, LLM judges, trace parsing, cost and latency, aggregation, root cause, regression gate,
+ * judge agreement and reports.
  * Nothing here imports n8n; the nodes in `nodes/` are thin adapters over these functions.
  */
 export * from './core/types';
@@ -36,6 +37,7 @@ export * from './judges';
 export { ChatMessage } from './record';
 export * from './rootcause';
 export * from './aggregate';
+export * from './cost';
 export * from './gate';
 export * from './agreement';
 export * from './report';

@@ -16,10 +16,16 @@ import {
 	type AggregatePartial,
 	minCoverageFromPercent,
 	type FinalizeOptions,
-	type ModelPrice,
 } from '../../src/aggregate';
+import {
+	DEFAULT_PRICES,
+	DEFAULT_PRICES_TAKEN,
+	PriceTableError,
+	readPriceTable,
+	type PriceTable,
+} from '../../src/cost';
 import { iconFor } from '../shared/common';
-import { allPaired, jsonOption } from '../shared/collect';
+import { allPaired } from '../shared/collect';
 import { policyFromParams, rootCauseProperties } from '../shared/rootCause';
 
 function minCoverage(ctx: IExecuteFunctions, raw: unknown): number | undefined {
@@ -46,7 +52,7 @@ export class EvalAggregate implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter.output }}',
 		description:
-			'Summarise an evaluation run: run metrics with coverage and confidence intervals, root causes, judge cost',
+			'Summarise an evaluation run: run metrics with coverage and confidence intervals, root causes, app and judge cost',
 		defaults: { name: 'Eval Aggregate' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
@@ -129,9 +135,8 @@ export class EvalAggregate implements INodeType {
 						displayName: 'Model Prices (JSON)',
 						name: 'prices',
 						type: 'json',
-						default: '{}',
-						description:
-							'USD per 1M tokens by judge model, e.g. {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}',
+						default: JSON.stringify(DEFAULT_PRICES, null, 2),
+						description: `USD per 1M input and output tokens by judge model; the package's one price table, shared with Cost & Latency (default: OpenAI list prices of ${DEFAULT_PRICES_TAKEN}). Prices what the evaluation cost; what the app cost comes from the rows' cost_usd.`,
 					},
 					{
 						displayName: 'Examples per Cause',
@@ -145,6 +150,21 @@ export class EvalAggregate implements INodeType {
 			},
 		],
 	};
+
+	/** The judge price table: the package default unless the option is set. */
+	private static prices(ctx: IExecuteFunctions, value: unknown): PriceTable {
+		if (value === undefined) return { ...DEFAULT_PRICES };
+		try {
+			return readPriceTable(value);
+		} catch (e) {
+			// readPriceTable only throws PriceTableError; anything else is shown the same way.
+			const message = e instanceof PriceTableError ? e.message : String(e);
+			throw new NodeOperationError(ctx.getNode(), message, {
+				description:
+					'Give Model Prices as JSON: {"model": {"input": USD per 1M input tokens, "output": USD per 1M output tokens}}',
+			});
+		}
+	}
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
@@ -185,7 +205,7 @@ export class EvalAggregate implements INodeType {
 			level: (o.level as number | undefined) ?? undefined,
 			bootstrapResamples: (o.bootstrapResamples as number | undefined) ?? undefined,
 			severityThreshold: (o.severityThreshold as number | undefined) ?? undefined,
-			prices: jsonOption<Record<string, ModelPrice>>(this, 'Model Prices', o.prices, 'prices'),
+			prices: EvalAggregate.prices(this, o.prices),
 			minCoverage: minCoverage(this, o.minCoverage),
 		};
 		const summary = finalizeAggregate(merged, finalize);

@@ -26,6 +26,8 @@ export const AGENT_FIELDS = [
 	'input_token_count',
 	'output_token_count',
 	'latency_seconds',
+	// What the application cost per row (Cost & Latency node); kept apart from judge cost.
+	'cost_usd',
 ] as const;
 
 /** One of {@link AGENT_FIELDS}. */
@@ -37,6 +39,7 @@ const AGENT_ALIASES: Record<AgentField, string[]> = {
 	input_token_count: ['input_token_count', 'total_input_token_count'],
 	output_token_count: ['output_token_count', 'total_output_token_count'],
 	latency_seconds: ['latency_seconds'],
+	cost_usd: ['cost_usd'],
 };
 
 /** Group name for rows whose group-by field is missing or empty. */
@@ -522,6 +525,10 @@ function mergeMetric(a: MetricPartial | undefined, b: MetricPartial | undefined)
 	return out;
 }
 
+function emptyField(): FieldPartial {
+	return { measured: 0, notApplicable: 0, errored: 0, values: { v: [], c: [] } };
+}
+
 function mergeField(a: FieldPartial, b: FieldPartial): FieldPartial {
 	return {
 		measured: a.measured + b.measured,
@@ -538,7 +545,9 @@ function mergeGroup(
 ): GroupPartial {
 	if (!a || !b) return structuredClone((a ?? b) as GroupPartial);
 	const agent = {} as Record<AgentField, FieldPartial>;
-	for (const f of AGENT_FIELDS) agent[f] = mergeField(a.agent[f], b.agent[f]);
+	// A partial stored before a field was added (cost_usd) lacks it: treat as no rows measured.
+	for (const f of AGENT_FIELDS)
+		agent[f] = mergeField(a.agent[f] ?? emptyField(), b.agent[f] ?? emptyField());
 	return {
 		rows: a.rows + b.rows,
 		metrics: mergeRecords(a.metrics, b.metrics, mergeMetric),

@@ -9,12 +9,14 @@
 import type { Direction, EvaluatorFacts, Scale } from '../core/types';
 import { corpusFinalizers as defaultCorpusFinalizers } from '../metrics/registry';
 import { evaluatorById, evaluatorRegistry } from '../registry';
+import { findPrice, type ModelPrice } from '../cost';
 import { INCOMPLETE, suggestedFixFor } from '../rootcause';
 import { bootstrapMeanInterval, DEFAULT_RESAMPLES } from '../stats/bootstrap';
 import {
 	histogramCount,
 	histogramCountWhere,
 	histogramMean,
+	histogramSum,
 	mergeHistograms,
 	type Histogram,
 } from '../stats/histogram';
@@ -24,6 +26,7 @@ import { exactRound, exactSum } from '../stats/sum';
 import {
 	AGENT_FIELDS,
 	type AggregatePartial,
+	type FieldPartial,
 	type GroupPartial,
 	type MetricPartial,
 	type UsagePartial,
@@ -35,11 +38,8 @@ export type SummedStats = Record<string, number | number[]>;
 /** Corpus score from summed statistics, keyed by metric id (see `src/metrics/corpus.ts`). */
 export type CorpusFinalizer = (summed: SummedStats) => number;
 
-/** USD per one million tokens for one judge model. */
-export interface ModelPrice {
-	input: number;
-	output: number;
-}
+// The package's one price table lives in src/cost; re-exported here for existing imports.
+export type { ModelPrice };
 
 /** Options that only shape the summary (they may differ between finalizations of one partial). */
 export interface FinalizeOptions {
@@ -189,6 +189,22 @@ export interface CostSummary extends CostLine {
 	unpricedModels?: string[];
 }
 
+/**
+ * What the application under evaluation cost over the rows: `cost_usd` (written by Cost & Latency)
+ * and the rows' token counts. Kept apart from `cost`, which is what the evaluation (judges) cost.
+ */
+export interface AppCostSummary {
+	/** Sum of `cost_usd` over the rows that carry one; absent when none does. */
+	usd?: number;
+	/** Rows with a `cost_usd`. */
+	rowsPriced: number;
+	/** Rows without one (no trace, model not in the price table). */
+	rowsUnpriced: number;
+	inputTokens: number;
+	outputTokens: number;
+	totalTokens: number;
+}
+
 /** Summary of the run or of one group. */
 export interface GroupSummary {
 	rows: number;
@@ -218,7 +234,10 @@ export interface GroupSummary {
 	rootCauses: RootCauseRow[];
 	/** Rows a judge could not score. */
 	incomplete: { count: number; share: number; examples: string[]; suggestedFix: string };
+	/** What the evaluation cost: judge tokens and USD. */
 	cost: CostSummary;
+	/** What the application cost (see {@link AppCostSummary}). */
+	appCost: AppCostSummary;
 }
 
 /**
@@ -364,8 +383,9 @@ function metricSummary(key: string, m: MetricPartial, rows: number, ctx: Ctx): M
 }
 
 function costLine(u: UsagePartial, model: string, ctx: Ctx): CostLine {
-	const price = ctx.prices?.[model];
-	if (!price) return { ...u };
+	const found = ctx.prices ? findPrice(model, ctx.prices) : undefined;
+	if (!found) return { ...u };
+	const price = found.price;
 	return { ...u, usd: (u.promptTokens * price.input + u.completionTokens * price.output) / 1e6 };
 }
 
@@ -433,6 +453,27 @@ function runCoverage(
 	};
 }
 
+// A partial stored before an agent field existed (cost_usd) reads as no rows measured.
+const NO_FIELD: FieldPartial = {
+	measured: 0,
+	notApplicable: 0,
+	errored: 0,
+	values: { v: [], c: [] },
+};
+
+function appCostSummary(g: GroupPartial): AppCostSummary {
+	const c = g.agent.cost_usd ?? NO_FIELD;
+	const out: AppCostSummary = {
+		rowsPriced: c.measured,
+		rowsUnpriced: g.rows - c.measured,
+		inputTokens: histogramSum(g.agent.input_token_count.values),
+		outputTokens: histogramSum(g.agent.output_token_count.values),
+		totalTokens: histogramSum(g.agent.total_token_count.values),
+	};
+	if (c.measured > 0) out.usd = histogramSum(c.values);
+	return out;
+}
+
 function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 	const metrics: Record<string, RunMetric> = {};
 	const perMetric: Record<string, MetricSummary> = {};
@@ -453,7 +494,7 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 		}
 	}
 	for (const f of AGENT_FIELDS) {
-		const a = g.agent[f];
+		const a = g.agent[f] ?? NO_FIELD;
 		const coverage = {
 			measured: a.measured,
 			notApplicable: a.notApplicable,
@@ -524,6 +565,7 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 			suggestedFix: suggestedFixFor(INCOMPLETE, ctx.registry),
 		},
 		cost: costSummary(g, ctx),
+		appCost: appCostSummary(g),
 	};
 }
 

@@ -13,7 +13,7 @@ import type {
 	ToolDefinition,
 } from './schema';
 import { SCHEMAS } from './schema';
-import { traceFigures } from './trace';
+import { parseTrace, TraceError, type ParsedTrace } from './trace';
 import {
 	asRetrieved,
 	chunks,
@@ -549,10 +549,16 @@ function readTrace(r: RowReader, raw: unknown): unknown {
 
 const FIGURES = [
 	'latency_seconds',
-	'input_token_count',
-	'output_token_count',
+	'total_input_token_count',
+	'total_output_token_count',
 	'total_token_count',
 ] as const;
+
+// Seed 001 names the per-row counts total_input/output_token_count; earlier files used these.
+const FIGURE_ALIASES: Partial<Record<(typeof FIGURES)[number], string>> = {
+	total_input_token_count: 'input_token_count',
+	total_output_token_count: 'output_token_count',
+};
 
 /** Fields every schema accepts under their canonical names (ids, facts, guidelines, trace). */
 function common(r: RowReader, d: Draft): void {
@@ -566,7 +572,9 @@ function common(r: RowReader, d: Draft): void {
 	}
 	d.tool_definitions = toolDefinitions(r, r.take('tool_definitions'));
 	for (const k of FIGURES) {
-		const v = nonNegative(r, r.take(k), k, k !== 'latency_seconds');
+		const alias = FIGURE_ALIASES[k];
+		const key = alias !== undefined && !r.has(k) && r.has(alias) ? alias : k;
+		const v = nonNegative(r, r.take(key), key, k !== 'latency_seconds');
 		if (v !== undefined) d[k] = v;
 	}
 	const meta = structured(r, r.take('metadata'), 'metadata');
@@ -574,17 +582,71 @@ function common(r: RowReader, d: Draft): void {
 	else if (meta !== undefined) r.release('metadata');
 }
 
+/** A trace's response or request as the record's text, for comparing with a given one. */
+function asText(raw: unknown, read: typeof readResponse): string | undefined {
+	const scratch: Draft = {};
+	read(new RowReader({}, false, new Map()), raw, 'trace', scratch);
+	return read === readResponse ? scratch.response : scratch.request;
+}
+
+/**
+ * Fills the fields a row leaves out from its trace (`parseTrace`): figures, response, request,
+ * retrieved context. Given fields are what the user measured and are never overwritten; where the
+ * trace disagrees, or has something to say (no LLM spans), `metadata.trace_notes` says so.
+ */
+function fillFromTrace(r: RowReader, d: Draft, names: Names): void {
+	try {
+		fillFrom(r, d, names, parseTrace(d.trace));
+	} catch (e) {
+		if (e instanceof TraceError) r.fail('trace', e.message);
+		// Text of a 100,000-deep request/response object cannot be built (JSON.stringify recurses).
+		else if (e instanceof RangeError)
+			r.fail(
+				'trace',
+				`a request or response in the trace is nested too deeply to read (${e.message})`,
+			);
+		else throw e;
+	}
+}
+
+function fillFrom(r: RowReader, d: Draft, names: Names, t: ParsedTrace): void {
+	const notes = [...t.notes];
+	for (const k of FIGURES) {
+		const v = t[k];
+		if (v === undefined) continue;
+		const given = d[k];
+		if (given === undefined) d[k] = v;
+		else if (Math.abs(given - v) > 1e-9 * Math.max(1, Math.abs(v)))
+			notes.push(`${k}: the row gives ${given}, the trace ${v}; kept the row's`);
+	}
+	if (t.response !== undefined && !r.failed.has(names.response)) {
+		if (d.response === undefined) {
+			if (deeperThan(t.response)) r.fail('trace.response', TOO_DEEP);
+			else readResponse(r, t.response, 'trace.response', d);
+		} else if (asText(t.response, readResponse) !== d.response)
+			notes.push("response: differs from the trace's final output; kept the row's");
+	}
+	if (t.request !== undefined && !r.failed.has(names.request)) {
+		if (d.request === undefined) {
+			if (deeperThan(t.request)) r.fail('trace.request', TOO_DEEP);
+			else readRequest(r, t.request, 'trace.request', d);
+		} else if (asText(t.request, readRequest) !== d.request)
+			notes.push("request: differs from the trace's input; kept the row's");
+	}
+	if (t.retrieved_context !== undefined && !r.failed.has('retrieved_context')) {
+		if (d.retrieved_context === undefined) d.retrieved_context = t.retrieved_context;
+		else if (JSON.stringify(d.retrieved_context) !== JSON.stringify(t.retrieved_context))
+			notes.push("retrieved_context: differs from the trace's last retriever span; kept the row's");
+	}
+	if (notes.length > 0) {
+		// A copy: the user's metadata object is their input and stays untouched.
+		if (d.metadata?.trace_notes === undefined) d.metadata = { ...d.metadata, trace_notes: notes };
+	}
+}
+
 /** Whether a draft has what a record needs; records the issues otherwise. */
 function check(r: RowReader, d: Draft, names: Names): void {
-	if (d.trace !== undefined) {
-		const fig = traceFigures(d.trace);
-		// A column given explicitly is what the user measured; the trace only fills gaps.
-		for (const k of FIGURES) if (d[k] === undefined && fig[k] !== undefined) d[k] = fig[k];
-		if (d.response === undefined && fig.response !== undefined && !r.failed.has(names.response)) {
-			if (deeperThan(fig.response)) r.fail('trace.data.response', TOO_DEEP);
-			else readResponse(r, fig.response, 'trace.data.response', d);
-		}
-	}
+	if (d.trace !== undefined && !r.failed.has('trace')) fillFromTrace(r, d, names);
 	// A golden set has no responses and Azure's NLP data no query; a row with neither says nothing.
 	const reported = r.failed.has(names.request) || r.failed.has(names.response);
 	if (d.request === undefined && d.response === undefined && d.trace === undefined && !reported) {

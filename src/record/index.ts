@@ -21,6 +21,6 @@ export {
 	type NormaliseResult,
 } from './load';
 export { DatasetError, decodeText, type DatasetErrorCode, type DatasetFormat } from './parse';
-export { traceFigures, type TraceFigures } from './trace';
+export { parseTrace, TraceError, type LlmCall, type ParsedTrace, type TraceFormat } from './trace';
 export { stableStringify } from './hash';
 export type { Issue } from './values';

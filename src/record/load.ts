@@ -122,8 +122,8 @@ function assemble(d: Draft, requestId: string, source: Omit<RecordSource, 'prese
 		'tool_definitions',
 		'trace',
 		'latency_seconds',
-		'input_token_count',
-		'output_token_count',
+		'total_input_token_count',
+		'total_output_token_count',
 		'total_token_count',
 	] as const;
 	for (const k of keys) if (d[k] !== undefined) rec[k] = d[k];
@@ -160,8 +160,8 @@ const CONTENT_KEYS = [
 	'tool_definitions',
 	'trace',
 	'latency_seconds',
-	'input_token_count',
-	'output_token_count',
+	'total_input_token_count',
+	'total_output_token_count',
 	'total_token_count',
 	'metadata',
 ] as const;

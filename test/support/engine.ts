@@ -22,6 +22,7 @@ import {
 	type INodeType,
 	type INodeTypes,
 	type IRun,
+	type IRunExecutionData,
 	type IVersionedNodeType,
 	type IWorkflowBase,
 	type IWorkflowExecuteAdditionalData,
@@ -226,6 +227,8 @@ export interface RunOptions {
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
 	/** Items fed to the start node (defaults to one empty item). */
 	startItems?: INodeExecutionData[];
+	/** Stored executions by id, as `getExecutionDataById` returns them (sub-workflow runs). */
+	executions?: Record<string, IRunExecutionData>;
 	/** Cancel the execution (as the editor's Stop button does) once this settles. */
 	cancelWhen?: Promise<unknown>;
 }
@@ -275,7 +278,7 @@ export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Prom
 		executeWorkflow: async (_info: IExecuteWorkflowInfo) => {
 			throw new Error('Sub-workflows are not supported by the engine harness');
 		},
-		getRunExecutionData: async () => undefined,
+		getRunExecutionData: async (id: string) => opts.executions?.[id],
 		getRuntimeCredential: async () => undefined,
 		currentNodeExecutionIndex: 0,
 		restApiUrl: 'http://127.0.0.1:5678/rest',

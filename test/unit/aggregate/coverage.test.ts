@@ -241,8 +241,9 @@ describe('reports of an incomplete run', () => {
 		// Key metrics by the gate's names; metrics nobody measured are counted, not listed.
 		expect(md).toMatch(/\| groundedness\/mean \| 5 \| — \| 9 \| 0 \| 10 \|/);
 		expect(md).not.toContain('| agent/latency_seconds/average');
-		expect(md).toContain('_16 run metrics without measured rows are not listed._');
-		expect(md).toContain('_16 metrics without a value on either side are not listed._');
+		// 5 agent fields (tokens in, out, total, latency, app cost) x average, p50, p90, p99.
+		expect(md).toContain('_20 run metrics without measured rows are not listed._');
+		expect(md).toContain('_20 metrics without a value on either side are not listed._');
 		const html = htmlReport(input);
 		expect(html).toContain('<h2>INCOMPLETE: 10 rows could not be judged</h2>');
 		expect(html).toContain('q0 groundedness: judge model unavailable');

@@ -40,7 +40,13 @@ describe('node registry', () => {
 		const scoring = [...nodes.keys()].filter(
 			(n) =>
 				/^(eval|judge)[A-Z]/.test(n) &&
-				!['evalDataset', 'evalAggregate', 'evalReport', 'judgeAgreement'].includes(n),
+				![
+					'evalDataset',
+					'evalAggregate',
+					'evalReport',
+					'judgeAgreement',
+					'evalCostLatency',
+				].includes(n),
 		);
 		expect(scoring.sort()).toEqual([...declared].sort());
 	});

@@ -243,14 +243,14 @@ describe('Databricks with MLflow traces', () => {
 
 	it('extracts latency and token counts, summing per-span usage of both attribute styles', () => {
 		expect(v2.latency_seconds).toBeCloseTo(1.83, 12);
-		expect(v2.input_token_count).toBe(812 + 950);
-		expect(v2.output_token_count).toBe(64 + 120);
+		expect(v2.total_input_token_count).toBe(812 + 950);
+		expect(v2.total_output_token_count).toBe(64 + 120);
 		expect(v2.total_token_count).toBe(876 + 1070);
 	});
 
 	it('prefers MLflow 3 trace-level usage, and an explicit column over the trace', () => {
 		expect(v3.total_token_count).toBe(120);
-		expect(v3.input_token_count).toBe(100);
+		expect(v3.total_input_token_count).toBe(100);
 		expect(v3.latency_seconds).toBe(3.1);
 		// The trace was a JSON string in the file; the record keeps it parsed, whole.
 		expect((v3.trace as { info: { trace_id: string } }).info.trace_id).toBe('tr-2');
