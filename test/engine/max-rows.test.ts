@@ -2,7 +2,7 @@
  * Eval Dataset's Max Rows on the real engine: a dataset over the limit fails the node (or, with
  * "On Error: Continue (using error output)", leaves as one error item) and no judge is called.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 import { runWorkflow, type WorkflowJson } from '../support/engine';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server';
 
@@ -12,7 +12,7 @@ const row = (i: number) => ({
 	ground_truth: `Answer ${i}.`,
 });
 
-function workflow(datasetParams: IDataObject, onError?: string): WorkflowJson {
+function workflow(datasetParams: INodeParameters, onError?: string): WorkflowJson {
 	return {
 		nodes: [
 			{
@@ -73,7 +73,7 @@ function workflow(datasetParams: IDataObject, onError?: string): WorkflowJson {
 
 describe('Eval Dataset Max Rows on the real engine', () => {
 	let server: OpenAIServer;
-	let credentials: Record<string, IDataObject>;
+	let credentials: Record<string, ICredentialDataDecryptedObject>;
 	beforeEach(async () => {
 		server = await startOpenAIServer();
 		server.setDefault(() => ({ json: { reason: 'On topic.', score: 4 } }));
