@@ -4,8 +4,11 @@
 // workflows under test/e2e/workflows, executes them with `n8n execute`, and the specs in
 // test/e2e/*.spec.js assert on the node outputs. Judge nodes talk to the local OpenAI-compatible
 // test server through an imported credential. Ends with `N passed, N failed`; exit 1 on any failure.
+// `--only <text>` (or E2E_ONLY=<text>) runs only the specs whose name contains the text (any of
+// several texts separated by commas, case-insensitive).
 'use strict';
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
@@ -13,6 +16,7 @@ const n8n = require('./n8n-install');
 
 const REPO = n8n.REPO;
 const ARTIFACTS = path.join(REPO, 'test-artifacts', 'e2e');
+const PAYLOAD_SIZE_MAX_MIB = 2;
 
 function log(msg) {
 	process.stdout.write(`[e2e] ${msg}\n`);
@@ -139,6 +143,8 @@ async function main() {
 	const importDir = path.join(ARTIFACTS, 'import');
 	fs.mkdirSync(importDir, { recursive: true });
 	const cred = judge ? judgeCredential(judge.url) : null;
+	// The example webhooks admit only callers with this run's token (n8n Header Auth credential).
+	const webhookToken = crypto.randomBytes(24).toString('base64url');
 	const chatCred = judge ? n8n.openAiCredential('e2e-test-key', judge.url, 'e2e-agent') : null;
 	const workflows = loadWorkflows();
 	const imported = workflows.length;
@@ -146,9 +152,12 @@ async function main() {
 		const w = cred ? n8n.withCredential(wf, cred, chatCred) : wf;
 		fs.writeFileSync(path.join(importDir, path.basename(file)), JSON.stringify(w, null, 2));
 		// Each example also runs as a newcomer without OPENAI_API_KEY gets it: no judge credential.
+		// Webhook examples are left out: a copy could not be published beside the original, as
+		// both would claim the same webhook path.
 		const hasJudge =
 			wf.nodes.some((n) => n.type.startsWith('n8n-nodes-rag-eval.judge')) &&
-			!wf.nodes.some((n) => n.type.startsWith('@n8n/n8n-nodes-langchain.lmChat'));
+			!wf.nodes.some((n) => n.type.startsWith('@n8n/n8n-nodes-langchain.lmChat')) &&
+			!wf.nodes.some((n) => n.type === 'n8n-nodes-base.webhook');
 		if (hasJudge && file.includes(`${path.sep}examples${path.sep}`)) {
 			const bare = { ...wf, id: `${wf.id}N`, name: `${wf.name} (no judge model)` };
 			fs.writeFileSync(
@@ -170,15 +179,23 @@ async function main() {
 		}
 	};
 
-	if (cred) {
+	{
 		const credFile = path.join(ARTIFACTS, 'credentials.json');
-		const { model, ...chat } = chatCred;
-		void model;
-		fs.writeFileSync(credFile, JSON.stringify([cred, chat]));
-		const r = await step('import credential', () =>
+		const creds = [n8n.webhookCredential(webhookToken)];
+		if (cred) {
+			const { model, ...chat } = chatCred;
+			void model;
+			creds.push(cred, chat);
+		}
+		fs.writeFileSync(credFile, JSON.stringify(creds), { mode: 0o600 });
+		const r = await step('import credentials', () =>
 			n8n.runN8n(['import:credentials', `--input=${credFile}`], env),
 		);
-		record('import judge credential', r.status === 0 ? null : new Error(r.stderr.slice(-2000)));
+		fs.rmSync(credFile, { force: true });
+		record(
+			`import ${cred ? 'judge and webhook credentials' : 'webhook credential'}`,
+			r.status === 0 ? null : new Error(r.stderr.slice(-2000)),
+		);
 	}
 	const imp = await step('import workflows', () =>
 		n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env),
@@ -208,10 +225,26 @@ async function main() {
 		.filter((f) => f.endsWith('.spec.js'))) {
 		for (const s of require(path.join(REPO, 'test', 'e2e', f))) specs.push(s);
 	}
-	const ctx = { out, judge: judge ? judge.url : null, dist: path.join(REPO, 'dist'), pkg };
+	const only = onlyFilter();
+	const selected = only
+		? specs.filter((s) => only.some((t) => s.name.toLowerCase().includes(t)))
+		: specs;
+	if (only) log(`--only ${only.join(',')}: ${selected.length} of ${specs.length} specs`);
+	const ctx = {
+		out,
+		judge: judge ? judge.url : null,
+		dist: path.join(REPO, 'dist'),
+		pkg,
+		webhookToken,
+		payloadSizeMaxMiB: PAYLOAD_SIZE_MAX_MIB,
+		// Chat completions the local judge server has answered so far (its request log).
+		judgeCalls: judge
+			? async () => (await fetch(new URL('/__stats', judge.url)).then((r) => r.json())).chat
+			: null,
+	};
 	const byId = new Map(workflows.map(({ wf }) => [wf.id, wf]));
 	const covered = new Set();
-	for (const spec of specs.filter((s) => !s.webhook)) {
+	for (const spec of selected.filter((s) => !s.webhook)) {
 		if (!byId.has(spec.workflowId)) {
 			record(
 				spec.name,
@@ -244,12 +277,18 @@ async function main() {
 			record(spec.name, e);
 		}
 	}
-	const hooks = specs.filter((s) => s.webhook);
+	const hooks = selected.filter((s) => s.webhook);
 	if (hooks.length) {
 		await step('webhook phase', () => runWebhookSpecs(hooks, env, byId, covered, record, ctx));
 	}
+	// Neither the webhook token nor the judge key may sit in clear in n8n's database (saved
+	// executions hold the webhook's request headers), its log or any node's items.
+	record(
+		"n8n's database, log and run data hold neither the webhook token nor the judge key in clear",
+		secretsInClear(userFolder, [webhookToken, cred && cred.data.apiKey]),
+	);
 	// Every example must be exercised: an example nobody runs is an example that may not run.
-	for (const { file, wf } of workflows) {
+	for (const { file, wf } of only ? [] : workflows) {
 		if (file.includes(`${path.sep}examples${path.sep}`) && !covered.has(wf.id)) {
 			record(`example ${path.basename(file)} has an E2E spec`, new Error('no spec executes it'));
 		}
@@ -279,6 +318,43 @@ async function main() {
 	log(`timings: ${timings.join('; ')}; total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 	process.stdout.write(`${passed} passed, ${failures.length} failed\n`);
 	process.exitCode = failures.length ? 1 : 0;
+}
+
+/** Lower-cased texts of `--only a,b` or E2E_ONLY, or null to run every spec. */
+function onlyFilter() {
+	const i = process.argv.indexOf('--only');
+	const raw = i >= 0 ? process.argv[i + 1] : process.env.E2E_ONLY;
+	if (!raw) return null;
+	return raw
+		.split(',')
+		.map((t) => t.trim().toLowerCase())
+		.filter(Boolean);
+}
+
+/**
+ * Error naming the files that contain a secret in clear, or null: n8n's database (credentials,
+ * saved executions), its logs, and the run data `n8n execute` printed (every node's items).
+ */
+function secretsInClear(userFolder, secrets) {
+	const files = [path.join(ARTIFACTS, 'n8n-server.log')];
+	for (const f of fs.readdirSync(ARTIFACTS)) {
+		if (f.endsWith('.out.txt')) files.push(path.join(ARTIFACTS, f));
+	}
+	const dir = path.join(userFolder, '.n8n');
+	for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+		if (f.startsWith('database.sqlite') || f.endsWith('.log')) files.push(path.join(dir, f));
+	}
+	const found = [];
+	for (const file of files.filter((f) => fs.existsSync(f))) {
+		const bytes = fs.readFileSync(file);
+		secrets.forEach((secret, k) => {
+			if (secret && bytes.includes(secret))
+				found.push(`secret #${k + 1} in ${path.basename(file)}`);
+		});
+	}
+	if (!files.some((f) => path.basename(f) === 'database.sqlite' && fs.existsSync(f)))
+		return new Error('no n8n database to scan');
+	return found.length ? new Error(found.join('; ')) : null;
 }
 
 // Runs a suite script with this Node, echoing its output and keeping it for the summary line.
@@ -322,6 +398,8 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_LOG_LEVEL: 'warn',
+		// n8n's request body limit, lowered from its 16 MiB default so a spec can cross it cheaply.
+		N8N_PAYLOAD_SIZE_MAX: String(PAYLOAD_SIZE_MAX_MIB),
 	};
 	const logFile = fs.openSync(path.join(ARTIFACTS, 'n8n-server.log'), 'w');
 	const server = spawn('node', [n8n.n8nBin(), 'start'], {
@@ -347,11 +425,16 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 			try {
 				// Readiness comes before n8n has finished activating published workflows, so a 404
 				// for our webhook means "not yet" for a little while.
+				// Callers send the token unless the spec says which headers to send (none, a wrong one).
+				const auth = spec.webhook.headers
+					? spec.webhook.headers(ctx)
+					: { authorization: `Bearer ${ctx.webhookToken}` };
+				const callsBefore = ctx.judgeCalls ? await ctx.judgeCalls() : null;
 				let res;
 				for (let attempt = 0; ; attempt++) {
 					res = await fetch(`${base}/webhook/${spec.webhook.path}`, {
 						method: 'POST',
-						headers: { 'content-type': 'application/json' },
+						headers: { 'content-type': 'application/json', ...auth },
 						body: JSON.stringify(spec.webhook.body()),
 						signal: AbortSignal.timeout(120000),
 					});
@@ -360,13 +443,20 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 					await new Promise((r) => setTimeout(r, 1000));
 				}
 				const text = await res.text();
-				let body;
+				let body = null;
 				try {
 					body = JSON.parse(text);
 				} catch {
-					throw new Error(`HTTP ${res.status}, not JSON: ${text.slice(0, 500)}`);
+					if (!spec.webhook.textBody)
+						throw new Error(`HTTP ${res.status}, not JSON: ${text.slice(0, 500)}`);
 				}
-				await spec.check({ status: res.status, body }, ctx);
+				// An execution may go on after it answered; give it a moment before counting calls.
+				let judgeCalls = null;
+				if (callsBefore !== null) {
+					await new Promise((r) => setTimeout(r, 1500));
+					judgeCalls = (await ctx.judgeCalls()) - callsBefore;
+				}
+				await spec.check({ status: res.status, body, text, judgeCalls }, ctx);
 				record(spec.name, null);
 			} catch (e) {
 				record(spec.name, e);
