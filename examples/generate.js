@@ -212,8 +212,8 @@ const nightly = workflow(
 
 // Webhooks in the examples let in only callers that send the token of this n8n Header Auth
 // credential (`Authorization: Bearer <token>`); `npm start` creates it from
-// RAG_EVAL_WEBHOOK_TOKEN or a generated token. The Authorization header is the one n8n hides
-// in saved executions (the Webhook node marks it sensitive), which a custom header would not be.
+// RAG_EVAL_WEBHOOK_TOKEN or a generated token. Authorization rather than a custom header: proxies
+// and log tools treat it as a credential, and the Webhook node marks it as sensitive output.
 const WEBHOOK_AUTH = {
 	httpHeaderAuth: { id: 'ragEvalWebhookAuth', name: 'RAG eval webhook token' },
 };

@@ -429,7 +429,7 @@ const WEBHOOK_CREDENTIAL = { id: 'ragEvalWebhookAuth', name: 'RAG eval webhook t
 
 /**
  * n8n's Header Auth credential the example webhooks check: callers send `Authorization: Bearer
- * <token>`, the header n8n hides in saved executions.
+ * <token>`, the header proxies and n8n's Webhook node treat as sensitive.
  */
 function webhookCredential(token) {
 	return {

@@ -42,7 +42,7 @@ function ownerAccount() {
 // kept beside the owner's password and shown the first time only.
 function webhookToken() {
 	const fromEnv = process.env.RAG_EVAL_WEBHOOK_TOKEN;
-	if (fromEnv !== undefined) {
+	if (fromEnv) {
 		if (fromEnv.length < 16 || /\s/.test(fromEnv))
 			throw new Error(
 				'RAG_EVAL_WEBHOOK_TOKEN must be at least 16 characters without spaces (for example: openssl rand -base64 24)',
@@ -205,7 +205,7 @@ async function main() {
 			: hook.fresh
 				? `webhook token: ${hook.token}   (shown once; kept in ${path.relative(REPO, hook.source)})`
 				: `webhook token: see ${path.relative(REPO, hook.source)}`,
-		`call the CI gate: curl -H "Authorization: Bearer <token>" -H "content-type: application/json" -d '{"rows": [...]}' ${url}/webhook/rag-eval-ci`,
+		`the example webhooks want the header "Authorization: Bearer <token>"; publish the CI gate, then: curl -H "Authorization: Bearer <token>" -H "content-type: application/json" -d '{"rows": [...]}' ${url}/webhook/rag-eval-ci`,
 		'Ctrl+C stops n8n.',
 		'',
 	].filter((l) => l !== '');
