@@ -391,85 +391,174 @@ const nightly = workflow(
 	],
 );
 
-const ciGate = workflow(
-	'ci-gate',
-	'ragEvalCiGate0001',
-	'RAG evaluation: CI gate (webhook)',
-	[
-		{
-			name: 'CI Calls',
-			type: 'n8n-nodes-base.webhook',
-			v: 2,
-			pos: [0, 0],
-			webhookId: 'b7d0c1c4-6a43-4f51-9f3c-5a1e0c9e2a11',
-			params: {
-				httpMethod: 'POST',
-				path: 'rag-eval-ci',
-				responseMode: 'responseNode',
-				options: {},
+// Webhooks in the examples let in only callers that send the token of this n8n Header Auth
+// credential (`Authorization: Bearer <token>`); `npm start` creates it from
+// RAG_EVAL_WEBHOOK_TOKEN or a generated token. Authorization rather than a custom header: proxies
+// and log tools treat it as a credential, and the Webhook node marks it as sensitive output.
+const WEBHOOK_AUTH = {
+	httpHeaderAuth: { id: 'ragEvalWebhookAuth', name: 'RAG eval webhook token' },
+};
+// Largest dataset the CI gate accepts in one call; larger posts are refused with 413.
+const CI_MAX_ROWS = 100;
+
+// Node settings the compact definitions do not carry (for example On Error), by node name.
+function withNodeSettings(wf, settings) {
+	for (const [name, extra] of Object.entries(settings)) {
+		const node = wf.nodes.find((n) => n.name === name);
+		if (!node) throw new Error(`${wf.id}: no node "${name}"`);
+		Object.assign(node, extra);
+	}
+	return wf;
+}
+
+const ciGate = withNodeSettings(
+	workflow(
+		'ci-gate',
+		'ragEvalCiGate0001',
+		'RAG evaluation: CI gate (webhook)',
+		[
+			{
+				name: 'CI Calls',
+				type: 'n8n-nodes-base.webhook',
+				v: 2,
+				pos: [0, 0],
+				webhookId: 'b7d0c1c4-6a43-4f51-9f3c-5a1e0c9e2a11',
+				params: {
+					httpMethod: 'POST',
+					path: 'rag-eval-ci',
+					authentication: 'headerAuth',
+					responseMode: 'responseNode',
+					options: {},
+				},
+				credentials: WEBHOOK_AUTH,
+				notes:
+					'POST {"rows": [...]} (any supported row schema) with the header Authorization: Bearer <token>',
 			},
-			notes: 'POST {"rows": [...]} in any supported dataset format',
-		},
-		{
-			name: 'Rows From Request',
-			type: 'n8n-nodes-base.splitOut',
-			pos: [220, 0],
-			params: { fieldToSplitOut: 'body.rows', options: {} },
-		},
-		{
-			name: 'Eval Dataset',
-			type: `${P}.evalDataset`,
-			pos: [440, 0],
-			params: { source: 'items', schema: 'auto' },
-		},
-		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [660, 0], params: { threshold: 0.5 } },
-		{ name: 'BLEU', type: `${P}.evalBleu`, pos: [880, 0], params: { threshold: 0.2 } },
-		{
-			name: 'CI Summary',
-			type: `${P}.evalAggregate`,
-			pos: [1100, -200],
-			params: { output: 'summary', options: { bootstrapResamples: 0 } },
-		},
-		{
-			name: 'JUnit Report',
-			type: `${P}.evalReport`,
-			pos: [1320, -200],
-			params: {
-				title: 'RAG evaluation (CI)',
-				formats: ['junit'],
-				options: { rows: "={{ $('BLEU').all().map((item) => item.json) }}", textInJson: true },
+			{
+				name: 'Eval Dataset',
+				type: `${P}.evalDataset`,
+				pos: [240, 0],
+				params: {
+					source: 'text',
+					// An empty list becomes an empty dataset, which the node refuses like any unreadable one.
+					text: '={{ Array.isArray($json.body.rows) && $json.body.rows.length === 0 ? "" : JSON.stringify($json.body.rows ?? null) }}',
+					format: 'json',
+					schema: 'auto',
+					options: { maxRows: CI_MAX_ROWS },
+				},
+				notes: `Max Rows ${CI_MAX_ROWS}: a larger or unreadable post leaves on the error output`,
 			},
-			notes: 'JUnit XML for the CI job: binary "junit", and as text in "junit"',
-		},
-		{
-			name: 'Collect Rows',
-			type: 'n8n-nodes-base.aggregate',
-			pos: [1100, 0],
-			params: { aggregate: 'aggregateAllItemData', destinationFieldName: 'rows', options: {} },
-		},
-		{
-			name: 'Answer CI',
-			type: 'n8n-nodes-base.respondToWebhook',
-			v: 1.1,
-			pos: [1320, 0],
-			params: {
-				respondWith: 'json',
-				responseBody:
-					'={{ (() => { const rows = $json.rows; const failed = rows.filter((r) => r.eval.f1_score.pass === false || r.eval.bleu.pass === false); const mean = (k) => { const v = rows.map((r) => r.eval[k].value).filter((x) => typeof x === "number"); return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null; }; return { pass: failed.length === 0, rows: rows.length, failed: failed.map((r) => r.request_id), f1_mean: mean("f1_score"), bleu_mean: mean("bleu") }; })() }}',
-				options: { responseCode: 200 },
+			{
+				name: 'All Rows Valid?',
+				type: 'n8n-nodes-base.if',
+				v: 2.2,
+				pos: [480, -100],
+				params: {
+					conditions: {
+						options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
+						conditions: [
+							{
+								id: '5c0ad1e2-7b1f-4c55-9a0e-3f1d2c4b5a61',
+								leftValue: '={{ $("Eval Dataset").all(1).length }}',
+								rightValue: 0,
+								operator: { type: 'number', operation: 'equals' },
+							},
+						],
+						combinator: 'and',
+					},
+					options: {},
+				},
+				notes: 'Nothing is judged when any posted row is invalid',
 			},
-		},
-	],
-	[
-		['CI Calls', 'Rows From Request'],
-		['Rows From Request', 'Eval Dataset'],
-		['Eval Dataset', 'F1 Score'],
-		['F1 Score', 'BLEU'],
-		['BLEU', 'Collect Rows'],
-		['BLEU', 'CI Summary'],
-		['CI Summary', 'JUnit Report'],
-		['Collect Rows', 'Answer CI'],
-	],
+			{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [720, -100], params: { threshold: 0.5 } },
+			{ name: 'BLEU', type: `${P}.evalBleu`, pos: [940, -100], params: { threshold: 0.2 } },
+			{
+				name: 'Similarity',
+				type: `${P}.judgeSimilarity`,
+				pos: [1160, -100],
+				params: { threshold: 3 },
+			},
+			{
+				name: 'CI Summary',
+				type: `${P}.evalAggregate`,
+				pos: [1380, -100],
+				params: { output: 'summary', options: { bootstrapResamples: 0 } },
+			},
+			{
+				name: 'JUnit Report',
+				type: `${P}.evalReport`,
+				pos: [1600, -100],
+				params: {
+					title: 'RAG evaluation (CI)',
+					formats: ['junit'],
+					options: {
+						rows: "={{ $('Similarity').all().map((item) => item.json) }}",
+						textInJson: true,
+					},
+				},
+				notes: 'JUnit XML for the CI job: binary "junit", and as text in "junit" of the answer',
+			},
+			{
+				name: 'Answer CI',
+				type: 'n8n-nodes-base.respondToWebhook',
+				v: 1.1,
+				pos: [1820, -100],
+				params: {
+					respondWith: 'json',
+					responseBody:
+						'={{ (() => { const rows = $("Similarity").all().map((i) => i.json); const keys = ["f1_score", "bleu", "similarity"]; const failed = rows.filter((r) => keys.some((k) => r.eval[k].pass === false || r.eval[k].status === "error")); const mean = (k) => { const v = rows.map((r) => r.eval[k].value).filter((x) => typeof x === "number"); return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null; }; return { pass: failed.length === 0, rows: rows.length, failed: failed.map((r) => r.request_id), f1_mean: mean("f1_score"), bleu_mean: mean("bleu"), similarity_mean: mean("similarity"), judged: rows.filter((r) => r.eval.similarity.status === "ok").length, junit: $json.junit }; })() }}',
+					options: { responseCode: 200 },
+				},
+			},
+			{
+				name: 'Collect Invalid Rows',
+				type: 'n8n-nodes-base.aggregate',
+				pos: [480, 100],
+				params: { aggregate: 'aggregateAllItemData', destinationFieldName: 'invalid', options: {} },
+			},
+			{
+				name: 'Refuse Invalid Rows',
+				type: 'n8n-nodes-base.respondToWebhook',
+				v: 1.1,
+				pos: [720, 100],
+				params: {
+					respondWith: 'json',
+					responseBody:
+						'={{ { message: $json.invalid.length + " posted row(s) are invalid; nothing was evaluated", invalid: $json.invalid.map((r) => ({ row: r.row, error: r.error })) } }}',
+					options: { responseCode: 400 },
+				},
+			},
+			{
+				name: 'Refuse Request',
+				type: 'n8n-nodes-base.respondToWebhook',
+				v: 1.1,
+				pos: [480, 300],
+				params: {
+					respondWith: 'json',
+					responseBody:
+						'={{ { message: $json.details?.reason === "max_rows" ? $json.error : "The posted dataset cannot be read: " + $json.error + "; nothing was evaluated", expected: "POST {\\"rows\\": [{...}, ...]} as JSON", max_rows: ' +
+						CI_MAX_ROWS +
+						' } }}',
+					options: { responseCode: '={{ $json.details?.reason === "max_rows" ? 413 : 400 }}' },
+				},
+				notes: '413 over Max Rows, 400 for a post that is not a dataset',
+			},
+		],
+		[
+			['CI Calls', 'Eval Dataset'],
+			['Eval Dataset', 'All Rows Valid?', 0],
+			['Eval Dataset', 'Collect Invalid Rows', 1],
+			['Eval Dataset', 'Refuse Request', 2],
+			['All Rows Valid?', 'F1 Score', 0],
+			['F1 Score', 'BLEU'],
+			['BLEU', 'Similarity'],
+			['Similarity', 'CI Summary'],
+			['CI Summary', 'JUnit Report'],
+			['JUnit Report', 'Answer CI'],
+			['Collect Invalid Rows', 'Refuse Invalid Rows'],
+		],
+	),
+	{ 'Eval Dataset': { onError: 'continueErrorOutput' } },
 );
 
 // Batches run as sub-workflow executions that each return a mergeable partial; the parent merges
@@ -572,8 +661,16 @@ const queueWorker = workflow(
 			v: 2,
 			pos: [0, 0],
 			webhookId: '3f0b8a52-2c1d-4b7e-9d55-6e2a4c1f0b21',
-			params: { httpMethod: 'POST', path: 'rag-eval-batch', responseMode: 'lastNode', options: {} },
-			notes: 'POST {"rows": [...canonical rows]}; answers with a mergeable partial',
+			params: {
+				httpMethod: 'POST',
+				path: 'rag-eval-batch',
+				authentication: 'headerAuth',
+				responseMode: 'lastNode',
+				options: {},
+			},
+			credentials: WEBHOOK_AUTH,
+			notes:
+				'POST {"rows": [...canonical rows]} with Authorization: Bearer <token>; answers with a mergeable partial',
 		},
 		{
 			name: 'Rows',
@@ -614,10 +711,13 @@ const queueParent = workflow(
 			params: {
 				httpMethod: 'POST',
 				path: 'rag-eval-batched',
+				authentication: 'headerAuth',
 				responseMode: 'lastNode',
 				options: {},
 			},
-			notes: 'POST {} to run; answers with the merged summary',
+			credentials: WEBHOOK_AUTH,
+			notes:
+				'POST {} (optionally {"batchSize": n}) with Authorization: Bearer <token>; answers with the merged summary',
 		},
 		{
 			name: 'Eval Dataset',
@@ -635,7 +735,12 @@ const queueParent = workflow(
 			type: 'n8n-nodes-base.splitInBatches',
 			v: 3,
 			pos: [440, 0],
-			params: { batchSize: '={{ $("Start Run").first().json.body.batchSize || 2 }}', options: {} },
+			// A posted batch size is clamped to 1..50 (2 when missing or not a number).
+			params: {
+				batchSize:
+					'={{ Math.min(50, Math.max(1, Math.floor(Number($("Start Run").first().json.body.batchSize)) || 2)) }}',
+				options: {},
+			},
 		},
 		{
 			name: 'Batch Rows',
@@ -651,11 +756,16 @@ const queueParent = workflow(
 			params: {
 				method: 'POST',
 				url: '={{ "http://" + $("Start Run").first().json.headers.host + "/webhook/rag-eval-batch" }}',
+				// The same Header Auth credential the batch webhook checks: the token never sits in
+				// an expression or in item data.
+				authentication: 'genericCredentialType',
+				genericAuthType: 'httpHeaderAuth',
 				sendBody: true,
 				specifyBody: 'json',
 				jsonBody: '={{ JSON.stringify({ rows: $json.rows }) }}',
 				options: {},
 			},
+			credentials: WEBHOOK_AUTH,
 			notes: 'Each batch is a new execution that n8n main queues for any worker',
 		},
 		{

@@ -5,7 +5,7 @@
 // test/e2e/*.spec.js assert on the node outputs. Judge nodes talk to the local OpenAI-compatible
 // test server through an imported credential. Ends with `N passed, N failed`; exit 1 on any failure.
 //
-//   node scripts/e2e.js [--only=<text>] [--browser] [--queue]
+//   node scripts/e2e.js [--only=<text> | --only <text>] [--browser] [--queue]
 //
 // --only (or E2E_ONLY) runs just the specs whose name contains the text (case-insensitive; several
 // texts separated by commas); the
@@ -15,6 +15,7 @@
 // workflow once per entry, in order, each entry's `before()` then `check(run, ctx)`.
 'use strict';
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
@@ -22,6 +23,7 @@ const n8n = require('./n8n-install');
 
 const REPO = n8n.REPO;
 const ARTIFACTS = path.join(REPO, 'test-artifacts', 'e2e');
+const PAYLOAD_SIZE_MAX_MIB = 2;
 
 function log(msg) {
 	process.stdout.write(`[e2e] ${msg}\n`);
@@ -148,20 +150,18 @@ async function main() {
 	const importDir = path.join(ARTIFACTS, 'import');
 	fs.mkdirSync(importDir, { recursive: true });
 	const cred = judge ? judgeCredential(judge.url) : null;
+	// The example webhooks admit only callers with this run's token (n8n Header Auth credential).
+	const webhookToken = crypto.randomBytes(24).toString('base64url');
 	const chatCred = judge ? n8n.openAiCredential('e2e-test-key', judge.url, 'e2e-agent') : null;
 	const workflows = loadWorkflows();
-	const onlyArg = process.argv.find((a) => a.startsWith('--only='));
-	const only = (
-		onlyArg ? onlyArg.slice('--only='.length) : process.env.E2E_ONLY || ''
-	).toLowerCase();
-	const wanted = only.split(',').filter(Boolean);
-	const selected = (spec) =>
+	const wanted = onlyFilter() ?? [];
+	const matches = (spec) =>
 		!wanted.length || wanted.some((w) => spec.name.toLowerCase().includes(w));
 	const modules = fs
 		.readdirSync(path.join(REPO, 'test', 'e2e'))
 		.filter((f) => f.endsWith('.spec.js'))
 		.map((f) => require(path.join(REPO, 'test', 'e2e', f)))
-		.filter((mod) => mod.some(selected));
+		.filter((mod) => mod.some(matches));
 	const extraCredentials = [];
 	for (const mod of modules) {
 		if (typeof mod.setup === 'function') {
@@ -179,9 +179,12 @@ async function main() {
 		const w = cred && !derived ? n8n.withCredential(wf, cred, chatCred) : wf;
 		fs.writeFileSync(path.join(importDir, path.basename(file)), JSON.stringify(w, null, 2));
 		// Each example also runs as a newcomer without OPENAI_API_KEY gets it: no judge credential.
+		// Webhook examples are left out: a copy could not be published beside the original, as
+		// both would claim the same webhook path.
 		const hasJudge =
 			wf.nodes.some((n) => n.type.startsWith('n8n-nodes-rag-eval.judge')) &&
-			!wf.nodes.some((n) => n.type.startsWith('@n8n/n8n-nodes-langchain.lmChat'));
+			!wf.nodes.some((n) => n.type.startsWith('@n8n/n8n-nodes-langchain.lmChat')) &&
+			!wf.nodes.some((n) => n.type === 'n8n-nodes-base.webhook');
 		if (hasJudge && file.includes(`${path.sep}examples${path.sep}`)) {
 			const bare = { ...wf, id: `${wf.id}N`, name: `${wf.name} (no judge model)` };
 			fs.writeFileSync(
@@ -203,19 +206,25 @@ async function main() {
 		}
 	};
 
-	if (cred || extraCredentials.length) {
+	{
 		const credFile = path.join(ARTIFACTS, 'credentials.json');
-		const list = [...extraCredentials];
+		// The webhook token credential always; the judge and chat credentials with a judge server;
+		// and whatever stand-in credentials the specs bring.
+		const creds = [n8n.webhookCredential(webhookToken), ...extraCredentials];
 		if (cred) {
 			const { model, ...chat } = chatCred;
 			void model;
-			list.unshift(cred, chat);
+			creds.push(cred, chat);
 		}
-		fs.writeFileSync(credFile, JSON.stringify(list));
-		const r = await step('import credential', () =>
+		fs.writeFileSync(credFile, JSON.stringify(creds), { mode: 0o600 });
+		const r = await step('import credentials', () =>
 			n8n.runN8n(['import:credentials', `--input=${credFile}`], env),
 		);
-		record('import judge credential', r.status === 0 ? null : new Error(r.stderr.slice(-2000)));
+		fs.rmSync(credFile, { force: true });
+		record(
+			`import ${cred ? 'judge and webhook credentials' : 'webhook credential'}`,
+			r.status === 0 ? null : new Error(r.stderr.slice(-2000)),
+		);
 	}
 	const imp = await step('import workflows', () =>
 		n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env),
@@ -239,11 +248,26 @@ async function main() {
 		record('publish sub-workflows', e);
 	}
 
-	const specs = modules.flatMap((mod) => mod.filter(selected));
-	const ctx = { out, judge: judge ? judge.url : null, dist: path.join(REPO, 'dist'), pkg };
+	const specs = modules.flatMap((mod) => mod);
+	const selected = specs.filter(matches);
+	const only = wanted.length ? wanted : null;
+	if (only) log(`--only ${only.join(',')}: ${selected.length} of ${specs.length} specs`);
+	const ctx = {
+		out,
+		judge: judge ? judge.url : null,
+		dist: path.join(REPO, 'dist'),
+		pkg,
+		webhookToken,
+		payloadSizeMaxMiB: PAYLOAD_SIZE_MAX_MIB,
+		serverLog: path.join(ARTIFACTS, 'n8n-server.log'),
+		// Chat completions the local judge server has answered so far (its request log).
+		judgeCalls: judge
+			? async () => (await fetch(new URL('/__stats', judge.url)).then((r) => r.json())).chat
+			: null,
+	};
 	const byId = new Map(workflows.map(({ wf }) => [wf.id, wf]));
 	const covered = new Set();
-	for (const spec of specs.filter((s) => !s.webhook)) {
+	for (const spec of selected.filter((s) => !s.webhook)) {
 		if (!byId.has(spec.workflowId)) {
 			record(
 				spec.name,
@@ -289,10 +313,22 @@ async function main() {
 			}
 		}
 	}
-	const hooks = specs.filter((s) => s.webhook);
+	const hooks = selected.filter((s) => s.webhook);
 	if (hooks.length) {
 		await step('webhook phase', () => runWebhookSpecs(hooks, env, byId, covered, record, ctx));
 	}
+	// The judge key may not sit in clear in n8n's database (credentials, saved executions), its
+	// log or any node's items. The webhook token is checked in the log and the items only: n8n
+	// 2.41 saves a webhook's request headers, Authorization included, with each saved execution
+	// (README, Security).
+	record(
+		"the judge key is in clear in neither n8n's database, its log nor any node's items",
+		secretsInClear(userFolder, [{ name: 'judge key', value: cred && cred.data.apiKey, db: true }]),
+	);
+	record(
+		"the webhook token is in clear in neither n8n's log nor any node's items",
+		secretsInClear(userFolder, [{ name: 'webhook token', value: webhookToken, db: false }]),
+	);
 	// Every example must be exercised: an example nobody runs is an example that may not run.
 	for (const { file, wf } of only ? [] : workflows) {
 		if (file.includes(`${path.sep}examples${path.sep}`) && !covered.has(wf.id)) {
@@ -325,6 +361,45 @@ async function main() {
 	log(`timings: ${timings.join('; ')}; total ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 	process.stdout.write(`${passed} passed, ${failures.length} failed\n`);
 	process.exitCode = failures.length ? 1 : 0;
+}
+
+/** Lower-cased texts of `--only a,b` (or `--only=a,b`) or E2E_ONLY, or null to run every spec. */
+function onlyFilter() {
+	const i = process.argv.indexOf('--only');
+	const eq = process.argv.find((a) => a.startsWith('--only='));
+	const raw = eq ? eq.slice('--only='.length) : i >= 0 ? process.argv[i + 1] : process.env.E2E_ONLY;
+	if (!raw) return null;
+	return raw
+		.split(',')
+		.map((t) => t.trim().toLowerCase())
+		.filter(Boolean);
+}
+
+/**
+ * Error naming the files that contain a secret in clear, or null: n8n's database (credentials,
+ * saved executions), its logs, and the run data `n8n execute` printed (every node's items).
+ */
+function secretsInClear(userFolder, secrets) {
+	const files = [path.join(ARTIFACTS, 'n8n-server.log')];
+	for (const f of fs.readdirSync(ARTIFACTS)) {
+		if (f.endsWith('.out.txt')) files.push(path.join(ARTIFACTS, f));
+	}
+	const dir = path.join(userFolder, '.n8n');
+	for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+		if (f.startsWith('database.sqlite') || f.endsWith('.log')) files.push(path.join(dir, f));
+	}
+	const found = [];
+	for (const file of files.filter((f) => fs.existsSync(f))) {
+		const bytes = fs.readFileSync(file);
+		const isDb = path.basename(file).startsWith('database.sqlite');
+		for (const { name, value, db } of secrets) {
+			if (value && (db || !isDb) && bytes.includes(value))
+				found.push(`${name} in ${path.basename(file)}`);
+		}
+	}
+	if (!files.some((f) => path.basename(f) === 'database.sqlite' && fs.existsSync(f)))
+		return new Error('no n8n database to scan');
+	return found.length ? new Error(found.join('; ')) : null;
 }
 
 // Runs a suite script with this Node, echoing its output and keeping it for the summary line.
@@ -367,7 +442,10 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 		...env,
 		N8N_PORT: String(port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_LOG_LEVEL: 'warn',
+		// info: a failed start says why in n8n-server.log, and the secret scan reads more of n8n.
+		N8N_LOG_LEVEL: 'info',
+		// n8n's request body limit, lowered from its 16 MiB default so a spec can cross it cheaply.
+		N8N_PAYLOAD_SIZE_MAX: String(PAYLOAD_SIZE_MAX_MIB),
 	};
 	const logFile = fs.openSync(path.join(ARTIFACTS, 'n8n-server.log'), 'w');
 	const server = spawn('node', [n8n.n8nBin(), 'start'], {
@@ -393,11 +471,16 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 			try {
 				// Readiness comes before n8n has finished activating published workflows, so a 404
 				// for our webhook means "not yet" for a little while.
+				// Callers send the token unless the spec says which headers to send (none, a wrong one).
+				const auth = spec.webhook.headers
+					? spec.webhook.headers(ctx)
+					: { authorization: `Bearer ${ctx.webhookToken}` };
+				const callsBefore = ctx.judgeCalls ? await ctx.judgeCalls() : null;
 				let res;
 				for (let attempt = 0; ; attempt++) {
 					res = await fetch(`${base}/webhook/${spec.webhook.path}`, {
 						method: 'POST',
-						headers: { 'content-type': 'application/json' },
+						headers: { 'content-type': 'application/json', ...auth },
 						body: JSON.stringify(spec.webhook.body()),
 						signal: AbortSignal.timeout(120000),
 					});
@@ -406,13 +489,20 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 					await new Promise((r) => setTimeout(r, 1000));
 				}
 				const text = await res.text();
-				let body;
+				let body = null;
 				try {
 					body = JSON.parse(text);
 				} catch {
-					throw new Error(`HTTP ${res.status}, not JSON: ${text.slice(0, 500)}`);
+					if (!spec.webhook.textBody)
+						throw new Error(`HTTP ${res.status}, not JSON: ${text.slice(0, 500)}`);
 				}
-				await spec.check({ status: res.status, body }, ctx);
+				// An execution may go on after it answered; give it a moment before counting calls.
+				let judgeCalls = null;
+				if (callsBefore !== null) {
+					await new Promise((r) => setTimeout(r, 1500));
+					judgeCalls = (await ctx.judgeCalls()) - callsBefore;
+				}
+				await spec.check({ status: res.status, body, text, judgeCalls }, ctx);
 				record(spec.name, null);
 			} catch (e) {
 				record(spec.name, e);

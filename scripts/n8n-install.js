@@ -424,7 +424,24 @@ function openAiCredential(apiKey, baseUrl, model) {
 	};
 }
 
+/** Id and name of the Header Auth credential that the example webhooks (examples/generate.js) use. */
+const WEBHOOK_CREDENTIAL = { id: 'ragEvalWebhookAuth', name: 'RAG eval webhook token' };
+
+/**
+ * n8n's Header Auth credential the example webhooks check: callers send `Authorization: Bearer
+ * <token>`, the header proxies and n8n's Webhook node treat as sensitive.
+ */
+function webhookCredential(token) {
+	return {
+		...WEBHOOK_CREDENTIAL,
+		type: 'httpHeaderAuth',
+		data: { name: 'Authorization', value: `Bearer ${token}` },
+	};
+}
+
 module.exports = {
+	WEBHOOK_CREDENTIAL,
+	webhookCredential,
 	withCredential,
 	openAiCredential,
 	publishSubWorkflows,

@@ -7,6 +7,7 @@
 'use strict';
 
 const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
@@ -17,6 +18,8 @@ const ART = path.join(REPO, 'test-artifacts', 'queue');
 const PARENT = 'ragEvalQueueMain01';
 const WORKER_WF = 'ragEvalQueueWork01';
 const children = [];
+// The example webhooks admit only this token (the Header Auth credential imported below).
+const TOKEN = crypto.randomBytes(24).toString('base64url');
 
 function log(m) {
 	process.stdout.write(`[queue] ${m}\n`);
@@ -85,7 +88,7 @@ async function callWebhook(base, hookPath, body) {
 	for (let attempt = 0; ; attempt++) {
 		const res = await fetch(`${base}/webhook/${hookPath}`, {
 			method: 'POST',
-			headers: { 'content-type': 'application/json' },
+			headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
 			body: JSON.stringify(body),
 			signal: AbortSignal.timeout(180000),
 		});
@@ -146,7 +149,12 @@ async function main() {
 	for (const f of ['batched-queue-mode.workflow.json', 'batched-queue-mode-worker.workflow.json']) {
 		fs.copyFileSync(path.join(REPO, 'examples', f), path.join(imp, f));
 	}
-	let r = await n8n.runN8n(['import:workflow', '--separate', `--input=${imp}`], base);
+	const credFile = path.join(ART, 'credentials.json');
+	fs.writeFileSync(credFile, JSON.stringify([n8n.webhookCredential(TOKEN)]), { mode: 0o600 });
+	let r = await n8n.runN8n(['import:credentials', `--input=${credFile}`], base);
+	fs.rmSync(credFile, { force: true });
+	if (r.status !== 0) throw new Error(`importing the webhook credential failed:\n${r.stderr}`);
+	r = await n8n.runN8n(['import:workflow', '--separate', `--input=${imp}`], base);
 	if (r.status !== 0) throw new Error(`import failed:\n${r.stderr}`);
 	for (const id of [PARENT, WORKER_WF]) {
 		r = await n8n.runN8n(['publish:workflow', `--id=${id}`], base);

@@ -3,8 +3,10 @@
 // Installs the pinned n8n once (cached in ~/.cache/n8n-nodes-rag-eval), installs the freshly
 // built package into the local n8n's ~/.n8n/nodes the way Community Nodes does, creates the owner
 // account from environment settings (password printed once, kept in .n8n-local/owner.json),
-// creates the judge credential from OPENAI_API_KEY / OPENAI_BASE_URL when set, imports the
-// example workflows and starts n8n with its embedded SQLite on http://localhost:5678.
+// creates the judge credential from OPENAI_API_KEY / OPENAI_BASE_URL when set and the webhook
+// token credential the example webhooks check (RAG_EVAL_WEBHOOK_TOKEN, or a generated token
+// printed once and kept in .n8n-local/webhook-token.json), imports the example workflows and
+// starts n8n with its embedded SQLite on http://localhost:5678.
 'use strict';
 
 const crypto = require('node:crypto');
@@ -34,6 +36,26 @@ function ownerAccount() {
 	fs.mkdirSync(HOME, { recursive: true });
 	fs.writeFileSync(file, JSON.stringify(owner, null, 2), { mode: 0o600 });
 	return { ...owner, fresh: true };
+}
+
+// The webhook token: RAG_EVAL_WEBHOOK_TOKEN when set, else the one generated on the first start,
+// kept beside the owner's password and shown the first time only.
+function webhookToken() {
+	const fromEnv = process.env.RAG_EVAL_WEBHOOK_TOKEN;
+	if (fromEnv) {
+		if (fromEnv.length < 16 || /\s/.test(fromEnv))
+			throw new Error(
+				'RAG_EVAL_WEBHOOK_TOKEN must be at least 16 characters without spaces (for example: openssl rand -base64 24)',
+			);
+		return { token: fromEnv, source: 'env', fresh: false };
+	}
+	const file = path.join(HOME, 'webhook-token.json');
+	if (fs.existsSync(file))
+		return { token: JSON.parse(fs.readFileSync(file, 'utf8')).token, source: file, fresh: false };
+	const token = crypto.randomBytes(24).toString('base64url');
+	fs.mkdirSync(HOME, { recursive: true });
+	fs.writeFileSync(file, JSON.stringify({ token }, null, 2), { mode: 0o600 });
+	return { token, source: file, fresh: true };
 }
 
 // n8n takes a pre-hashed bcrypt password; use the bcryptjs copy n8n itself ships.
@@ -113,17 +135,27 @@ async function main() {
 				: 'info',
 	});
 
-	log('step 3/5: judge model credential');
+	log('step 3/5: judge model and webhook token credentials');
 	const cred = credentialFromEnv();
+	const hook = webhookToken();
+	const creds = [n8n.webhookCredential(hook.token)];
 	if (cred) {
-		const file = path.join(HOME, 'credential.json');
 		const { chat, ...judgeCred } = cred;
 		const { model: chatModel, ...chatCred } = chat;
 		void chatModel;
-		fs.writeFileSync(file, JSON.stringify([judgeCred, chatCred]), { mode: 0o600 });
+		creds.push(judgeCred, chatCred);
+	}
+	{
+		const file = path.join(HOME, 'credential.json');
+		fs.writeFileSync(file, JSON.stringify(creds), { mode: 0o600 });
 		const r = await n8n.runN8n(['import:credentials', `--input=${file}`], env);
 		fs.rmSync(file, { force: true });
-		if (r.status !== 0) throw new Error(`importing the judge credential failed:\n${r.stderr}`);
+		if (r.status !== 0) throw new Error(`importing the credentials failed:\n${r.stderr}`);
+	}
+	log(
+		`created credential "${n8n.WEBHOOK_CREDENTIAL.name}" (Header Auth, Authorization: Bearer <token>) for the example webhooks`,
+	);
+	if (cred) {
 		log(
 			`created credential "${cred.name}" (${cred.data.provider}${cred.data.baseUrl ? ` at ${cred.data.baseUrl}` : ''})`,
 		);
@@ -168,6 +200,12 @@ async function main() {
 		owner.fresh
 			? `password: ${owner.password}   (shown once; kept in ${path.relative(REPO, path.join(HOME, 'owner.json'))})`
 			: `password: see ${path.relative(REPO, path.join(HOME, 'owner.json'))}`,
+		hook.source === 'env'
+			? 'webhook token: the value of RAG_EVAL_WEBHOOK_TOKEN'
+			: hook.fresh
+				? `webhook token: ${hook.token}   (shown once; kept in ${path.relative(REPO, hook.source)})`
+				: `webhook token: see ${path.relative(REPO, hook.source)}`,
+		`the example webhooks want the header "Authorization: Bearer <token>"; publish the CI gate, then: curl -H "Authorization: Bearer <token>" -H "content-type: application/json" -d '{"rows": [...]}' ${url}/webhook/rag-eval-ci`,
 		'Ctrl+C stops n8n.',
 		'',
 	].filter((l) => l !== '');

@@ -162,6 +162,15 @@ export class EvalDataset implements INodeType {
 							'Emit at most this many valid rows (0 = all), after sampling and de-duplication',
 					},
 					{
+						displayName: 'Max Rows',
+						name: 'maxRows',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 0,
+						description:
+							'Fail, evaluating nothing, when the dataset has more rows than this (0 = no limit). Set it wherever others send the dataset, e.g. behind a webhook.',
+					},
+					{
 						displayName: 'Sample Size',
 						name: 'sampleSize',
 						type: 'number',
@@ -211,8 +220,24 @@ export class EvalDataset implements INodeType {
 		for (const p of mappingParam.pairs ?? []) if (p.from && p.to) mapping[p.from] = p.to;
 		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 
+		// Max Rows: a dataset over the limit fails the node before anything downstream runs; with
+		// "On Error: Continue" the failure leaves as one error item (error output), never as rows.
+		const maxRows = Math.max(0, Math.floor(Number(options.maxRows) || 0));
+		const overLimit = (count: number): INodeExecutionData[][] | null => {
+			if (!maxRows || count <= maxRows) return null;
+			const message = `The dataset has ${count} rows, more than Max Rows (${maxRows}); nothing was evaluated`;
+			const description =
+				"Send a smaller dataset (split it over several runs), or raise Max Rows in this node's options.";
+			if (!this.continueOnFail())
+				throw new NodeOperationError(this.getNode(), message, { itemIndex: 0, description });
+			const details = { reason: 'max_rows', rows: count, maxRows, description };
+			return [[{ json: { error: message, details }, pairedItem: { item: 0 } }], []];
+		};
+
 		const sources: DatasetSource[] = [];
 		if (source === 'items') {
+			const refused = overLimit(items.length);
+			if (refused) return refused;
 			sources.push({ rows: items.map((i) => i.json), itemIndex: null });
 		} else if (source === 'text') {
 			const text = this.getNodeParameter('text', 0, '') as string;
@@ -251,10 +276,19 @@ export class EvalDataset implements INodeType {
 			dedupe: (options.dedupe as 'none' | 'request_id' | 'content') ?? 'none',
 		});
 		if (result.fatal) {
+			if (this.continueOnFail()) {
+				const { message, remedy: description, itemIndex = 0 } = result.fatal;
+				const details = { reason: 'unreadable', description };
+				return [[{ json: { error: message, details }, pairedItem: { item: itemIndex } }], []];
+			}
 			throw new NodeOperationError(this.getNode(), result.fatal.message, {
 				itemIndex: result.fatal.itemIndex ?? 0,
 				description: result.fatal.remedy,
 			});
+		}
+		if (source !== 'items') {
+			const refused = overLimit(result.rows.length + result.invalid.length + result.excluded);
+			if (refused) return refused;
 		}
 		const rows: INodeExecutionData[] = result.rows.map((r) => ({
 			json: r.json as IDataObject,
