@@ -161,7 +161,12 @@ async function main() {
 					if (node.type.startsWith('n8n-nodes-rag-eval.')) {
 						const img = el.locator('img').first();
 						assert.equal(await img.count(), 1, `our node "${node.name}" shows its SVG icon`);
-						const ok = await img.evaluate((i) => i.complete && i.naturalWidth > 0);
+						// On a busy machine an icon may still be loading: give it up to 20 s.
+						let ok = false;
+						for (let t = 0; t < 40 && !ok; t++) {
+							ok = await img.evaluate((i) => i.complete && i.naturalWidth > 0);
+							if (!ok) await page.waitForTimeout(500);
+						}
 						assert.ok(ok, `icon of "${node.name}" loaded`);
 					}
 				}
