@@ -54,8 +54,13 @@ describe('node registry', () => {
 		for (const input of decl.inputs) {
 			expect(props.get(input.name)?.default).toBe(`={{ $json.${input.field} }}`);
 		}
-		// Yes/no verdicts pass by their value: no threshold field that would have no effect.
-		if (decl.scale.kind === 'binary') expect(props.has('threshold')).toBe(false);
+		// Yes/no verdicts pass by their value: no threshold field that would have no effect (the
+		// Custom Judge shows one only for its 1-5 and named-choice outputs).
+		if (decl.id === 'custom_judge')
+			expect(desc.properties.find((p) => p.name === 'threshold')?.displayOptions).toEqual({
+				show: { outputKind: ['scale'] },
+			});
+		else if (decl.scale.kind === 'binary') expect(props.has('threshold')).toBe(false);
 		else expect(props.get('threshold')?.default).toBe(decl.threshold.default);
 		expect(props.has('splitOutputs')).toBe(true);
 		const options = props.get('options') as { options?: INodeProperties[] } | undefined;
