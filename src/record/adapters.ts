@@ -248,8 +248,9 @@ function databricks(r: RowReader, d: Draft): Names {
 		if (d.history) r.fail('history', 'given both here and inside request');
 		else d.history = messages(r, history, 'history');
 	}
-	const ret = chunks(r, r.take('retrieved_context'), 'retrieved_context', DBX_CHUNK, 'content');
-	d.retrieved_context = keepIfLossy(r, 'retrieved_context', ret, asRetrieved);
+	// Seed 002: doc_uri required, content optional; content-only chunks are accepted as before.
+	const ret = chunks(r, r.take('retrieved_context'), 'retrieved_context', DBX_CHUNK, 'either');
+	d.retrieved_context = keepIfLossy(r, 'retrieved_context', ret, (x) => x);
 	const exp = chunks(
 		r,
 		r.take('expected_retrieved_context'),

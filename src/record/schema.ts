@@ -10,8 +10,16 @@ export const ChatMessage = z.object({ role: z.string(), content: z.string() });
 /** One chat turn reduced to text. */
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-/** A chunk the application retrieved: judges need its text, so `content` is required. */
-export const RetrievedChunk = z.object({ doc_uri: z.string().optional(), content: z.string() });
+/**
+ * A chunk the application retrieved. Seed 002 requires `doc_uri` and makes `content` optional;
+ * other formats carry text without ids, so either is enough. Judges that read the text report a
+ * content-less chunk as not applicable; the retrieval metrics need only the URI.
+ */
+export const RetrievedChunk = z
+	.object({ doc_uri: z.string().optional(), content: z.string().optional() })
+	.refine((c) => c.doc_uri !== undefined || c.content !== undefined, {
+		message: 'needs doc_uri or content',
+	});
 /** A chunk the application retrieved. */
 export type RetrievedChunk = z.infer<typeof RetrievedChunk>;
 

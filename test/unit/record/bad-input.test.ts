@@ -65,7 +65,7 @@ describe('more wrong types', () => {
 			{ request: 'q', response: 'a', expected_facts: ['ok', 3] },
 			{ request: 'q', response: 'a', guidelines: { tone: ['polite'], lang: 'English' } },
 			{ request: 'q', response: 'a', expected_retrieved_context: [{ content: 'no uri' }] },
-			{ request: 'q', response: 'a', retrieved_context: [{ doc_uri: 'd' }] },
+			{ request: 'q', response: 'a', retrieved_context: [{ doc_uri: 'd' }, {}] },
 			{ request: { messages: [{ role: 'user', content: 5 }] }, response: 'a' },
 			'not an object',
 			{ request: 'q', response: 'a', trace: '{broken' },
@@ -75,12 +75,20 @@ describe('more wrong types', () => {
 			'row 1: expected_facts[1]: expected string, got number',
 			'row 2: guidelines.lang: expected array of strings, got string',
 			'row 3: expected_retrieved_context[0].doc_uri: required',
-			'row 4: retrieved_context[0].content: required (a retrieved chunk needs its text)',
+			'row 4: retrieved_context[1]: needs doc_uri or content',
 			'row 5: request.messages[0].content: expected string or content parts, got number',
 			'row 6: expected an object, got string',
 			expect.stringMatching(/^row 7: trace: not valid MLflow trace JSON/),
 		]);
 		expect(out.invalid[5].raw).toBe('not an object');
+	});
+
+	it('a retrieved chunk with only a doc_uri is valid (seed 002: content is optional)', () => {
+		const out = loadDataset([
+			{ request: 'q', response: 'a', retrieved_context: [{ doc_uri: 'd' }, { content: 'text' }] },
+		]);
+		expect(out.invalid).toEqual([]);
+		expect(out.records[0].retrieved_context).toEqual([{ doc_uri: 'd' }, { content: 'text' }]);
 	});
 
 	it('a CSV JSON cell that does not parse is named, with the raw row kept', () => {
