@@ -23,8 +23,12 @@ function nodesTable() {
 	lines.push('| --- | --- | --- | --- | --- | --- | --- |');
 	for (const d of lib.metricRegistry) {
 		const key = d.scoreKey ? `${d.scoreKey({})} (the ROUGE type)` : d.id;
+		// The retrieval metrics share one node (Retrieval Metrics) with a Metric chooser.
+		const family = lib.retrievalMetrics.includes(d);
+		const anchor = family ? (d === lib.retrievalMetrics[0] ? '<a id="evalretrievalmetrics"></a>' : '') : `<a id="eval${pascal(d.id).toLowerCase()}"></a>`;
+		const label = family ? `Retrieval Metrics: ${d.displayName}` : d.displayName;
 		lines.push(
-			`| <a id="eval${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} | \`${key}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
+			`| ${anchor}**${esc(label)}** | ${esc(d.description)} | \`${key}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
 		);
 	}
 	lines.push('', '### LLM judges', '');
@@ -32,7 +36,7 @@ function nodesTable() {
 	lines.push('| --- | --- | --- | --- | --- | --- | --- |');
 	for (const d of lib.judgeRegistry) {
 		lines.push(
-			`| <a id="judge${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)} Judge** | ${esc(d.description)} | \`${d.id}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
+			`| <a id="judge${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName.endsWith(' Judge') ? d.displayName : `${d.displayName} Judge`)}** | ${esc(d.description)} | \`${d.id}\` | ${inputs(d)} | ${scale(d)} | ${thr(d)} | ${esc(d.reference)} |`,
 		);
 	}
 	lines.push('', '### Pipeline nodes', '');
@@ -41,6 +45,7 @@ function nodesTable() {
 		const Cls = require(path.join(root, rel))[path.basename(rel, '.node.js')];
 		const d = new Cls().description;
 		if (d.name.startsWith('eval') && lib.metricRegistry.some((m) => `eval${pascal(m.id)}` === d.name)) continue;
+		if (d.name === 'evalRetrievalMetrics') continue;
 		if (d.name.startsWith('judge') && d.name !== 'judgeAgreement') continue;
 		lines.push(`| <a id="${d.name.toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} |`);
 	}

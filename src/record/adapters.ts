@@ -178,7 +178,10 @@ function conversation(
 	}
 	d.request = msgs[u].content;
 	d.request_raw = { [path]: v };
-	const history = fullHistory ? msgs : msgs.slice(0, u);
+	// History is the turns before the judged exchange: the judged reply must not appear in it (the
+	// whole transcript, with Azure's per-turn citations, stays in request_raw).
+	void fullHistory;
+	const history = msgs.slice(0, u);
 	if (history.length > 0) d.history = history;
 	const a = lastIndex(msgs, 'assistant', u);
 	if (a >= 0) {

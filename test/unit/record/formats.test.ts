@@ -50,12 +50,14 @@ describe('Azure conversation (seed 000)', () => {
 		);
 	});
 
-	it('uses the last user and last assistant turns, keeps the full history and the raw citations', () => {
+	it('uses the last user and last assistant turns, the earlier turns as history, and the raw citations', () => {
 		const multi = res.records[1];
 		expect(multi.request).toBe('What temperature is it rated to?');
 		expect(multi.response).toBe('It is rated to -5C.');
 		expect(multi.retrieved_context?.map((c) => c.doc_uri)).toEqual(['doc-cozynights', 'doc-care']);
-		expect(multi.history?.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+		// The judged exchange is not repeated inside its own history.
+		expect(multi.history?.map((m) => m.role)).toEqual(['user', 'assistant']);
+		expect(multi.history?.map((m) => m.content)).not.toContain(multi.response);
 		const raw = multi.request_raw as {
 			messages: { context?: { citations: { title: string }[] } }[];
 		};
