@@ -185,6 +185,21 @@ export async function runFanOut(
 		throw e;
 	}
 	if (!Array.isArray(split)) return notApplicableScore(base(requested), split.notApplicable);
+	// Calls made with another prompt (batched) or none of ours (bare) are part of the signature.
+	const variants = [
+		...new Set(
+			split.flatMap((c) =>
+				c.bare ? ['bare'] : c.decl && c.decl.prompt !== decl.prompt ? [c.decl.output.name] : [],
+			),
+		),
+	];
+	const signed = base;
+	base = (m: string): ScoreBase => {
+		const b = signed(m);
+		return variants.length > 0
+			? { ...b, signature: `${b.signature}|calls:${variants.join('+')}` }
+			: b;
+	};
 
 	const outcomes = await Promise.all(split.map((c) => runCall(decl, c, ctx, one, base)));
 	let usage: Usage | undefined;

@@ -218,6 +218,8 @@ describe('agent judges against the local server', () => {
 			value: 1 / 3,
 			usage: { promptTokens: 110, completionTokens: 11, totalTokens: 121 },
 		});
+		// The batched prompt is not the per-chunk one: the signature says so.
+		expect(s.signature).toMatch(/^judge:chunk_relevance@1\|.*\|calls:chunk_relevance_batched$/);
 		const details = s.details as { chunks: Array<Record<string, unknown>> };
 		// Verdicts map back to the chunks with text; the content-less chunk stays unjudged.
 		expect(details.chunks.map((c) => [c.doc_uri, c.relevant, c.reason])).toEqual([
@@ -376,6 +378,7 @@ describe('agent judges against the local server', () => {
 		expect(body.max_tokens).toBe(5);
 		expect(body.response_format).toBeUndefined();
 		expect(s).toMatchObject({ value: false, pass: false, usage: { totalTokens: 31 } });
+		expect(s.signature).toMatch(/\|calls:bare$/);
 		const bad = await run(factCheck, seedExample, { params: { factCheckMode: 'minicheck' } });
 		expect(bad.status).toBe('error');
 		expect(bad.error).toMatch(/"Perhaps" is neither yes nor no/);
