@@ -245,12 +245,19 @@ describe('Databricks-style agent evaluation on the real engine', () => {
 			fact_check: null,
 			groundedness_verdict: 'response/llm_judged/groundedness/rating/percentage',
 			guideline_adherence: 'response/llm_judged/guideline_adherence/rating/percentage',
+			// One run metric per named guideline.
+			'guideline_adherence/english':
+				'response/llm_judged/guideline_adherence/english/rating/percentage',
+			'guideline_adherence/tone': 'response/llm_judged/guideline_adherence/tone/rating/percentage',
 			ndcg_at_k: null,
 			relevance_to_query: 'response/llm_judged/relevance_to_query/rating/percentage',
 			relevancy: null,
 			safety: 'response/llm_judged/safety/rating/average',
 			tone: 'response/llm_judged/tone/rating/percentage',
 		});
+		// Only the guideline row breaks its guidelines: 11 of 12 rows follow each named set.
+		const named = summary.perMetric as Record<string, { passRate: { count: number; of: number } }>;
+		expect(named['guideline_adherence/english'].passRate).toMatchObject({ count: 11, of: 12 });
 		expect(JSON.stringify(summary)).not.toMatch(/NaN|sk-databricks/);
 	});
 });

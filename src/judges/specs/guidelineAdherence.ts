@@ -167,7 +167,13 @@ export const guidelineAdherence: JudgeDecl<YesNoVerdict> = {
 					broken.length === 0
 						? `All ${outcomes.length} guideline set(s) followed.`
 						: `Broken guideline set(s): ${broken.join(' | ')}`,
-				details: { guidelines: perName },
+				// namedVerdicts: the aggregate reports each name as its own yes/no run metric.
+				details: {
+					guidelines: perName,
+					namedVerdicts: Object.fromEntries(
+						Object.entries(perName).map(([n, v]) => [n, v.verdict === 'yes']),
+					),
+				},
 			};
 		},
 	},
