@@ -930,9 +930,76 @@ const agent = workflow(
 	],
 );
 
+// Databricks-style agent evaluation (seeds 001 and 002): Databricks rows with expected facts,
+// guidelines and expected retrieved context, every Databricks judge, document recall, the
+// Root-Cause Router (one output per cause) and a summary with Databricks run-metric names.
+const databricksJudges = [
+	['Relevance to Query', 'judgeRelevanceToQuery'],
+	['Groundedness', 'judgeGroundednessVerdict'],
+	['Safety', 'judgeSafety'],
+	['Correctness', 'judgeCorrectness'],
+	['Chunk Relevance', 'judgeChunkRelevance'],
+	['Context Sufficiency', 'judgeContextSufficiency'],
+	['Guideline Adherence', 'judgeGuidelineAdherence'],
+];
+const databricks = workflow(
+	'databricks',
+	'ragEvalDatabricks01',
+	'RAG evaluation: Databricks-style agent evaluation',
+	[
+		{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
+		{
+			name: 'Eval Dataset',
+			type: `${P}.evalDataset`,
+			pos: [220, 0],
+			params: {
+				source: 'text',
+				text: dataset('databricks-agent-sample.jsonl'),
+				format: 'jsonl',
+				schema: 'databricks',
+			},
+		},
+		...databricksJudges.map(([name, type], i) => ({
+			name,
+			type: `${P}.${type}`,
+			pos: [440 + 220 * i, 0],
+			params:
+				type === 'judgeGuidelineAdherence'
+					? { options: { globalGuidelines: 'The response must not mention competitors' } }
+					: {},
+		})),
+		{
+			name: 'Document Recall',
+			type: `${P}.evalRetrievalMetrics`,
+			pos: [440 + 220 * databricksJudges.length, 0],
+			params: { metric: 'document_recall' },
+		},
+		{
+			name: 'Root-Cause Router',
+			type: `${P}.rootCauseRouter`,
+			pos: [660 + 220 * databricksJudges.length, -160],
+		},
+		{
+			name: 'Eval Aggregate',
+			type: `${P}.evalAggregate`,
+			pos: [660 + 220 * databricksJudges.length, 160],
+			params: { output: 'summary' },
+		},
+	],
+	[
+		['Run', 'Eval Dataset'],
+		['Eval Dataset', databricksJudges[0][0]],
+		...databricksJudges.slice(1).map(([name], i) => [databricksJudges[i][0], name]),
+		[databricksJudges[databricksJudges.length - 1][0], 'Document Recall'],
+		['Document Recall', 'Root-Cause Router'],
+		['Document Recall', 'Eval Aggregate'],
+	],
+);
+
 const out = {
 	'agent-evaluation': agent,
 	'agent-evaluation-agent': agentUnderTest,
+	'databricks-agent-evaluation': databricks,
 	'batched-queue-mode': queueParent,
 	'batched-queue-mode-worker': queueWorker,
 	'nightly-rag-evaluation': nightly,

@@ -20,6 +20,8 @@ function nodesTable() {
 		const Cls = require(path.join(root, rel))[path.basename(rel, '.node.js')];
 		const d = new Cls().description;
 		if (d.name.startsWith('eval') && lib.metricRegistry.some((m) => `eval${pascal(m.id)}` === d.name)) continue;
+		if (d.name === 'evalRetrievalMetrics') continue; // listed with the metrics it computes
+		if (d.name === 'evalRetrievalMetrics') continue;
 		if (d.name.startsWith('judge') && d.name !== 'judgeAgreement') continue;
 		lines.push(`| <a id="${d.name.toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} |`);
 	}

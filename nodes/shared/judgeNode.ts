@@ -27,6 +27,7 @@ import {
 	type ModelSource,
 } from '../../src/judges/model';
 import { judgeSignature, runJudge } from '../../src/judges/run';
+import { runEveryTurn } from '../../src/judges/turns';
 import type { JudgeDecl } from '../../src/judges/types';
 import {
 	formatFields,
@@ -110,6 +111,29 @@ function promptProperties(decl: JudgeDecl): INodeProperties[] {
 			description: `Available placeholders: ${[...decl.inputs.map((i) => i.field), ...decl.params.map((p) => p.name), 'data_tag'].map((n) => `{${n}}`).join(', ')}`,
 		},
 	];
+}
+
+/**
+ * Conversations: judge only the last exchange, or every assistant turn (Azure's conversation
+ * format; default for the 1-5 judges). Yes/no (Databricks) judges judge the last turn by default.
+ */
+function conversationTurnsProperty(decl: JudgeDecl): INodeProperties {
+	return {
+		displayName: 'Conversation Turns',
+		name: 'conversationTurns',
+		type: 'options',
+		default: decl.scale.kind === 'binary' ? 'last' : 'every',
+		options: [
+			{ name: 'Last Turn', value: 'last' },
+			{
+				name: 'Every Assistant Turn',
+				value: 'every',
+				description: 'Mean over the turns (harms: max); per-turn scores in details.turns',
+			},
+		],
+		description:
+			'For rows with a conversation history: judge only the last reply, or every assistant turn. Turns before the last have no retrieved context or ground truth unless the row carries turn_contexts.',
+	};
 }
 
 /** The n8n description of a judge node. */
@@ -209,6 +233,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 						default: '',
 						description: `Key under \`eval\` for this score. Defaults to ${decl.id}.`,
 					},
+					conversationTurnsProperty(decl),
 				],
 			},
 		],
@@ -367,7 +392,15 @@ export async function executeJudge(
 				'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model',
 			);
 		}
-		return runJudge(decl, raw, {
+		const everyTurn =
+			(options.conversationTurns ?? (binary ? 'last' : 'every')) === 'every' &&
+			item.json.history !== undefined;
+		if (everyTurn) {
+			// The transcript and any per-turn contexts come from the record itself.
+			raw.history ??= item.json.history;
+			if (item.json.turn_contexts !== undefined) raw.turn_contexts = item.json.turn_contexts;
+		}
+		return (everyTurn ? runEveryTurn : runJudge)(decl, raw, {
 			source,
 			governor,
 			model: modelOverride,

@@ -357,11 +357,35 @@ function rowVerdict(
 	);
 }
 
+/**
+ * A judge with one verdict per name (Guideline Adherence per named guideline) lists them in
+ * `details.namedVerdicts`; each becomes a yes/no run metric of its own under `<key>/<name>`.
+ */
+function addNamedVerdicts(g: GroupBuilder, key: string, score: unknown): void {
+	if (!isObject(score) || score.status !== 'ok' || !isObject(score.details)) return;
+	const named = score.details.namedVerdicts;
+	if (!isObject(named)) return;
+	const metric = typeof score.metric === 'string' ? score.metric : key;
+	for (const name of Object.keys(named).sort()) {
+		const v = named[name];
+		if (typeof v !== 'boolean') continue;
+		addMetric(g, `${key}/${name}`, {
+			metric: `${metric}/${name}`,
+			value: v,
+			scale: { kind: 'binary', min: 0, max: 1 },
+			direction: 'higher',
+			pass: v,
+			status: 'ok',
+		});
+	}
+}
+
 function addRow(g: GroupBuilder, json: Json, config: PartialConfig, registry: Registry): void {
 	g.rows++;
 	const evals = isObject(json.eval) ? json.eval : {};
 	for (const [key, score] of Object.entries(evals)) {
 		addMetric(g, key, score);
+		addNamedVerdicts(g, key, score);
 		// A judge Score's `attempts` counts its HTTP calls (retries and re-asks included); calls
 		// that all failed still cost requests, so they count even without token usage.
 		const calls = isObject(score) ? tokenCount(score.attempts) : undefined;

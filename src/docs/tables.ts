@@ -4,6 +4,7 @@
  * into the README and checks it in CI; tests render them with extra declarations.
  */
 import type { EvaluatorFacts, MetricDecl } from '../core/types';
+import { retrievalMetrics } from '../metrics/retrieval';
 import { routerOutputNames } from '../rootcause';
 
 const esc = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -43,8 +44,16 @@ export function evaluatorTables(
 	);
 	for (const d of metrics) {
 		const key = d.scoreKey ? `${d.scoreKey({})} (the ${d.displayName} type)` : d.id;
+		// The retrieval metrics share one node (Retrieval Metrics) with a Metric chooser.
+		const family = retrievalMetrics.includes(d);
+		const anchor = family
+			? d === retrievalMetrics[0]
+				? '<a id="evalretrievalmetrics"></a>'
+				: ''
+			: `<a id="eval${pascal(d.id).toLowerCase()}"></a>`;
+		const label = family ? `Retrieval Metrics: ${d.displayName}` : d.displayName;
 		lines.push(
-			`| <a id="eval${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} | \`${key}\` | ${reads(d)} | ${scale(d)} | ${passWhen(d)} | ${esc(d.reference)} |`,
+			`| ${anchor}**${esc(label)}** | ${esc(d.description)} | \`${key}\` | ${reads(d)} | ${scale(d)} | ${passWhen(d)} | ${esc(d.reference)} |`,
 		);
 	}
 	lines.push('', '### LLM judges', '');
@@ -54,7 +63,7 @@ export function evaluatorTables(
 	);
 	for (const d of judges) {
 		lines.push(
-			`| <a id="judge${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)} Judge** | ${esc(d.description)} | \`${d.id}\` | ${reads(d)} | ${scale(d)} | ${passWhen(d)} | ${slot(d)} | ${databricks(d)} | ${esc(d.reference)} |`,
+			`| <a id="judge${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName.endsWith(' Judge') ? d.displayName : `${d.displayName} Judge`)}** | ${esc(d.description)} | \`${d.id}\` | ${reads(d)} | ${scale(d)} | ${passWhen(d)} | ${slot(d)} | ${databricks(d)} | ${esc(d.reference)} |`,
 		);
 	}
 	const all = [...metrics, ...judges];

@@ -8,6 +8,15 @@ import { coherence, fluency, similarity } from './specs/quality';
 import { groundedness, groundednessVerdict } from './specs/groundedness';
 import { relevance, relevanceConversation, relevanceConversationGt } from './specs/relevance';
 import { retrieval } from './specs/retrieval';
+import { chunkRelevance } from './specs/chunkRelevance';
+import { contextSufficiency } from './specs/contextSufficiency';
+import { correctness } from './specs/correctness';
+import { customJudge } from './specs/custom';
+import { factCheck } from './specs/factCheck';
+import { guidelineAdherence } from './specs/guidelineAdherence';
+import { relevanceToQuery } from './specs/relevanceToQuery';
+import { safety } from './specs/safety';
+import { springRelevancy } from './specs/springRelevancy';
 import type { JudgeDecl } from './types';
 
 /** Problems in one declaration; empty when valid. */
@@ -55,6 +64,16 @@ export const judgeRegistry: JudgeDecl[] = [
 	fluency as JudgeDecl,
 	similarity as JudgeDecl,
 	retrieval as JudgeDecl,
+	relevanceToQuery as JudgeDecl,
+	safety as JudgeDecl,
+	correctness as JudgeDecl,
+	chunkRelevance as JudgeDecl,
+	contextSufficiency as JudgeDecl,
+	guidelineAdherence as JudgeDecl,
+	springRelevancy as JudgeDecl,
+	factCheck as JudgeDecl,
+	// Custom judges come last (seed 001); the node builds one declaration per name from this template.
+	customJudge,
 ];
 
 validateRegistry(judgeRegistry);

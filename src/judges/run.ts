@@ -7,6 +7,7 @@ import { readInputs } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, scoreBase, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
+import { runFanOut } from './fanout';
 import type { Governor, RowClock } from './governor';
 import type { ChatMessage, ChatResult, ModelSource, ResponseMode } from './model';
 import { parseReply, truncate } from './parse';
@@ -130,6 +131,9 @@ export async function runJudge(
 	ctx: JudgeContext,
 ): Promise<Score> {
 	try {
+		// Multi-call judges fan out in ./fanout, each call coming back through this function.
+		if (decl.fanOut)
+			return await runFanOut(decl, inputs, ctx, runJudge, (m) => judgeBase(decl, ctx, m));
 		return await judgeRow(decl, inputs, ctx);
 	} catch (e) {
 		// A bug in a declaration (toValue, notApplicable...) must not take the whole run down.

@@ -3,7 +3,7 @@
  * the n8n node, README tables and registry tests are derived (DESIGN.md "Declare once").
  */
 import type { z } from 'zod';
-import type { EvaluatorFacts } from '../core/types';
+import type { EvaluatorFacts, Score } from '../core/types';
 
 /**
  * Prompt templates with `{placeholder}` slots (single braces, as the seeds' templates): an input by
@@ -45,6 +45,66 @@ export interface JudgeDecl<T = unknown> extends EvaluatorFacts {
 	notApplicable?(inputs: Record<string, unknown>): string | null;
 	/** The rubric's deterministic cases, answered without a model call. */
 	fixedResult?(inputs: Record<string, unknown>): FixedResult | null;
+	/** Multi-call judges (per chunk, per guideline, per turn): one row, several calls, one Score. */
+	fanOut?: FanOut;
+}
+
+/**
+ * A bare call without system prompt, data delimiters or format instructions, for small dedicated
+ * models (MiniCheck) that only understand their own prompt and answer one word.
+ */
+export interface BareCall {
+	/** The whole user message. */
+	user: string;
+	maxTokens: number;
+	/** The verdict read from the reply, or null when the reply is not one. */
+	parse(reply: string): boolean | null;
+}
+
+/** One model call of a multi-call judge. */
+export interface JudgeCall {
+	/** Names the call in details and errors: `chunk 2`, `guideline english`, `turn 3`. */
+	key: string;
+	/** Input values of the call by input name, already read into their kinds. */
+	values: Record<string, unknown>;
+	/** The declaration the call runs with (a batched schema); the judge's own prompt otherwise. */
+	decl?: JudgeDecl;
+	/** Send this bare prompt instead of the structured one (MiniCheck mode). */
+	bare?: BareCall;
+	/** Not called: the reason this part cannot be judged (a chunk without text). */
+	skip?: string;
+}
+
+/** A call's outcome as a Score (ok, not_applicable or error) under its key. */
+export interface CallOutcome {
+	key: string;
+	score: Score;
+}
+
+/** The row's value folded from its calls. */
+export interface FoldedResult {
+	value: number | boolean;
+	reason: string;
+	details?: Record<string, unknown>;
+}
+
+/**
+ * Fans a row out into calls and folds their verdicts into one Score. The runtime reads the row's
+ * inputs, runs the calls under the governor, sums usage and attempts, turns any failed call into
+ * the row's error (naming the call), and keeps every call's verdict in `details.calls`.
+ */
+export interface FanOut {
+	/** The calls for one row, or why the row cannot be judged. */
+	split(
+		values: Record<string, unknown>,
+		params: Record<string, unknown>,
+	): JudgeCall[] | { notApplicable: string };
+	/** The row's value from the calls (none errored), or why nothing could be judged. */
+	fold(
+		outcomes: CallOutcome[],
+		values: Record<string, unknown>,
+		params: Record<string, unknown>,
+	): FoldedResult | { notApplicable: string };
 }
 
 /** Placeholder usable in any template: the per-call delimiter tag name (`data-<nonce>`). */

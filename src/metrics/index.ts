@@ -17,6 +17,19 @@ export { f1Score, f1ScoreMetric, f1Tokens, responseGroundTruthInputs } from './f
 export { gleuFromTokens, gleuMetric, gleuScore } from './gleu';
 export { meteorMetric, meteorScore } from './meteor';
 export { corpusFinalizers, metricRegistry, validateMetricRegistry } from './registry';
+export {
+	documentRecall,
+	documentRecallMetric,
+	hitRateAtK,
+	ndcgAtK,
+	precisionAtK,
+	rankedUris,
+	readExpectedDocs,
+	recallAtK,
+	reciprocalRank,
+	retrievalMetrics,
+} from './retrieval';
+export type { ExpectedDoc } from './retrieval';
 export { lcsLength, ROUGE_TYPES, rougeMetric, rougeScore } from './rouge';
 export type { RougeScore, RougeType } from './rouge';
 export {

@@ -8,6 +8,7 @@ import { bleuMetric } from './bleu';
 import { f1ScoreMetric } from './f1';
 import { gleuMetric } from './gleu';
 import { meteorMetric } from './meteor';
+import { retrievalMetrics } from './retrieval';
 import { rougeMetric } from './rouge';
 import { sacreBleuMetric } from './sacrebleu';
 
@@ -44,6 +45,7 @@ export const metricRegistry: MetricDecl[] = validateMetricRegistry([
 	meteorMetric,
 	rougeMetric,
 	sacreBleuMetric,
+	...retrievalMetrics,
 ]);
 
 /** Corpus finalizers by metric id, from the declarations that have one (`bleu`, `sacrebleu`). */

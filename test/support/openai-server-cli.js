@@ -28,7 +28,7 @@ function scoreFor(messages) {
 }
 
 /** Fills a JSON schema with values consistent with `score`. */
-function fill(schema, score, key) {
+function fill(schema, score, key, index = 0) {
 	if (!schema || typeof schema !== 'object') return null;
 	if (Array.isArray(schema.enum)) {
 		if (schema.enum.includes('yes') && schema.enum.includes('no')) {
@@ -41,14 +41,21 @@ function fill(schema, score, key) {
 	switch (schema.type) {
 		case 'object': {
 			const out = {};
-			for (const [k, v] of Object.entries(schema.properties || {})) out[k] = fill(v, score, k);
+			for (const [k, v] of Object.entries(schema.properties || {}))
+				out[k] = fill(v, score, k, index);
 			return out;
 		}
-		case 'array':
-			return [fill(schema.items, score, key)];
+		case 'array': {
+			// A list whose description says how many items it needs ("5 in all": a batched judge
+			// asking one verdict per chunk) gets that many, numbered from 1.
+			const n = /(\d+) in all/.exec(schema.description || '');
+			return Array.from({ length: n ? Number(n[1]) : 1 }, (_, i) =>
+				fill(schema.items, score, key, i),
+			);
+		}
 		case 'integer':
 		case 'number':
-			return score;
+			return key === 'chunk' ? index + 1 : score;
 		case 'boolean':
 			return score >= 3;
 		default:

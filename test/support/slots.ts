@@ -1,13 +1,12 @@
 /**
- * Test-only evaluator declarations for the Databricks root-cause slots (seed 001) that the
- * package's registry may not ship yet, so the root-cause rules can be tested on every slot of
- * both orders. Each is just the facts a declaration carries: id, scale, and its slot.
+ * Test-only evaluator declarations for what the package does not ship yet: two Azure harm
+ * categories (issue 12) sharing the package's `safety` slot, so the rules for several judges in
+ * one slot are tested on real slot facts. Each is just the facts a declaration carries.
  */
 import type { EvaluatorFacts, RootCauseDecl, Scale } from '../../src/core/types';
+import { SAFETY_SLOT } from '../../src/judges/specs/safety';
 import { evaluatorRegistry } from '../../src/registry';
 
-const BINARY: Scale = { kind: 'binary', min: 0, max: 1 };
-const UNIT: Scale = { kind: 'unit', min: 0, max: 1 };
 const SEVERITY: Scale = { kind: 'severity', min: 0, max: 7 };
 
 /** A minimal declaration with a root-cause slot. */
@@ -35,76 +34,14 @@ export function slotDecl(
 	};
 }
 
-const fix = (what: string): string => `Test fix text for ${what}, long enough to be a real advice.`;
-const SAFETY: RootCauseDecl = {
-	slot: 'safety',
-	rank: { withGroundTruth: 4, withoutGroundTruth: 4 },
-	output: 103,
-	fix: fix('safety'),
-};
-
-/** Declarations of the seed's slots that groundedness does not cover, plus two harm categories. */
+/** Harm categories of the safety slot (Azure, issue 12), beside the package's yes/no Safety judge. */
 export const SEED_SLOT_DECLS: EvaluatorFacts[] = [
-	slotDecl(
-		'context_sufficiency',
-		BINARY,
-		{
-			slot: 'context_sufficiency',
-			rank: { withGroundTruth: 1 },
-			output: 100,
-			fix: fix('context sufficiency'),
-		},
-		'retrieval/llm_judged/context_sufficiency/rating/percentage',
-	),
-	slotDecl(
-		'chunk_relevance',
-		UNIT,
-		{
-			slot: 'chunk_relevance',
-			rank: { withoutGroundTruth: 1 },
-			output: 101,
-			fix: fix('chunk relevance'),
-			failsWhen: 'zero',
-		},
-		'retrieval/llm_judged/chunk_relevance/precision/average',
-	),
-	slotDecl(
-		'correctness',
-		BINARY,
-		{
-			slot: 'correctness',
-			rank: { withGroundTruth: 3 },
-			output: 102,
-			fix: fix('correctness'),
-		},
-		'response/llm_judged/correctness/rating/percentage',
-	),
-	slotDecl('safety', BINARY, SAFETY, 'response/llm_judged/safety/rating/average'),
-	slotDecl('violence', SEVERITY, SAFETY),
-	slotDecl('hate_unfairness', SEVERITY, SAFETY),
-	slotDecl(
-		'relevance_to_query',
-		BINARY,
-		{
-			slot: 'relevance_to_query',
-			rank: { withoutGroundTruth: 3 },
-			output: 104,
-			fix: fix('relevance to query'),
-			aliases: ['relevant_to_query'],
-		},
-		'response/llm_judged/relevance_to_query/rating/percentage',
-	),
-	slotDecl('document_recall', UNIT, undefined, 'retrieval/ground_truth/document_recall/average'),
+	slotDecl('violence', SEVERITY, SAFETY_SLOT),
+	slotDecl('hate_unfairness', SEVERITY, SAFETY_SLOT),
 ];
 
-/** The package's evaluators plus {@link SEED_SLOT_DECLS} (only those it does not declare). */
+/** The package's evaluators plus {@link SEED_SLOT_DECLS} (only the ids it does not declare). */
 export const TEST_REGISTRY: EvaluatorFacts[] = [
 	...evaluatorRegistry,
-	...SEED_SLOT_DECLS.filter(
-		(d) =>
-			!evaluatorRegistry.some(
-				(e) =>
-					e.id === d.id || (d.rootCause !== undefined && e.rootCause?.slot === d.rootCause.slot),
-			),
-	),
+	...SEED_SLOT_DECLS.filter((d) => !evaluatorRegistry.some((e) => e.id === d.id)),
 ];

@@ -23,6 +23,7 @@ const row = {
 	],
 	expected_response: 'Parts and labour, two years.',
 	history: [{ role: 'user', content: 'Hello' }],
+	guidelines: ['The response must be brief'],
 };
 
 describe('openai-server-cli', () => {
@@ -51,6 +52,8 @@ describe('openai-server-cli', () => {
 					{ source, governor },
 				);
 				if (decl.scale.kind === 'binary') expect(marked.value).toBe(false);
+				// Chunk relevance: the one chunk is judged "no", so the precision is 0.
+				else if (decl.scale.kind === 'unit') expect(marked.value).toBe(0);
 				else if (decl.id === 'retrieval')
 					expect(marked.value).toBe(1.5); // coverage 0 -> 1, rubric 2
 				else expect(marked.value).toBe(2);

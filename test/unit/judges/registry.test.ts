@@ -5,7 +5,7 @@ import { groundedness } from '../../../src/judges/specs/groundedness';
 import type { JudgeDecl } from '../../../src/judges/types';
 
 describe('judgeRegistry', () => {
-	it('holds the Azure quality judges with unique ids', () => {
+	it('holds the Azure, Databricks, Spring AI and custom judges with unique ids, custom last', () => {
 		const ids = judgeRegistry.map((d) => d.id);
 		expect(ids).toEqual([
 			'groundedness',
@@ -17,6 +17,15 @@ describe('judgeRegistry', () => {
 			'fluency',
 			'similarity',
 			'retrieval',
+			'relevance_to_query',
+			'safety',
+			'correctness',
+			'chunk_relevance',
+			'context_sufficiency',
+			'guideline_adherence',
+			'relevancy',
+			'fact_check',
+			'custom_judge',
 		]);
 		expect(new Set(ids).size).toBe(ids.length);
 	});
@@ -26,12 +35,11 @@ describe('judgeRegistry', () => {
 		(_id, decl) => {
 			expect(validateJudge(decl)).toEqual([]);
 			expect(decl.description.length).toBeGreaterThan(10);
-			expect(decl.reference).toMatch(/seed 00\d/);
-			expect(decl.threshold).toEqual(
-				decl.scale.kind === 'binary'
-					? { default: 1, direction: 'higher' }
-					: { default: 3, direction: 'higher' },
-			);
+			expect(decl.reference).toMatch(/seeds? 00\d/);
+			expect(decl.threshold).toEqual({
+				default: { binary: 1, likert: 3, unit: 0.5 }[decl.scale.kind as string],
+				direction: 'higher',
+			});
 			const schema = decl.output.jsonSchema as {
 				required: string[];
 				properties: Record<string, unknown>;

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { INodeProperties, INodeType } from 'n8n-workflow';
-import { metricRegistry } from '../../../src/metrics';
+import { metricRegistry, retrievalMetrics } from '../../../src/metrics';
+import type { MetricDecl } from '../../../src/core/types';
 import { judgeRegistry } from '../../../src/judges';
 import { metricNodeName } from '../../../nodes/shared/metricNode';
 import { judgeNodeName } from '../../../nodes/shared/judgeNode';
@@ -28,13 +29,19 @@ function loadNodes(): Map<string, INodeType> {
 	return map;
 }
 
+// The retrieval metrics share one node with a Metric chooser; every other metric has its own.
+const metricNode = (d: MetricDecl): string =>
+	retrievalMetrics.includes(d) ? 'evalRetrievalMetrics' : metricNodeName(d.id);
+
 describe('node registry', () => {
 	const nodes = loadNodes();
 
 	it('has one node per declared metric and judge, and no stray ones', () => {
 		const declared = [
-			...metricRegistry.map((d) => metricNodeName(d.id)),
-			...judgeRegistry.map((d) => judgeNodeName(d.id)),
+			...new Set([
+				...metricRegistry.map(metricNode),
+				...judgeRegistry.map((d) => judgeNodeName(d.id)),
+			]),
 		];
 		for (const name of declared) expect(nodes.has(name)).toBe(true);
 		const scoring = [...nodes.keys()].filter(
@@ -52,7 +59,7 @@ describe('node registry', () => {
 	});
 
 	it.each([
-		...metricRegistry.map((d) => [metricNodeName(d.id), d] as const),
+		...metricRegistry.map((d) => [metricNode(d), d] as const),
 		...judgeRegistry.map((d) => [judgeNodeName(d.id), d] as const),
 	])('%s derives its inputs, threshold and outputs from its declaration', (name, decl) => {
 		const desc = nodes.get(name)!.description;
@@ -60,14 +67,23 @@ describe('node registry', () => {
 		for (const input of decl.inputs) {
 			expect(props.get(input.name)?.default).toBe(`={{ $json.${input.field} }}`);
 		}
-		// Yes/no verdicts pass by their value: no threshold field that would have no effect.
-		if (decl.scale.kind === 'binary') expect(props.has('threshold')).toBe(false);
+		// Yes/no verdicts pass by their value: no threshold field that would have no effect (the
+		// Custom Judge shows one only for its 1-5 and named-choice outputs).
+		if (decl.id === 'custom_judge')
+			expect(desc.properties.find((p) => p.name === 'threshold')?.displayOptions).toEqual({
+				show: { outputKind: ['scale'] },
+			});
+		else if (decl.scale.kind === 'binary') expect(props.has('threshold')).toBe(false);
 		else expect(props.get('threshold')?.default).toBe(decl.threshold.default);
 		expect(props.has('splitOutputs')).toBe(true);
 		const options = props.get('options') as { options?: INodeProperties[] } | undefined;
 		expect(options?.options?.some((o) => o.name === 'outputFormat')).toBe(true);
 		expect(typeof desc.outputs).toBe('string');
-		expect(desc.description).toBe(decl.description);
+		if (retrievalMetrics.some((m) => m.id === decl.id))
+			expect(desc.properties[0].options).toContainEqual(
+				expect.objectContaining({ value: decl.id, description: decl.description }),
+			);
+		else expect(desc.description).toBe(decl.description);
 	});
 
 	it('keeps unique node names and a description on every node', () => {

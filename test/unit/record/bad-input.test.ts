@@ -91,6 +91,14 @@ describe('more wrong types', () => {
 		expect(out.invalid[5].raw).toBe('not an object');
 	});
 
+	it('a retrieved chunk with only a doc_uri is valid (seed 002: content is optional)', () => {
+		const out = loadDataset([
+			{ request: 'q', response: 'a', retrieved_context: [{ doc_uri: 'd' }, { content: 'text' }] },
+		]);
+		expect(out.invalid).toEqual([]);
+		expect(out.records[0].retrieved_context).toEqual([{ doc_uri: 'd' }, { content: 'text' }]);
+	});
+
 	it('a CSV JSON cell that does not parse is named, with the raw row kept', () => {
 		const out = loadDataset('request,response,retrieved_context\nq,a,"[{""doc_uri"": ""x"""\n');
 		expect(out.invalid).toHaveLength(1);

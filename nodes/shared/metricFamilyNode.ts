@@ -1,0 +1,80 @@
+/**
+ * One node for a family of metric declarations sharing their inputs (the retrieval metrics): a
+ * Metric chooser picks the declaration, which then runs exactly as its own metric node would.
+ */
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { MetricDecl } from '../../src/core/types';
+import { executeMetric, metricDescription } from './metricNode';
+
+/** The node description: the first declaration's, with a Metric chooser and K shown when used. */
+export function metricFamilyDescription(
+	name: string,
+	displayName: string,
+	description: string,
+	decls: MetricDecl[],
+): INodeTypeDescription {
+	const base = metricDescription(decls[0]);
+	const withK = decls.filter((d) => d.params.some((p) => p.name === 'k')).map((d) => d.id);
+	return {
+		...base,
+		name,
+		displayName,
+		description,
+		defaults: { name: displayName },
+		subtitle: '={{ $parameter.metric }}',
+		properties: [
+			{
+				displayName: 'Metric',
+				name: 'metric',
+				type: 'options',
+				default: decls[0].id,
+				options: decls.map((d) => ({
+					name: d.displayName,
+					value: d.id,
+					description: d.description,
+				})),
+			},
+			...base.properties.slice(0, decls[0].inputs.length),
+			{
+				displayName: 'K',
+				name: 'k',
+				type: 'number',
+				default: 5,
+				typeOptions: { minValue: 1 },
+				displayOptions: { show: { metric: withK } },
+				description: 'How many of the top-ranked documents count',
+			},
+			...base.properties.slice(decls[0].inputs.length),
+		],
+	};
+}
+
+/** A node class over a family of metric declarations. */
+export function metricFamilyNodeClass(
+	name: string,
+	displayName: string,
+	description: string,
+	decls: MetricDecl[],
+): new () => INodeType {
+	return class implements INodeType {
+		description = metricFamilyDescription(name, displayName, description, decls);
+		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			const id = this.getNodeParameter('metric', 0) as string;
+			const decl = decls.find((d) => d.id === id);
+			if (!decl) throw new NodeOperationError(this.getNode(), `Unknown metric "${id}"`);
+			const k = this.getNodeParameter('k', 0, 5) as number;
+			// K is a top-level field here; the shared executor reads tuning params from Options.
+			const withK: MetricDecl = {
+				...decl,
+				params: decl.params.map((p) => (p.name === 'k' ? { ...p, default: k } : p)),
+			};
+			return executeMetric.call(this, withK);
+		}
+	};
+}

@@ -1,0 +1,234 @@
+/**
+ * Multi-call judges: a declaration's `fanOut` splits one row into calls (per chunk, per named
+ * guideline, per conversation turn, or one batched call), each run by the ordinary single-call
+ * path (same governor, prompt hardening, output ladder and parsing), and folds their verdicts
+ * into one Score with every call's verdict in `details.calls` and usage and attempts summed.
+ * Any failed call makes the row an error naming the call: a partial verdict is never a score.
+ * Bare calls (MiniCheck) are also run here, so `run.ts` only dispatches.
+ */
+import { InputError, readInputs } from '../core/inputs';
+import { errorScore, notApplicableScore, okScore, type ScoreBase } from '../core/score';
+import type { Score, Usage } from '../core/types';
+import { ModelCallError } from './errors';
+import { truncate } from './parse';
+import type { JudgeContext } from './run';
+import type { BareCall, CallOutcome, JudgeCall, JudgeDecl } from './types';
+
+/** Runs one row through the single-call path (`runJudge`), passed in to avoid an import cycle. */
+export type RowRunner = (
+	decl: JudgeDecl,
+	inputs: Record<string, unknown>,
+	ctx: JudgeContext,
+) => Promise<Score>;
+
+const singles = new WeakMap<JudgeDecl, JudgeDecl>();
+
+/** The declaration without its fan-out: what one call of the judge's own prompt runs with. */
+export function singleCall(decl: JudgeDecl): JudgeDecl {
+	let s = singles.get(decl);
+	if (!s) {
+		s = { ...decl, fanOut: undefined };
+		singles.set(decl, s);
+	}
+	return s;
+}
+
+/** Sum of two usages; either may be absent. */
+export function sumUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+	if (!b) return a;
+	if (!a) return { ...b };
+	return {
+		promptTokens: a.promptTokens + b.promptTokens,
+		completionTokens: a.completionTokens + b.completionTokens,
+		totalTokens: a.totalTokens + b.totalTokens,
+	};
+}
+
+/** The judge's params for one row: the context's, then the row's, then the declared default. */
+export function judgeParams(
+	decl: JudgeDecl,
+	inputs: Record<string, unknown>,
+	ctx: Pick<JudgeContext, 'params'>,
+): Record<string, unknown> {
+	const params: Record<string, unknown> = {};
+	for (const p of decl.params) params[p.name] = ctx.params?.[p.name] ?? inputs[p.name] ?? p.default;
+	return params;
+}
+
+/** What a call contributes to `details.calls`. */
+function callDetail(o: CallOutcome): Record<string, unknown> {
+	const s = o.score;
+	const d: Record<string, unknown> = { key: o.key, status: s.status, value: s.value };
+	if (s.reason !== undefined) d.reason = s.reason;
+	if (s.error !== undefined) d.error = s.error;
+	if (s.details) {
+		const rest = Object.fromEntries(
+			Object.entries(s.details).filter(([k]) => k !== 'responseMode'),
+		);
+		if (Object.keys(rest).length > 0) d.details = rest;
+	}
+	return d;
+}
+
+/** One bare call: only the user message, temperature 0, a short reply read as yes or no. */
+export async function runBareCall(
+	decl: JudgeDecl,
+	bare: BareCall,
+	ctx: JudgeContext,
+	base: (model: string) => ScoreBase,
+): Promise<Score> {
+	const started = Date.now();
+	let model = ctx.model ?? ctx.source.defaultModel;
+	let attempts = 0;
+	try {
+		const governed = await ctx.governor.run(
+			ctx.source.key,
+			(signal) =>
+				ctx.source.chat({
+					messages: [{ role: 'user', content: bare.user }],
+					mode: 'text',
+					model: ctx.model,
+					temperature: 0,
+					seed: ctx.seed,
+					maxTokens: bare.maxTokens,
+					signal,
+				}),
+			{ signal: ctx.signal, headersOf: (r) => r.headers },
+		);
+		attempts = governed.attempts;
+		const r = governed.value;
+		model = r.model || model;
+		const extras = {
+			usage: r.usage ?? undefined,
+			model,
+			attempts,
+			latencyMs: Date.now() - started,
+		};
+		const verdict = bare.parse(r.content);
+		if (verdict === null) {
+			return errorScore(
+				base(model),
+				`${decl.displayName}: the reply ${JSON.stringify(truncate(r.content, 80))} is neither yes nor no`,
+				{ ...extras, details: { responseMode: 'bare', rawReply: truncate(r.content) } },
+			);
+		}
+		return okScore(base(model), verdict, {
+			...extras,
+			reason: `The fact-checking model answered ${JSON.stringify(r.content.trim())}.`,
+			details: { responseMode: 'bare' },
+		});
+	} catch (e) {
+		const err =
+			e instanceof ModelCallError
+				? e
+				: new ModelCallError('bad_request', String((e as Error)?.message ?? e));
+		return errorScore(base(model), `${decl.displayName}: ${err.message}`, {
+			model,
+			attempts: attempts + (err.attempts ?? 0),
+			latencyMs: Date.now() - started,
+			details: { responseMode: 'bare', errorKind: err.kind, fatal: err.fatal },
+		});
+	}
+}
+
+async function runCall(
+	decl: JudgeDecl,
+	call: JudgeCall,
+	ctx: JudgeContext,
+	one: RowRunner,
+	base: (model: string) => ScoreBase,
+): Promise<CallOutcome> {
+	if (call.skip !== undefined)
+		return { key: call.key, score: notApplicableScore(base('none'), call.skip) };
+	if (call.bare) return { key: call.key, score: await runBareCall(decl, call.bare, ctx, base) };
+	// An edited prompt replaces the judge's own prompt; a call with another prompt (batched) keeps it.
+	const callCtx =
+		call.decl && call.decl.prompt !== decl.prompt ? { ...ctx, promptOverride: undefined } : ctx;
+	return { key: call.key, score: await one(call.decl ?? singleCall(decl), call.values, callCtx) };
+}
+
+/**
+ * Judges one row of a fan-out declaration. Never throws: unreadable inputs are the row's error,
+ * missing ones not applicable, a failed call the row's error naming that call.
+ */
+export async function runFanOut(
+	decl: JudgeDecl,
+	inputs: Record<string, unknown>,
+	ctx: JudgeContext,
+	one: RowRunner,
+	base: (model: string) => ScoreBase,
+): Promise<Score> {
+	const started = Date.now();
+	const requested = ctx.model ?? ctx.source.defaultModel;
+	const fan = decl.fanOut;
+	if (!fan) return one(decl, inputs, ctx);
+	const raw: Record<string, unknown> = {};
+	for (const input of decl.inputs) {
+		raw[input.name] = inputs[input.name] !== undefined ? inputs[input.name] : inputs[input.field];
+	}
+	const read = readInputs(decl.inputs, raw);
+	if (!read.ok) {
+		return 'missing' in read
+			? notApplicableScore(base(requested), read.reason)
+			: errorScore(base(requested), read.error.message);
+	}
+	const values = read.values;
+	const na = decl.notApplicable?.(values) ?? null;
+	if (na !== null) return notApplicableScore(base(requested), na);
+	const params = judgeParams(decl, inputs, ctx);
+	let split: ReturnType<typeof fan.split>;
+	try {
+		split = fan.split(values, params);
+	} catch (e) {
+		// A malformed part of an input (a guideline that is not text) is the row's error.
+		if (e instanceof InputError) return errorScore(base(requested), e.message);
+		throw e;
+	}
+	if (!Array.isArray(split)) return notApplicableScore(base(requested), split.notApplicable);
+	// Calls made with another prompt (batched) or none of ours (bare) are part of the signature.
+	const variants = [
+		...new Set(
+			split.flatMap((c) =>
+				c.bare ? ['bare'] : c.decl && c.decl.prompt !== decl.prompt ? [c.decl.output.name] : [],
+			),
+		),
+	];
+	const signed = base;
+	base = (m: string): ScoreBase => {
+		const b = signed(m);
+		return variants.length > 0
+			? { ...b, signature: `${b.signature}|calls:${variants.join('+')}` }
+			: b;
+	};
+
+	const outcomes = await Promise.all(split.map((c) => runCall(decl, c, ctx, one, base)));
+	let usage: Usage | undefined;
+	let attempts = 0;
+	let model = requested;
+	for (const o of outcomes) {
+		usage = sumUsage(usage, o.score.usage);
+		attempts += o.score.attempts ?? 0;
+		if (o.score.model) model = o.score.model;
+	}
+	const calls = outcomes.map(callDetail);
+	const extras = { usage, model, attempts, latencyMs: Date.now() - started };
+	const failed = outcomes.find((o) => o.score.status === 'error');
+	if (failed) {
+		const why = (failed.score.error ?? 'failed').replace(`${decl.displayName}: `, '');
+		const n = outcomes.filter((o) => o.score.status === 'error').length;
+		return errorScore(
+			base(model),
+			`${decl.displayName}: ${failed.key}: ${why}${n > 1 ? ` (${n} of ${outcomes.length} calls failed)` : ''}`,
+			{ ...extras, details: { calls } },
+		);
+	}
+	const folded = fan.fold(outcomes, values, params);
+	if ('notApplicable' in folded) {
+		return notApplicableScore(base(model), folded.notApplicable, { ...extras, details: { calls } });
+	}
+	return okScore(base(model), folded.value, {
+		...extras,
+		reason: folded.reason,
+		details: { calls, ...(folded.details ?? {}) },
+	});
+}

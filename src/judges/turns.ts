@@ -1,0 +1,145 @@
+/**
+ * Conversations judged per turn (Azure's conversation format, seed 000): every assistant turn of
+ * a conversation gets its own score, the row's value is their mean (severity harms: their max;
+ * yes/no: yes only when every turn is yes), and the per-turn scores are kept in `details.turns`.
+ * The transcript is the row's `history` (earlier turns) plus its `request` and `response`. Only
+ * the last turn has the row's retrieved context and ground truth, so a judge that reads context or
+ * ground truth judges earlier turns only when they carry their own (`turn_contexts`), and reports
+ * them not applicable otherwise rather than rating them without documents.
+ */
+import { coerceInput, InputError, type ChatTurn, type ContextDoc } from '../core/inputs';
+import { errorScore, notApplicableScore, okScore, scoreBase } from '../core/score';
+import type { Score, Usage } from '../core/types';
+import { sumUsage } from './fanout';
+import { judgeSignature, runJudge, type JudgeContext } from './run';
+import type { JudgeDecl } from './types';
+
+/** One exchange of a conversation: a user turn, the assistant's reply and what came before. */
+export interface ConversationTurn {
+	request: string;
+	response: string;
+	history: ChatTurn[];
+}
+
+/**
+ * The exchanges of a transcript, in order: every assistant turn that follows a user turn, with
+ * the turns before that user turn as its history. System turns stay in the history.
+ */
+export function conversationTurns(transcript: ReadonlyArray<ChatTurn>): ConversationTurn[] {
+	const out: ConversationTurn[] = [];
+	let lastUser = -1;
+	transcript.forEach((m, i) => {
+		if (m.role === 'user') lastUser = i;
+		else if (m.role === 'assistant' && lastUser >= 0) {
+			out.push({
+				request: transcript[lastUser].content,
+				response: m.content,
+				history: transcript.slice(0, lastUser),
+			});
+			lastUser = -1;
+		}
+	});
+	return out;
+}
+
+const TURN_ONLY = new Set(['retrieved_context', 'expected_response', 'expected_facts']);
+
+/**
+ * Judges every assistant turn of the row's conversation and folds the turn scores into one.
+ * A row without earlier assistant turns is judged once, as `runJudge` would. Never throws.
+ */
+export async function runEveryTurn(
+	decl: JudgeDecl,
+	inputs: Record<string, unknown>,
+	ctx: JudgeContext,
+): Promise<Score> {
+	const model = ctx.model ?? ctx.source.defaultModel;
+	const base = (m: string) =>
+		scoreBase(
+			decl,
+			decl.id,
+			`${judgeSignature(decl, { model: m, temperature: ctx.temperature, promptOverride: ctx.promptOverride })}|turns:every`,
+			ctx.threshold,
+		);
+	const rawHistory = inputs.history;
+	let history: ChatTurn[] = [];
+	try {
+		if (rawHistory !== undefined && rawHistory !== null && rawHistory !== '')
+			history = coerceInput({ kind: 'messages', field: 'history' }, rawHistory) as ChatTurn[];
+	} catch (e) {
+		if (e instanceof InputError) return errorScore(base(model), e.message);
+		throw e;
+	}
+	const earlier = conversationTurns(history);
+	if (earlier.length === 0) return runJudge(decl, inputs, ctx);
+	const request = inputs.request;
+	const response = inputs.response;
+	if (typeof request !== 'string' || typeof response !== 'string')
+		return runJudge(decl, inputs, ctx);
+	const perTurnContexts = Array.isArray(inputs.turn_contexts)
+		? (inputs.turn_contexts as unknown[])
+		: [];
+	const reads = new Set(decl.inputs.map((i) => i.field));
+	const turns = [...earlier, { request, response, history }];
+	const started = Date.now();
+	const scores = await Promise.all(
+		turns.map((t, k): Promise<Score> => {
+			const last = k === turns.length - 1;
+			if (last) return runJudge(decl, { ...inputs, request, response, history }, ctx);
+			const own = perTurnContexts[k] as ContextDoc[] | undefined;
+			const missing = [...TURN_ONLY].filter(
+				(f) => reads.has(f) && !(f === 'retrieved_context' && own !== undefined),
+			);
+			if (missing.length > 0) {
+				return Promise.resolve(
+					notApplicableScore(
+						base(model),
+						`turn ${k + 1}: only the last turn has ${missing.join(', ')}`,
+					),
+				);
+			}
+			const row: Record<string, unknown> = { request: t.request, response: t.response };
+			row.history = t.history;
+			if (own !== undefined) row.retrieved_context = own;
+			for (const p of decl.params) if (inputs[p.name] !== undefined) row[p.name] = inputs[p.name];
+			return runJudge(decl, row, ctx);
+		}),
+	);
+	let usage: Usage | undefined;
+	let attempts = 0;
+	let answered = model;
+	for (const s of scores) {
+		usage = sumUsage(usage, s.usage);
+		attempts += s.attempts ?? 0;
+		if (s.model) answered = s.model;
+	}
+	const details = {
+		turns: scores.map((s, k) => ({
+			turn: k + 1,
+			status: s.status,
+			value: s.value,
+			...(s.reason !== undefined ? { reason: s.reason } : {}),
+			...(s.error !== undefined ? { error: s.error } : {}),
+		})),
+	};
+	const extras = { usage, attempts, model: answered, latencyMs: Date.now() - started, details };
+	const failed = scores.findIndex((s) => s.status === 'error');
+	if (failed >= 0)
+		return errorScore(base(answered), `turn ${failed + 1}: ${scores[failed].error ?? ''}`, extras);
+	const ok = scores.filter((s) => s.status === 'ok');
+	if (ok.length === 0)
+		return notApplicableScore(
+			base(answered),
+			scores[scores.length - 1].reason ?? 'no turn judged',
+			extras,
+		);
+	const values = ok.map((s) => s.value as number | boolean);
+	let value: number | boolean;
+	if (decl.scale.kind === 'binary') value = values.every((v) => v === true);
+	else if (decl.scale.kind === 'severity') value = Math.max(...(values as number[]));
+	else value = (values as number[]).reduce((a, b) => a + b, 0) / values.length;
+	const reason = `${ok.length} of ${turns.length} turns judged: ${ok
+		.map((s) => `turn ${scores.indexOf(s) + 1} ${String(s.value)}`)
+		.join(', ')}. Last turn: ${scores[scores.length - 1].reason ?? 'not judged'}`;
+	return okScore(base(answered), value, { ...extras, reason });
+}
