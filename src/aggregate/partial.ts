@@ -255,13 +255,22 @@ function readPath(json: Json, path: string): unknown {
 	return cur;
 }
 
+// A group value nested beyond what JSON.stringify can walk is named, not a crash.
+function jsonOrMarker(v: unknown): string {
+	try {
+		return JSON.stringify(v);
+	} catch {
+		return '(unreadable group value)';
+	}
+}
+
 function groupNames(value: unknown): string[] {
 	const one = (v: unknown): string =>
 		v === undefined || v === null || v === ''
 			? NO_GROUP
 			: typeof v === 'string'
 				? v
-				: JSON.stringify(v);
+				: jsonOrMarker(v);
 	if (Array.isArray(value)) return value.length === 0 ? [NO_GROUP] : [...new Set(value.map(one))];
 	return [one(value)];
 }

@@ -2,6 +2,7 @@
  * Coercion of raw field values (from items, CSV cells, expressions) into a declared input kind.
  * Missing values are reported separately from wrong ones: missing -> not applicable, wrong -> error.
  */
+import { deeperThan, TOO_DEEP } from '../record/values';
 import type { InputDecl, InputKind } from './types';
 
 /** A retrieved or expected document in canonical form (seed 002: `content` may be absent). */
@@ -125,6 +126,10 @@ export function coerceInput(
 	value: unknown,
 	label = decl.field,
 ): unknown {
+	// Checked without recursion: every later step (rendering, JSON text) may then recurse safely.
+	if (typeof value === 'object' && value !== null && deeperThan(value)) {
+		throw new InputError(label, TOO_DEEP);
+	}
 	switch (decl.kind) {
 		case 'text':
 			if (typeof value === 'string') return value;

@@ -118,17 +118,28 @@ function truncate(text: string, max: number): string {
 
 // Requests may be a string, chat messages or any object (seed 002): show the last user turn.
 function displayText(value: unknown, max = 400): string {
-	let text: string;
-	if (value === undefined || value === null) text = '';
-	else if (typeof value === 'string') text = value;
-	else if (Array.isArray(value)) {
-		const last = [...value].reverse().find((m) => m && typeof m === 'object' && 'content' in m);
-		text = last ? displayText((last as { content: unknown }).content, max) : safeJson(value);
-	} else if (typeof value === 'object' && 'messages' in value) {
-		text = displayText((value as { messages: unknown }).messages, max);
-	} else if (typeof value === 'object' && 'query' in value) {
-		text = displayText((value as { query: unknown }).query, max);
-	} else text = typeof value === 'object' ? safeJson(value) : String(value);
+	// Unwrap messages / query / the last message's content in a bounded loop (no recursion over
+	// user data): a chat transcript shows its last turn, anything else its JSON.
+	let v = value;
+	for (let step = 0; step < 16; step++) {
+		if (Array.isArray(v)) {
+			const last = [...v].reverse().find((m) => m && typeof m === 'object' && 'content' in m);
+			if (!last) break;
+			v = (last as { content: unknown }).content;
+		} else if (v !== null && typeof v === 'object' && 'messages' in v) {
+			v = (v as { messages: unknown }).messages;
+		} else if (v !== null && typeof v === 'object' && 'query' in v) {
+			v = (v as { query: unknown }).query;
+		} else break;
+	}
+	const text =
+		v === undefined || v === null
+			? ''
+			: typeof v === 'string'
+				? v
+				: typeof v === 'object'
+					? safeJson(v)
+					: String(v);
 	return truncate(redactSecrets(text.replace(/\s+/g, ' ').trim()), max);
 }
 
