@@ -6,11 +6,12 @@
  * Any failed call makes the row an error naming the call: a partial verdict is never a score.
  * Bare calls (MiniCheck) are also run here, so `run.ts` only dispatches.
  */
-import { InputError, readInputs } from '../core/inputs';
+import { InputError } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
 import { truncate } from './parse';
+import { readJudgeRow } from './row';
 import type { JudgeContext } from './run';
 import type { BareCall, CallOutcome, JudgeCall, JudgeDecl } from './types';
 
@@ -162,19 +163,9 @@ export async function runFanOut(
 	const requested = ctx.model ?? ctx.source.defaultModel;
 	const fan = decl.fanOut;
 	if (!fan) return one(decl, inputs, ctx);
-	const raw: Record<string, unknown> = {};
-	for (const input of decl.inputs) {
-		raw[input.name] = inputs[input.name] !== undefined ? inputs[input.name] : inputs[input.field];
-	}
-	const read = readInputs(decl.inputs, raw);
-	if (!read.ok) {
-		return 'missing' in read
-			? notApplicableScore(base(requested), read.reason)
-			: errorScore(base(requested), read.error.message);
-	}
-	const values = read.values;
-	const na = decl.notApplicable?.(values) ?? null;
-	if (na !== null) return notApplicableScore(base(requested), na);
+	const row = readJudgeRow(decl, inputs, base(requested));
+	if ('score' in row) return row.score;
+	const values = row.values;
 	const params = judgeParams(decl, inputs, ctx);
 	let split: ReturnType<typeof fan.split>;
 	try {

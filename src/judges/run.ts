@@ -3,14 +3,14 @@
  * cannot be judged), prompt rendering with nonce delimiters, the structured-output fallback
  * ladder (json_schema -> json_object -> tagged text -> one re-ask), parsing, and the Score.
  */
-import { readInputs } from '../core/inputs';
-import { errorScore, notApplicableScore, okScore, scoreBase, type ScoreBase } from '../core/score';
+import { errorScore, okScore, scoreBase, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
 import { runFanOut } from './fanout';
 import type { Governor, RowClock } from './governor';
 import type { ChatMessage, ChatResult, ModelSource, ResponseMode } from './model';
 import { parseReply, truncate } from './parse';
+import { readJudgeRow } from './row';
 import { dataRule, placeholderProblems, promptHash, renderPrompt } from './prompt';
 import type { JudgeDecl, JudgePrompt } from './types';
 
@@ -164,21 +164,9 @@ async function judgeRow(
 	const requestedModel = ctx.model ?? ctx.source.defaultModel;
 	const sign = (model: string): ScoreBase => judgeBase(decl, ctx, model);
 
-	// The same reader as the metrics: missing -> not applicable, malformed -> the row's error
-	// naming the field, never sent to the model. Inputs come by input name or by record field.
-	const raw: Record<string, unknown> = {};
-	for (const input of decl.inputs) {
-		raw[input.name] = inputs[input.name] !== undefined ? inputs[input.name] : inputs[input.field];
-	}
-	const read = readInputs(decl.inputs, raw);
-	if (!read.ok) {
-		return 'missing' in read
-			? notApplicableScore(sign(requestedModel), read.reason)
-			: errorScore(sign(requestedModel), read.error.message);
-	}
-	const values = read.values;
-	const na = decl.notApplicable?.(values) ?? null;
-	if (na !== null) return notApplicableScore(sign(requestedModel), na);
+	const row = readJudgeRow(decl, inputs, sign(requestedModel));
+	if ('score' in row) return row.score;
+	const values = row.values;
 	const fixed = decl.fixedResult?.(values) ?? null;
 	if (fixed !== null) {
 		return okScore(sign(requestedModel), fixed.value, {
