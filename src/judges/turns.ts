@@ -4,8 +4,9 @@
  * yes/no: yes only when every turn is yes), and the per-turn scores are kept in `details.turns`.
  * The transcript is the row's `history` (earlier turns) plus its `request` and `response`. Only
  * the last turn has the row's retrieved context and ground truth, so a judge that reads context or
- * ground truth judges earlier turns only when they carry their own (`turn_contexts`), and reports
- * them not applicable otherwise rather than rating them without documents.
+ * ground truth judges earlier turns only when they carry their own (`turn_contexts`, or the context
+ * the record keeps on each assistant turn of `history`), and reports them not applicable otherwise
+ * rather than rating them without documents.
  */
 import { coerceInput, InputError, type ChatTurn, type ContextDoc } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, scoreBase } from '../core/score';
@@ -45,6 +46,37 @@ export function conversationTurns(transcript: ReadonlyArray<ChatTurn>): Conversa
 const TURN_ONLY = new Set(['retrieved_context', 'expected_response', 'expected_facts']);
 
 /**
+ * The context each earlier exchange cited, in the order of {@link conversationTurns}: the
+ * `context` the record keeps on an assistant turn, or undefined where it has none (or a bad one).
+ */
+export function historyContexts(raw: unknown): (ContextDoc[] | undefined)[] {
+	if (!Array.isArray(raw)) return [];
+	const out: (ContextDoc[] | undefined)[] = [];
+	let afterUser = false;
+	raw.forEach((m, i) => {
+		if (m === null || typeof m !== 'object') return;
+		const { role, context } = m as { role?: unknown; context?: unknown };
+		if (role === 'user') afterUser = true;
+		else if (role === 'assistant' && afterUser) {
+			afterUser = false;
+			let docs: ContextDoc[] | undefined;
+			if (Array.isArray(context) && context.length > 0) {
+				try {
+					docs = coerceInput(
+						{ kind: 'contexts', field: `history[${i}].context` },
+						context,
+					) as ContextDoc[];
+				} catch (e) {
+					if (!(e instanceof InputError)) throw e;
+				}
+			}
+			out.push(docs);
+		}
+	});
+	return out;
+}
+
+/**
  * Judges every assistant turn of the row's conversation and folds the turn scores into one.
  * A row without earlier assistant turns is judged once, as `runJudge` would. Never throws.
  */
@@ -76,9 +108,11 @@ export async function runEveryTurn(
 	const response = inputs.response;
 	if (typeof request !== 'string' || typeof response !== 'string')
 		return runJudge(decl, inputs, ctx);
+	// A turn's own documents: `turn_contexts`, else the context the record keeps on each earlier
+	// assistant turn (Azure's per-turn citations, `history[i].context`).
 	const perTurnContexts = Array.isArray(inputs.turn_contexts)
 		? (inputs.turn_contexts as unknown[])
-		: [];
+		: historyContexts(rawHistory);
 	const reads = new Set(decl.inputs.map((i) => i.field));
 	const turns = [...earlier, { request, response, history }];
 	const started = Date.now();

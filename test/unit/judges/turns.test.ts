@@ -100,6 +100,22 @@ describe('every assistant turn', () => {
 			ctx(),
 		);
 		expect(withOwn.value).toBe((2 + 4 + 5) / 3);
+		// The record keeps Azure's per-turn citations on the assistant turns of history: used too.
+		const cited = await runEveryTurn(
+			groundedness as JudgeDecl,
+			{
+				...row,
+				history: row.history.map((m, i) =>
+					m.role === 'assistant'
+						? { ...m, context: [{ doc_uri: `doc-${i}`, content: `cited ${i}` }] }
+						: m,
+				),
+			},
+			ctx(),
+		);
+		expect(cited.value).toBe((2 + 4 + 5) / 3);
+		const prompts = server.chatRequests().map((r) => r.messages?.[1]?.content ?? '');
+		expect(prompts.some((p) => p.includes('(source: doc-2)') && p.includes('cited 2'))).toBe(true);
 		const gt = await runEveryTurn(relevanceConversationGt as JudgeDecl, row, ctx());
 		expect(gt.value).toBe(5);
 	});
