@@ -506,7 +506,7 @@ const ciGate = withNodeSettings(
 				params: {
 					respondWith: 'json',
 					responseBody:
-						'={{ (() => { const rows = $("Similarity").all().map((i) => i.json); const keys = ["f1_score", "bleu", "similarity"]; const failed = rows.filter((r) => keys.some((k) => r.eval[k].pass === false || r.eval[k].status === "error")); const mean = (k) => { const v = rows.map((r) => r.eval[k].value).filter((x) => typeof x === "number"); return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null; }; return { pass: failed.length === 0, rows: rows.length, failed: failed.map((r) => r.request_id), f1_mean: mean("f1_score"), bleu_mean: mean("bleu"), similarity_mean: mean("similarity"), judged: rows.filter((r) => r.eval.similarity.status === "ok").length, junit: $json.junit }; })() }}',
+						'={{ (() => { const rows = $("Similarity").all().map((i) => i.json); const keys = ["f1_score", "bleu", "similarity"]; const failed = rows.filter((r) => keys.some((k) => r.eval[k].pass !== true)); const mean = (k) => { const v = rows.map((r) => r.eval[k].value).filter((x) => typeof x === "number"); return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null; }; return { pass: failed.length === 0, rows: rows.length, failed: failed.map((r) => r.request_id), f1_mean: mean("f1_score"), bleu_mean: mean("bleu"), similarity_mean: mean("similarity"), judged: rows.filter((r) => r.eval.similarity.status === "ok").length, junit: $json.junit }; })() }}',
 					options: { responseCode: 200 },
 				},
 			},

@@ -110,15 +110,36 @@ module.exports = [
 		workflowId: 'ragEvalCiGate0001',
 		webhook: {
 			path: 'rag-eval-ci',
-			body: () => ({ rows: [row(1), { query: 'A question with no answer' }, row(3)] }),
+			// A question that is a number is no dataset row (a row without a response loads: golden
+			// sets are answered after Eval Dataset, so that case is the next spec's).
+			body: () => ({ rows: [row(1), { query: 42, response: 'An answer' }, row(3)] }),
 		},
 		check({ status, body, judgeCalls }, ctx) {
 			assert.equal(status, 400, JSON.stringify(body));
 			assert.equal(body.message, '1 posted row(s) are invalid; nothing was evaluated');
 			assert.equal(body.invalid.length, 1);
 			assert.equal(body.invalid[0].row, 2);
-			assert.match(body.invalid[0].error, /^row 2: .*response/);
+			assert.match(body.invalid[0].error, /^row 2: query: expected string or object, got number/);
 			noJudgeCall(judgeCalls, ctx);
+		},
+	},
+	{
+		name: 'ci-gate: a posted row without a response is never reported as passing',
+		workflowId: 'ragEvalCiGate0001',
+		webhook: {
+			path: 'rag-eval-ci',
+			body: () => ({
+				rows: [row(1), { query: 'Question 2?', ground_truth: 'The handbook says so.' }],
+			}),
+		},
+		check({ status, body, judgeCalls }, ctx) {
+			assert.equal(status, 200, JSON.stringify(body));
+			// The row loads (golden rows are answered later) but nothing scores it: not green.
+			assert.equal(body.pass, false);
+			assert.equal(body.rows, 2);
+			assert.equal(body.failed.length, 1);
+			assert.equal(body.judged, 1);
+			if (ctx.judge) assert.equal(judgeCalls, 1, 'only the row with a response is judged');
 		},
 	},
 	{
