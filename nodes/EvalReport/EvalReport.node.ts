@@ -20,12 +20,25 @@ import {
 	type ReportSummaryLike,
 } from '../../src/report';
 import { iconFor } from '../shared/common';
-import { allPaired } from '../shared/collect';
+import { allPaired, jsonOption } from '../shared/collect';
 
 type Part = 'slack' | 'markdown' | 'ticket' | 'html' | 'junit';
 
 function isSummary(v: unknown): v is ReportSummaryLike {
 	return !!v && typeof v === 'object' && typeof (v as { metrics?: unknown }).metrics === 'object';
+}
+
+// The Run History option: an array of earlier summaries, or nothing when left empty.
+function historyOption(ctx: IExecuteFunctions, raw: unknown): unknown[] | undefined {
+	const value = jsonOption<unknown>(ctx, 'Run History', raw, 'the run history');
+	if (value === undefined || value === null || value === '') return undefined;
+	if (!Array.isArray(value)) {
+		throw new NodeOperationError(ctx.getNode(), 'Run History must be an array of run summaries', {
+			description:
+				'Set it to an expression returning an array, e.g. {{ $json.history }}, oldest run first.',
+		});
+	}
+	return value;
 }
 
 /**
@@ -88,6 +101,23 @@ export class EvalReport implements INodeType {
 						description: 'Link shown in the reports, e.g. the execution URL',
 					},
 					{ displayName: 'Worst Rows Shown', name: 'maxWorstRows', type: 'number', default: 10 },
+					{
+						displayName: 'Run History',
+						name: 'history',
+						type: 'json',
+						default: '',
+						placeholder: '={{ $json.history }}',
+						description:
+							'Earlier run summaries, oldest first (e.g. the last 30 kept in workflow static data with appendHistory): adds a Trends section, an SVG chart in HTML and a sparkline per metric in Slack and Markdown. An input item with a "history" array works too.',
+					},
+					{
+						displayName: 'Trend Runs',
+						name: 'trendRuns',
+						type: 'number',
+						default: 30,
+						typeOptions: { minValue: 2 },
+						description: 'How many runs the trends show, this one included',
+					},
 				],
 			},
 		],
@@ -98,8 +128,10 @@ export class EvalReport implements INodeType {
 		let summary: ReportSummaryLike | undefined;
 		let gate: GateResult | undefined;
 		const rows: ReportRow[] = [];
+		let itemHistory: unknown[] | undefined;
 		for (const item of items) {
 			const j = item.json;
+			if (Array.isArray(j.history) && !itemHistory) itemHistory = j.history as unknown[];
 			if (j.gate && isSummary(j.summary)) {
 				gate = j.gate as unknown as GateResult;
 				summary = j.summary as unknown as ReportSummaryLike;
@@ -119,6 +151,8 @@ export class EvalReport implements INodeType {
 			title: this.getNodeParameter('title', 0, 'Nightly RAG evaluation') as string,
 			runUrl: (o.runUrl as string) || undefined,
 			maxWorstRows: (o.maxWorstRows as number | undefined) ?? 10,
+			history: historyOption(this, o.history) ?? itemHistory,
+			trendRuns: (o.trendRuns as number | undefined) ?? 30,
 		};
 		const formats = this.getNodeParameter('formats', 0, []) as Part[];
 		const json: IDataObject = {};
