@@ -7,12 +7,8 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
-import {
-	baselineFromHistory,
-	compareRuns,
-	type GateRow,
-	type GateSummaryLike,
-} from '../../src/gate';
+import { compareRuns, type GateRow, type GateSummaryLike } from '../../src/gate';
+import { baselineFromHistory } from '../../src/history';
 import { iconFor } from '../shared/common';
 import { jsonOption } from '../shared/collect';
 

@@ -14,7 +14,6 @@
  */
 
 import type { Direction, Score } from '../core/types';
-import { medianBaseline, normaliseHistory } from '../history';
 import {
 	holmAdjust,
 	mcnemar,
@@ -478,40 +477,4 @@ function unpairedTest(
 	const floor = options.minBootstrapRows ?? MIN_BOOTSTRAP_ROWS;
 	if (current.length < floor || baseline.length < floor) return null;
 	return unpairedBootstrap(current, baseline, options.bootstrap);
-}
-
-/** Which earlier run(s) the gate compares against. */
-export type BaselineMode = 'last' | 'median';
-
-/** A baseline chosen from history, with what it is made of (for the reports). */
-export interface HistoryBaseline {
-	baseline: GateSummaryLike;
-	/** Runs the baseline was built from (0 when the history is empty). */
-	runs: number;
-	/** Plain-words description, e.g. `median of the last 7 runs`. */
-	description: string;
-}
-
-/**
- * The baseline from a history of earlier run summaries (oldest first): `last` = the latest run,
- * `median` = each metric's median over the last `k` runs (default 7). A median baseline has no
- * rows, so the gate runs its summary-only tests (two-proportion z-test for rates, tolerance for
- * means); one unusually good or bad night no longer moves the bar.
- */
-export function baselineFromHistory(
-	history: unknown,
-	mode: BaselineMode = 'last',
-	k = 7,
-): HistoryBaseline {
-	const runs = normaliseHistory(history);
-	if (!runs.length) return { baseline: { metrics: {} }, runs: 0, description: 'no earlier run' };
-	if (mode === 'last') {
-		return { baseline: runs[runs.length - 1], runs: 1, description: 'the last run' };
-	}
-	const m = medianBaseline(runs, k);
-	return {
-		baseline: { metrics: m.metrics },
-		runs: m.runs,
-		description: `median of the last ${m.runs} run${m.runs === 1 ? '' : 's'}`,
-	};
 }

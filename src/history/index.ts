@@ -4,6 +4,8 @@
  * the HTML report, and the median of the last K runs as a baseline for the Regression Gate.
  */
 
+import { gateMetrics, type GateSummaryLike } from '../gate';
+
 /** One run metric as history keeps it: the value, how many rows it measured, which way is better. */
 export interface HistoryMetric {
 	value: number | null;
@@ -22,6 +24,8 @@ export interface HistoryEntry {
 /** What {@link appendHistory} and {@link trendSeries} need of a summary (the aggregate's fits). */
 export interface HistorySummaryLike {
 	rows?: number;
+	/** Per-metric statistics; their means and pass rates are kept as `<id>/mean`, `<id>/pass_rate`. */
+	perMetric?: GateSummaryLike['perMetric'];
 	/** Set on history entries; a summary has none. */
 	at?: unknown;
 	metrics: Record<
@@ -49,15 +53,23 @@ export function isHistoryLike(v: unknown): v is HistorySummaryLike {
 	);
 }
 
-/** A summary reduced to what history keeps: value, measured and direction of each run metric. */
+/**
+ * A summary reduced to what history keeps: value, measured and direction of each run metric the
+ * Regression Gate compares (run-level names plus each per-metric mean or pass rate no run-level
+ * name covers). Metrics no row measured are left out.
+ */
 export function historyEntry(summary: HistorySummaryLike, at?: string): HistoryEntry {
 	const metrics: Record<string, HistoryMetric> = {};
-	for (const [name, m] of Object.entries(summary.metrics ?? {})) {
+	const all = gateMetrics({
+		metrics: summary.metrics as GateSummaryLike['metrics'],
+		perMetric: summary.perMetric,
+	});
+	for (const [name, m] of Object.entries(all)) {
 		if (!m || typeof m !== 'object') continue;
-		const entry: HistoryMetric = {
-			value: finite(m.value),
-			measured: finite(m.measured) ?? 0,
-		};
+		const value = finite(m.value);
+		const measured = finite(m.measured) ?? 0;
+		if (value === null && measured === 0) continue;
+		const entry: HistoryMetric = { value, measured };
 		if (m.direction === 'higher' || m.direction === 'lower') entry.direction = m.direction;
 		metrics[name] = entry;
 	}
@@ -267,4 +279,40 @@ export function trendChartSvg(
 		);
 	});
 	return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="Metric trends" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif">${panels.join('')}</svg>`;
+}
+
+/** Which earlier run(s) the gate compares against. */
+export type BaselineMode = 'last' | 'median';
+
+/** A baseline chosen from history, with what it is made of (for the reports). */
+export interface HistoryBaseline {
+	baseline: GateSummaryLike;
+	/** Runs the baseline was built from (0 when the history is empty). */
+	runs: number;
+	/** Plain-words description, e.g. `median of the last 7 runs`. */
+	description: string;
+}
+
+/**
+ * The baseline from a history of earlier run summaries (oldest first): `last` = the latest run,
+ * `median` = each metric's median over the last `k` runs (default 7). A median baseline has no
+ * rows, so the gate runs its summary-only tests (two-proportion z-test for rates, tolerance for
+ * means); one unusually good or bad night no longer moves the bar.
+ */
+export function baselineFromHistory(
+	history: unknown,
+	mode: BaselineMode = 'last',
+	k = 7,
+): HistoryBaseline {
+	const runs = normaliseHistory(history);
+	if (!runs.length) return { baseline: { metrics: {} }, runs: 0, description: 'no earlier run' };
+	if (mode === 'last') {
+		return { baseline: runs[runs.length - 1], runs: 1, description: 'the last run' };
+	}
+	const m = medianBaseline(runs, k);
+	return {
+		baseline: { metrics: m.metrics },
+		runs: m.runs,
+		description: `median of the last ${m.runs} run${m.runs === 1 ? '' : 's'}`,
+	};
 }

@@ -48,7 +48,7 @@ describe('Eval Report with run history', () => {
 
 describe('Regression Gate against the median of the last K runs', () => {
 	test('a drop hidden by one bad night regresses against the median', async () => {
-		const gate = (options: Record<string, unknown>) =>
+		const gate = (options: Record<string, string | number>) =>
 			runWorkflow(
 				singleNode('n8n-nodes-rag-eval.regressionGate', {
 					baseline: JSON.stringify(HISTORY[HISTORY.length - 1]),

@@ -1,12 +1,13 @@
 import {
 	appendHistory,
+	baselineFromHistory,
 	medianBaseline,
 	normaliseHistory,
 	sparkline,
 	trendChartSvg,
 	trendSeries,
 } from '../../../src/history';
-import { baselineFromHistory, compareRuns } from '../../../src/gate';
+import { compareRuns } from '../../../src/gate';
 import { escapeHtml, htmlReport, markdownReport, slackMessage } from '../../../src/report';
 import { EVIL } from './fixtures';
 
@@ -44,6 +45,24 @@ describe('appendHistory', () => {
 		});
 		// Root causes, CIs and per-metric blocks are not kept.
 		expect(JSON.stringify(h)).not.toMatch(/rootCauses|perMetric|ci/);
+	});
+
+	test('keeps per-metric means and pass rates the gate compares; drops unmeasured metrics', () => {
+		const [entry] = appendHistory([], {
+			metrics: { 'agent/latency_seconds/average': { value: null, measured: 0 } },
+			perMetric: {
+				relevance: { measured: 8, scale: { kind: 'likert' }, mean: { value: 2.875 } },
+				groundedness_verdict: {
+					measured: 8,
+					scale: { kind: 'binary' },
+					passRate: { value: 0.625 },
+				},
+			},
+		});
+		expect(entry.metrics).toEqual({
+			'relevance/mean': { value: 2.875, measured: 8 },
+			'groundedness_verdict/pass_rate': { value: 0.625, measured: 8, direction: 'higher' },
+		});
 	});
 
 	test('does not mutate its input, drops non-summaries and never keeps NaN', () => {
