@@ -996,6 +996,97 @@ const databricks = workflow(
 	],
 );
 
+// Evaluate in n8n's Evaluations tab: n8n's test runner runs this workflow once per Data Table row
+// (Evaluation Trigger), our judges and metrics score the row with Output Format "flat", and the
+// Evaluation node's Set Metrics hands the numbers to the Evaluations tab. `npm start` creates the
+// Data Table from the bundled dataset and points the trigger at it (scripts/start.js).
+const EVALUATIONS_TABLE = 'rag-eval-support-sample';
+const FLAT = { options: { outputFormat: 'flat' } };
+const evaluationsTab = workflow(
+	'evaluationsTab',
+	'ragEvalEvalTab001',
+	"RAG evaluation: n8n's Evaluations tab",
+	[
+		{
+			name: 'When Fetching a Dataset Row',
+			type: 'n8n-nodes-base.evaluationTrigger',
+			v: 4.7,
+			pos: [0, 0],
+			params: {
+				source: 'dataTable',
+				dataTableId: { __rl: true, mode: 'id', value: EVALUATIONS_TABLE },
+			},
+			notes: `Data Table "${EVALUATIONS_TABLE}" (npm start creates it from examples/datasets)`,
+		},
+		{
+			name: 'Eval Dataset',
+			type: `${P}.evalDataset`,
+			pos: [240, 0],
+			params: { source: 'items', schema: 'auto' },
+			notes: 'Maps the row (Azure query/context/response/ground_truth) onto the canonical fields',
+		},
+		{
+			name: 'Ask Your RAG App',
+			type: 'n8n-nodes-base.httpRequest',
+			v: 4.2,
+			pos: [480, 0],
+			disabled: true,
+			params: {
+				method: 'POST',
+				url: 'https://rag.example.internal/answer',
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody: '={{ JSON.stringify({ question: $json.request }) }}',
+				options: {},
+			},
+			notes: 'Enable to score fresh answers; the sample rows carry responses',
+		},
+		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [720, 0], params: FLAT },
+		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [940, 0], params: FLAT },
+		{
+			name: 'Groundedness',
+			type: `${P}.judgeGroundedness`,
+			pos: [1160, 0],
+			params: { threshold: 3, ...FLAT },
+		},
+		{
+			name: 'Relevance',
+			type: `${P}.judgeRelevance`,
+			pos: [1380, 0],
+			params: { threshold: 3, ...FLAT },
+		},
+		{
+			name: 'Set Metrics',
+			type: 'n8n-nodes-base.evaluation',
+			v: 4.7,
+			pos: [1620, 0],
+			params: {
+				operation: 'setMetrics',
+				metric: 'customMetrics',
+				metrics: {
+					assignments: ['f1_score', 'rougeL', 'groundedness', 'relevance'].map((key, i) => ({
+						id: uuid('evaluationsTabMetric', i),
+						name: key,
+						// A row that could not be scored has no number, and Set Metrics then fails that
+						// row's test case: an error, never a fake score in the averages.
+						value: `={{ $json.${key} }}`,
+						type: 'number',
+					})),
+				},
+			},
+			notes: 'Numbers only: our nodes add <key>: number with Output Format "flat"',
+		},
+	],
+	[
+		['When Fetching a Dataset Row', 'Eval Dataset'],
+		['Eval Dataset', 'F1 Score'],
+		['F1 Score', 'ROUGE'],
+		['ROUGE', 'Groundedness'],
+		['Groundedness', 'Relevance'],
+		['Relevance', 'Set Metrics'],
+	],
+);
+
 const out = {
 	'agent-evaluation': agent,
 	'agent-evaluation-agent': agentUnderTest,
@@ -1006,6 +1097,7 @@ const out = {
 	'ci-gate': ciGate,
 	'batched-evaluation': batched,
 	'batched-evaluation-worker': batchWorker,
+	'evaluations-tab': evaluationsTab,
 };
 for (const [name, wf] of Object.entries(out)) {
 	fs.writeFileSync(path.join(HERE, `${name}.workflow.json`), `${JSON.stringify(wf, null, '\t')}\n`);

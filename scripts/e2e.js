@@ -267,7 +267,7 @@ async function main() {
 	};
 	const byId = new Map(workflows.map(({ wf }) => [wf.id, wf]));
 	const covered = new Set();
-	for (const spec of selected.filter((s) => !s.webhook)) {
+	for (const spec of selected.filter((s) => !s.webhook && !s.suite)) {
 		if (!byId.has(spec.workflowId)) {
 			record(
 				spec.name,
@@ -316,6 +316,17 @@ async function main() {
 	const hooks = selected.filter((s) => s.webhook);
 	if (hooks.length) {
 		await step('webhook phase', () => runWebhookSpecs(hooks, env, byId, covered, record, ctx));
+	}
+	// Specs that need a running n8n of their own (`suite`: a script printing `N passed, N failed`).
+	for (const spec of selected.filter((s) => s.suite)) {
+		covered.add(spec.workflowId);
+		const s = Date.now();
+		const r = await runChild(spec.suite);
+		timings.push(`${path.basename(spec.suite)} ${((Date.now() - s) / 1000).toFixed(0)} s`);
+		const m = r.stdout.match(/^(\d+) passed, (\d+) failed$/m);
+		if (!m) record(spec.name, new Error(`no summary line (exit ${r.status})`));
+		else if (Number(m[2]) > 0) record(spec.name, new Error(`${m[2]} of its checks failed`));
+		else record(spec.name, null);
 	}
 	// The judge key may not sit in clear in n8n's database (credentials, saved executions), its
 	// log or any node's items. The webhook token is checked in the log and the items only: n8n

@@ -106,6 +106,25 @@ async function waitForHealth(url, child, timeoutMs) {
 	throw new Error(`n8n did not become ready at ${url} within ${timeoutMs / 1000} s`);
 }
 
+/**
+ * The "Evaluate in n8n's Evaluations tab" example reads a Data Table: create it from the bundled
+ * dataset once (REST API, as the owner) and point the example's Evaluation Trigger at it. A
+ * failure only costs this example, so it is logged, never fatal.
+ */
+async function setUpEvaluationsExample(base, owner) {
+	const ev = require('./n8n-evaluations');
+	try {
+		const session = await ev.restSession(base, owner.email, owner.password);
+		const table = await ev.ensureDataTable(session, ev.EVALUATIONS_EXAMPLE.table, ev.datasetRows());
+		await ev.pointEvaluationTrigger(session, ev.EVALUATIONS_EXAMPLE.workflowId, table.id);
+		log(
+			`Data Table "${ev.EVALUATIONS_EXAMPLE.table}" ${table.created ? 'created from examples/datasets' : 'found'}; the Evaluations tab example reads it`,
+		);
+	} catch (e) {
+		log(`could not set up the Evaluations tab example's Data Table: ${e.message}`);
+	}
+}
+
 async function main() {
 	const t0 = Date.now();
 	log('step 1/5: n8n (pinned 2.41.1, installed once into the cache)');
@@ -191,6 +210,7 @@ async function main() {
 	process.on('SIGTERM', stop);
 	const url = `http://localhost:${PORT}`;
 	await waitForHealth(`http://127.0.0.1:${PORT}`, child, 180000);
+	await setUpEvaluationsExample(`http://127.0.0.1:${PORT}`, owner);
 	const first = workflows.find((w) => w.id === 'ragEvalNightly001') || workflows[0];
 	const lines = [
 		'',

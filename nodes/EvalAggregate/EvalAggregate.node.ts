@@ -77,7 +77,7 @@ export class EvalAggregate implements INodeType {
 					},
 				],
 				description:
-					'Input items may be scored rows, partials from other Eval Aggregate nodes, or both',
+					"Input items may be scored rows, partials from other Eval Aggregate nodes, or both. n8n stores every node's output items in the execution (about 3 KB a row in the nightly pipeline): for large runs drop heavy row fields (contexts, traces) before this node, or use Partial in queue-mode batches, and keep only the summary.",
 			},
 			{
 				displayName: 'Group By',

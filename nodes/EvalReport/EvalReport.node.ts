@@ -30,6 +30,19 @@ function isSummary(v: unknown): v is ReportSummaryLike {
 	return !!v && typeof v === 'object' && typeof (v as { metrics?: unknown }).metrics === 'object';
 }
 
+// The Run History option: an array of earlier summaries, or nothing when left empty.
+function historyOption(ctx: IExecuteFunctions, raw: unknown): unknown[] | undefined {
+	const value = jsonOption<unknown>(ctx, 'Run History', raw, 'the run history');
+	if (value === undefined || value === null || value === '') return undefined;
+	if (!Array.isArray(value)) {
+		throw new NodeOperationError(ctx.getNode(), 'Run History must be an array of run summaries', {
+			description:
+				'Set it to an expression returning an array, e.g. {{ $json.history }}, oldest run first.',
+		});
+	}
+	return value;
+}
+
 /**
  * Eval Report: from a run summary (and optionally a gate result and the failing rows) builds a
  * Slack message, Markdown, a ticket payload, one ticket per root cause, a self-contained HTML
@@ -114,6 +127,23 @@ export class EvalReport implements INodeType {
 						description:
 							'Whether to also put the HTML report and JUnit XML as text in the JSON (html, junit), e.g. to return them from Respond to Webhook to a CI job',
 					},
+					{
+						displayName: 'Run History',
+						name: 'history',
+						type: 'json',
+						default: '',
+						placeholder: '={{ $json.history }}',
+						description:
+							'Earlier run summaries, oldest first (e.g. the last 30 kept in workflow static data with appendHistory): adds a Trends section, an SVG chart in HTML and a sparkline per metric in Slack and Markdown. An input item with a "history" array works too.',
+					},
+					{
+						displayName: 'Trend Runs',
+						name: 'trendRuns',
+						type: 'number',
+						default: 30,
+						typeOptions: { minValue: 2 },
+						description: 'How many runs the trends show, this one included',
+					},
 				],
 			},
 		],
@@ -124,8 +154,10 @@ export class EvalReport implements INodeType {
 		let summary: ReportSummaryLike | undefined;
 		let gate: GateResult | undefined;
 		const rows: ReportRow[] = [];
+		let itemHistory: unknown[] | undefined;
 		for (const item of items) {
 			const j = item.json;
+			if (Array.isArray(j.history) && !itemHistory) itemHistory = j.history as unknown[];
 			if (j.gate && isSummary(j.summary)) {
 				gate = j.gate as unknown as GateResult;
 				summary = j.summary as unknown as ReportSummaryLike;
@@ -154,6 +186,8 @@ export class EvalReport implements INodeType {
 			title: this.getNodeParameter('title', 0, 'Nightly RAG evaluation') as string,
 			runUrl: (o.runUrl as string) || undefined,
 			maxWorstRows: (o.maxWorstRows as number | undefined) ?? 10,
+			history: historyOption(this, o.history) ?? itemHistory,
+			trendRuns: (o.trendRuns as number | undefined) ?? 30,
 		};
 		const formats = this.getNodeParameter('formats', 0, []) as Part[];
 		const json: IDataObject = {};

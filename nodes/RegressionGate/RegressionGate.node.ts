@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 import { minCoverageFromPercent } from '../../src/aggregate';
 import { compareRuns, type GateRow, type GateSummaryLike } from '../../src/gate';
+import { baselineFromHistory } from '../../src/history';
 import { iconFor } from '../shared/common';
 import { jsonOption } from '../shared/collect';
 
@@ -121,6 +122,46 @@ export class RegressionGate implements INodeType {
 						typeOptions: { numberPrecision: 3 },
 					},
 					{
+						displayName: 'Compare Against',
+						name: 'compareAgainst',
+						type: 'options',
+						default: 'baseline',
+						options: [
+							{
+								name: 'Baseline Summary',
+								value: 'baseline',
+								description: 'The Baseline Summary parameter (usually last night)',
+							},
+							{
+								name: 'Last Run in History',
+								value: 'last',
+								description: 'The newest entry of Run History',
+							},
+							{
+								name: 'Median of Last K Runs',
+								value: 'median',
+								description:
+									"Each metric's median over the last K runs of Run History: one noisy night neither sets off nor hides a regression. Summary-only tests (rates: z-test; means: tolerance).",
+							},
+						],
+					},
+					{
+						displayName: 'Run History',
+						name: 'history',
+						type: 'json',
+						default: '',
+						placeholder: '={{ $json.history }}',
+						description:
+							'Earlier run summaries, oldest first (e.g. kept in workflow static data with appendHistory); used by Compare Against: Last Run in History or Median of Last K Runs',
+					},
+					{
+						displayName: 'Runs in Median (K)',
+						name: 'medianRuns',
+						type: 'number',
+						default: 7,
+						typeOptions: { minValue: 1 },
+					},
+					{
 						displayName: 'Current Rows',
 						name: 'currentRows',
 						type: 'json',
@@ -173,13 +214,29 @@ export class RegressionGate implements INodeType {
 				this.getNodeParameter('baseline', i, ''),
 				'the baseline summary',
 			);
-			const baseline: GateSummaryLike = isSummary(baselineRaw) ? baselineRaw : { metrics: {} };
+			const o = this.getNodeParameter('options', i, {}) as IDataObject;
+			const mode = (o.compareAgainst as 'baseline' | 'last' | 'median' | undefined) ?? 'baseline';
+			let baseline: GateSummaryLike = isSummary(baselineRaw) ? baselineRaw : { metrics: {} };
+			let baselineFound = isSummary(baselineRaw);
+			let baselineSource = baselineFound ? 'the baseline summary' : 'no baseline';
+			if (mode !== 'baseline') {
+				const history = jsonOption<unknown>(this, 'Run History', o.history, 'the run history');
+				if (history !== undefined && !Array.isArray(history)) {
+					throw new NodeOperationError(this.getNode(), 'Run History must be an array', {
+						itemIndex: i,
+						description: 'Give the earlier run summaries as an array, oldest first.',
+					});
+				}
+				const chosen = baselineFromHistory(history, mode, (o.medianRuns as number) || 7);
+				baseline = chosen.baseline;
+				baselineFound = chosen.runs > 0;
+				baselineSource = chosen.description;
+			}
 			const t = this.getNodeParameter('tolerances', i, {}) as {
 				pairs?: { metric: string; tolerance: number }[];
 			};
 			const tolerances: Record<string, number> = {};
 			for (const p of t.pairs ?? []) if (p.metric) tolerances[p.metric] = p.tolerance;
-			const o = this.getNodeParameter('options', i, {}) as IDataObject;
 			let minCoverage: number | undefined;
 			try {
 				minCoverage = minCoverageFromPercent(o.minCoverage);
@@ -195,14 +252,19 @@ export class RegressionGate implements INodeType {
 				defaultTolerance: this.getNodeParameter('defaultTolerance', i, 0.02) as number,
 				alpha: (o.alpha as number | undefined) ?? 0.05,
 				currentRows: jsonOption<GateRow[]>(this, 'Current Rows', o.currentRows, 'rows'),
-				baselineRows: jsonOption<GateRow[]>(this, 'Baseline Rows', o.baselineRows, 'rows'),
+				// A median of runs has no rows of its own to pair with.
+				baselineRows:
+					mode === 'median'
+						? undefined
+						: jsonOption<GateRow[]>(this, 'Baseline Rows', o.baselineRows, 'rows'),
 				pairedScoreTest: (o.pairedScoreTest as 'wilcoxon' | 'bootstrap' | undefined) ?? 'wilcoxon',
 			});
 			const json: IDataObject = {
 				status: result.status,
 				regressed: result.regressed,
 				incomplete: result.incomplete,
-				baselineFound: isSummary(baselineRaw),
+				baselineFound,
+				baselineSource,
 				gate: result as unknown as IDataObject,
 				summary: current as unknown as IDataObject,
 			};

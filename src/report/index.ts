@@ -8,7 +8,10 @@
 
 import type { Score } from '../core/types';
 import type { GateResult, GateRowResult } from '../gate';
-import { determineRootCause, suggestedFixFor } from '../rootcause';
+import { decideRootCause, suggestedFixFor } from '../rootcause';
+import { lastChange, sparkline, trendChartSvg, trendSeries, type TrendSeries } from '../history';
+
+export * from '../history';
 
 /** One run-level metric as the aggregate reports it. */
 export interface ReportMetricLike {
@@ -82,6 +85,21 @@ export interface ReportInput {
 	runUrl?: string;
 	/** How many worst rows to show; default 10. */
 	maxWorstRows?: number;
+	/** Earlier run summaries or history entries, oldest first, for the trends section. */
+	history?: readonly unknown[];
+	/** How many runs (earlier ones plus this one) the trends show; default 30. */
+	trendRuns?: number;
+}
+
+function trends(input: ReportInput): TrendSeries[] {
+	if (!input.history?.length) return [];
+	return trendSeries(input.history, input.summary, input.trendRuns ?? 30);
+}
+
+function trendLine(s: TrendSeries): { spark: string; last: string; delta: string } {
+	const last = s.values[s.values.length - 1];
+	const d = lastChange(s.values);
+	return { spark: sparkline(s.values), last: fmt(last), delta: d === null ? '' : fmtDelta(d) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -522,6 +540,18 @@ export function slackMessage(input: ReportInput): SlackMessage {
 		blocks.push({ type: 'section', text: slackMrkdwn(`*Regressions*\n${lines.join('\n')}`) });
 	}
 
+	const trend = trends(input);
+	if (trend.length) {
+		const lines = trend.map((t) => {
+			const l = trendLine(t);
+			return `\`${l.spark}\` ${slackText(t.metric, 200)} ${l.last}${l.delta ? ` (${l.delta})` : ''}`;
+		});
+		blocks.push({
+			type: 'section',
+			text: slackMrkdwn(`*Trends (last ${trend[0].values.length} runs)*\n${lines.join('\n')}`),
+		});
+	}
+
 	const worst = worstRows(input.rows, input.maxWorstRows ?? 10);
 	if (worst.length) {
 		blocks.push({ type: 'divider' });
@@ -605,6 +635,20 @@ export function markdownReport(input: ReportInput): string {
 			out.push(
 				`| ${mdCell(c.cause)} | ${c.count} | ${pct(c.share)} | ${mdCell(c.fix ?? c.suggestedFix ?? '')} |`,
 			);
+	}
+	const trend = trends(input);
+	if (trend.length) {
+		out.push(
+			'',
+			`## Trends (last ${trend[0].values.length} runs)`,
+			'',
+			'| metric | trend | latest | change |',
+			'| --- | --- | ---: | ---: |',
+		);
+		for (const t of trend) {
+			const l = trendLine(t);
+			out.push(`| ${mdCell(t.metric)} | \`${l.spark}\` | ${l.last} | ${l.delta || '—'} |`);
+		}
 	}
 	const worst = worstRows(input.rows, input.maxWorstRows ?? 10);
 	if (worst.length) {
@@ -736,9 +780,8 @@ export interface TicketPlan {
 function rowCause(row: ReportRow): string | null {
 	if (typeof row.root_cause === 'string' && row.root_cause) return row.root_cause;
 	if (row.root_cause === null) return null;
-	const scores: Record<string, Score> = {};
-	for (const [k, v] of Object.entries(row.eval ?? {})) if (v) scores[k] = v;
-	const verdict = determineRootCause(scores);
+	// No router upstream: the one root-cause function, with the default policy.
+	const verdict = decideRootCause(row as unknown as Record<string, unknown>);
 	return verdict.overall === 'fail' ? verdict.rootCause : null;
 }
 
@@ -938,9 +981,17 @@ ${gateHtml}
 ${metricRows}
 </tbody></table>${unmeasured ? `<p class="muted">${unmeasured} run metrics without measured rows are not listed.</p>` : ''}</section>
 <section><h2>Root causes</h2>${rootCauseChart(causes)}</section>
+${trendsHtml(input)}
 ${worstHtml}
 </body></html>
 `;
+}
+
+// Trends section: one small chart per metric; empty without history.
+function trendsHtml(input: ReportInput): string {
+	const trend = trends(input);
+	if (!trend.length) return '';
+	return `<section><h2>Trends (last ${trend[0].values.length} runs)</h2>${trendChartSvg(trend, h)}</section>`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,131 @@
+// n8n's Evaluations tab through its REST API (the editor's own endpoints, owner session): create
+// the Data Table the Evaluation Trigger reads, point the example's trigger at it, start a test
+// run and wait for its per-row results. Used by `npm start` (scripts/start.js) and the E2E suite
+// (test/e2e/evaluations.suite.js). What a self-hosted n8n 2.41.1 without a licence allows is
+// described in examples/README.md ("n8n's Evaluations tab").
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+
+const REPO = path.resolve(__dirname, '..');
+
+/** Workflow id and Data Table name of the "Evaluate in n8n's Evaluations tab" example. */
+const EVALUATIONS_EXAMPLE = { workflowId: 'ragEvalEvalTab001', table: 'rag-eval-support-sample' };
+
+/** Rows of the bundled dataset as Data Table rows: the Azure columns as text (null when absent). */
+function datasetRows(file = path.join(REPO, 'examples', 'datasets', 'rag-support-sample.jsonl')) {
+	return fs
+		.readFileSync(file, 'utf8')
+		.split('\n')
+		.filter((l) => l.trim())
+		.map((l) => {
+			const r = JSON.parse(l);
+			return {
+				query: String(r.query ?? ''),
+				context: String(r.context ?? ''),
+				response: String(r.response ?? ''),
+				// A missing ground truth stays null: an empty string would be scored as a reference.
+				ground_truth: r.ground_truth === undefined ? null : String(r.ground_truth),
+			};
+		});
+}
+
+/** Logs in to n8n's REST API as `email` and returns request helpers that keep the session. */
+async function restSession(base, email, password) {
+	// n8n binds its auth cookie to a browser id the client sends on every request.
+	const browserId = crypto.randomUUID();
+	let cookie = '';
+	const call = async (method, url, body) => {
+		const res = await fetch(`${base}/rest${url}`, {
+			method,
+			headers: {
+				'content-type': 'application/json',
+				'browser-id': browserId,
+				...(cookie ? { cookie } : {}),
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const setCookie = res.headers.get('set-cookie');
+		if (setCookie) cookie = setCookie.split(';')[0];
+		const text = await res.text();
+		let json;
+		try {
+			json = JSON.parse(text);
+		} catch {
+			json = text;
+		}
+		if (!res.ok) {
+			const err = new Error(`${method} /rest${url}: HTTP ${res.status} ${text.slice(0, 500)}`);
+			err.status = res.status;
+			throw err;
+		}
+		return json && typeof json === 'object' && 'data' in json ? json.data : json;
+	};
+	await call('POST', '/login', { emailOrLdapLoginId: email, password });
+	return {
+		get: (url) => call('GET', url),
+		post: (url, body) => call('POST', url, body ?? {}),
+		patch: (url, body) => call('PATCH', url, body ?? {}),
+	};
+}
+
+/** The Data Table `name` in the owner's personal project, created and filled with `rows` once. */
+async function ensureDataTable(session, name, rows) {
+	const project = await session.get('/projects/personal');
+	const base = `/projects/${project.id}/data-tables`;
+	const list = await session.get(`${base}?filter=${encodeURIComponent(JSON.stringify({ name }))}`);
+	const existing = (list.data ?? list).find?.((t) => t.name === name);
+	if (existing) return { id: existing.id, created: false, projectId: project.id };
+	const columns = Object.keys(rows[0]).map((c) => ({ name: c, type: 'string' }));
+	const table = await session.post(base, { name, columns });
+	await session.post(`${base}/${table.id}/insert`, { data: rows, returnType: 'count' });
+	return { id: table.id, created: true, projectId: project.id };
+}
+
+/** Points every Evaluation Trigger of a workflow at a Data Table id (a PATCH of the workflow). */
+async function pointEvaluationTrigger(session, workflowId, tableId) {
+	const wf = await session.get(`/workflows/${workflowId}`);
+	let changed = false;
+	const nodes = wf.nodes.map((n) => {
+		if (n.type !== 'n8n-nodes-base.evaluationTrigger') return n;
+		if (n.parameters?.dataTableId?.value === tableId) return n;
+		changed = true;
+		return {
+			...n,
+			parameters: {
+				...n.parameters,
+				dataTableId: { __rl: true, mode: 'id', value: tableId },
+			},
+		};
+	});
+	if (!changed) return false;
+	await session.patch(`/workflows/${workflowId}`, { versionId: wf.versionId, nodes });
+	return true;
+}
+
+/** Starts a test run (what the Evaluations tab's "Run evaluation" does) and waits for its end. */
+async function runEvaluation(session, workflowId, { timeoutMs = 300000 } = {}) {
+	const started = await session.post(`/workflows/${workflowId}/test-runs/new`, { concurrency: 1 });
+	const testRunId = started.testRunId ?? started.id;
+	const deadline = Date.now() + timeoutMs;
+	let run;
+	for (;;) {
+		run = await session.get(`/workflows/${workflowId}/test-runs/${testRunId}`);
+		if (['completed', 'error', 'cancelled'].includes(run.status)) break;
+		if (Date.now() > deadline) throw new Error(`test run ${testRunId} still ${run.status}`);
+		await new Promise((r) => setTimeout(r, 1000));
+	}
+	const cases = await session.get(`/workflows/${workflowId}/test-runs/${testRunId}/test-cases`);
+	return { run, cases: Array.isArray(cases) ? cases : (cases.data ?? cases.testCases ?? []) };
+}
+
+module.exports = {
+	EVALUATIONS_EXAMPLE,
+	datasetRows,
+	restSession,
+	ensureDataTable,
+	pointEvaluationTrigger,
+	runEvaluation,
+};
