@@ -147,7 +147,7 @@ const nightly = workflow(
 			pos: [1940, 100],
 			params: {
 				jsCode:
-					"// Last night's summary lives in this workflow's static data (kept between runs).\nconst store = $getWorkflowStaticData('global');\nreturn [{ json: { current: $input.first().json, baseline: store.lastSummary ?? null } }];",
+					"// Last night's summary and the last 30 complete runs (run metrics only) live in this workflow's\n// static data, kept between production runs.\nconst store = $getWorkflowStaticData('global');\nreturn [{ json: { current: $input.first().json, baseline: store.lastSummary ?? null, history: store.history ?? [] } }];",
 			},
 		},
 		{
@@ -168,7 +168,7 @@ const nightly = workflow(
 			pos: [2380, 0],
 			params: {
 				jsCode:
-					"// A complete run (OK or Regressed) becomes tomorrow's baseline. An incomplete one does\n// not: tomorrow is compared with the last run whose rows were judged.\nconst store = $getWorkflowStaticData('global');\nstore.lastSummary = $input.first().json.summary;\nreturn $input.all();",
+					"// A complete run (OK or Regressed) becomes tomorrow's baseline and joins the history the report\n// draws trends from. An incomplete one does not: tomorrow is compared with the last judged run.\nconst store = $getWorkflowStaticData('global');\nconst s = $input.first().json.summary;\nstore.lastSummary = s;\n// Run metrics only (never rows): what the gate compares, for the last 30 runs.\nconst keep = (o, f) => Object.fromEntries(Object.entries(o ?? {}).map(([k, v]) => [k, f(v)]));\nconst entry = {\n  at: new Date().toISOString(),\n  rows: s.rows,\n  metrics: keep(s.metrics, (m) => ({ value: m.value ?? null, measured: m.measured, direction: m.direction })),\n  perMetric: keep(s.perMetric, (m) => ({ measured: m.measured, scale: m.scale, direction: m.direction, mean: { value: m.mean?.value }, passRate: { value: m.passRate?.value } })),\n};\nstore.history = [...(store.history ?? []), entry].slice(-30);\nreturn $input.all();",
 			},
 		},
 		{
@@ -180,6 +180,7 @@ const nightly = workflow(
 				formats: ['slack', 'tickets', 'markdown', 'html'],
 				options: {
 					rows: "={{ $('Relevance').all().map((item) => item.json) }}",
+					history: "={{ $('Load Last Run').first().json.history }}",
 					runUrl:
 						"={{ 'https://n8n.example.com/workflow/' + $workflow.id + '/executions/' + $execution.id }}",
 					maxWorstRows: 5,

@@ -175,6 +175,9 @@ module.exports = [
 					);
 					const { msg } = slackChecks(run, 2);
 					assert.doesNotMatch(msg.blocks[0].text.text, /INCOMPLETE/);
+					// Night 1 joined the history kept in static data: the report draws its trends.
+					const [report] = out(run, 'Eval Report');
+					assert.match(report.markdown, /## Trends \(last 2 runs\)/);
 					assert.deepEqual(s.github.unexpected, []);
 					assert.deepEqual(ghOps().slice(s.opsBefore), [
 						'POST /issues/1/comments',
