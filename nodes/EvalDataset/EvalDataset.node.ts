@@ -33,6 +33,13 @@ export class EvalDataset implements INodeType {
 		],
 		properties: [
 			{
+				displayName:
+					'Every row is kept in the execution data (about 3 KB a row measured, more with traces). Use Limit or Sample Size while trying things out, drop heavy fields (long contexts, traces) after the judges, and above about 2,000 rows use the queue-mode batched example.',
+				name: 'executionDataNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
 				displayName: 'Source',
 				name: 'source',
 				type: 'options',
