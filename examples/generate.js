@@ -482,13 +482,13 @@ const ciGate = withNodeSettings(
 			{
 				name: 'CI Summary',
 				type: `${P}.evalAggregate`,
-				pos: [1380, -100],
+				pos: [1440, -100],
 				params: { output: 'summary', options: { bootstrapResamples: 0 } },
 			},
 			{
 				name: 'JUnit Report',
 				type: `${P}.evalReport`,
-				pos: [1600, -100],
+				pos: [1660, -100],
 				params: {
 					title: 'RAG evaluation (CI)',
 					formats: ['junit'],
@@ -503,7 +503,7 @@ const ciGate = withNodeSettings(
 				name: 'Answer CI',
 				type: 'n8n-nodes-base.respondToWebhook',
 				v: 1.1,
-				pos: [1820, -100],
+				pos: [1880, -100],
 				params: {
 					respondWith: 'json',
 					responseBody:
