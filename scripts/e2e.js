@@ -180,11 +180,13 @@ async function main() {
 		fs.writeFileSync(path.join(importDir, path.basename(file)), JSON.stringify(w, null, 2));
 		// Each example also runs as a newcomer without OPENAI_API_KEY gets it: no judge credential.
 		// Webhook examples are left out: a copy could not be published beside the original, as
-		// both would claim the same webhook path.
+		// both would claim the same webhook path. So is the Evaluations-tab example.
 		const hasJudge =
 			wf.nodes.some((n) => n.type.startsWith('n8n-nodes-rag-eval.judge')) &&
 			!wf.nodes.some((n) => n.type.startsWith('@n8n/n8n-nodes-langchain.lmChat')) &&
-			!wf.nodes.some((n) => n.type === 'n8n-nodes-base.webhook');
+			!wf.nodes.some((n) => n.type === 'n8n-nodes-base.webhook') &&
+			// An Evaluation Trigger runs only under n8n's test runner (its own suite), not `n8n execute`.
+			!wf.nodes.some((n) => n.type === 'n8n-nodes-base.evaluationTrigger');
 		if (hasJudge && file.includes(`${path.sep}examples${path.sep}`)) {
 			const bare = { ...wf, id: `${wf.id}N`, name: `${wf.name} (no judge model)` };
 			fs.writeFileSync(

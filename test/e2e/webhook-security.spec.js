@@ -119,7 +119,7 @@ module.exports = [
 			assert.equal(body.message, '1 posted row(s) are invalid; nothing was evaluated');
 			assert.equal(body.invalid.length, 1);
 			assert.equal(body.invalid[0].row, 2);
-			assert.match(body.invalid[0].error, /^row 2: query: expected string or object, got number/);
+			assert.match(body.invalid[0].error, /^row 2: query: expected string, got number/);
 			noJudgeCall(judgeCalls, ctx);
 		},
 	},
