@@ -17,15 +17,9 @@ import {
 	minCoverageFromPercent,
 	type FinalizeOptions,
 } from '../../src/aggregate';
-import {
-	DEFAULT_PRICES,
-	DEFAULT_PRICES_TAKEN,
-	PriceTableError,
-	readPriceTable,
-	type PriceTable,
-} from '../../src/cost';
+import { DEFAULT_PRICES, DEFAULT_PRICES_TAKEN } from '../../src/cost';
 import { iconFor } from '../shared/common';
-import { allPaired } from '../shared/collect';
+import { allPaired, priceTableOption } from '../shared/collect';
 import { policyFromParams, rootCauseProperties } from '../shared/rootCause';
 
 function minCoverage(ctx: IExecuteFunctions, raw: unknown): number | undefined {
@@ -152,20 +146,6 @@ export class EvalAggregate implements INodeType {
 	};
 
 	/** The judge price table: the package default unless the option is set. */
-	private static prices(ctx: IExecuteFunctions, value: unknown): PriceTable {
-		if (value === undefined) return { ...DEFAULT_PRICES };
-		try {
-			return readPriceTable(value);
-		} catch (e) {
-			// readPriceTable only throws PriceTableError; anything else is shown the same way.
-			const message = e instanceof PriceTableError ? e.message : String(e);
-			throw new NodeOperationError(ctx.getNode(), message, {
-				description:
-					'Give Model Prices as JSON: {"model": {"input": USD per 1M input tokens, "output": USD per 1M output tokens}}',
-			});
-		}
-	}
-
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const output = this.getNodeParameter('output', 0) as 'summary' | 'partial';
@@ -205,7 +185,7 @@ export class EvalAggregate implements INodeType {
 			level: (o.level as number | undefined) ?? undefined,
 			bootstrapResamples: (o.bootstrapResamples as number | undefined) ?? undefined,
 			severityThreshold: (o.severityThreshold as number | undefined) ?? undefined,
-			prices: EvalAggregate.prices(this, o.prices),
+			prices: priceTableOption(this, o.prices),
 			minCoverage: minCoverage(this, o.minCoverage),
 		};
 		const summary = finalizeAggregate(merged, finalize);

@@ -1,6 +1,5 @@
 import {
 	NodeConnectionTypes,
-	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
@@ -12,10 +11,8 @@ import {
 	costLatencyError,
 	DEFAULT_PRICES,
 	DEFAULT_PRICES_TAKEN,
-	PriceTableError,
-	readPriceTable,
-	type PriceTable,
 } from '../../src/cost';
+import { priceTableOption } from '../shared/collect';
 import type { Score } from '../../src/core/types';
 import {
 	iconFor,
@@ -121,19 +118,7 @@ export class EvalCostLatency implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const o = this.getNodeParameter('options', 0, {}) as IDataObject;
-		let prices: PriceTable = { ...DEFAULT_PRICES };
-		if (o.prices !== undefined) {
-			try {
-				prices = readPriceTable(o.prices);
-			} catch (e) {
-				// readPriceTable only throws PriceTableError; anything else is shown the same way.
-				const message = e instanceof PriceTableError ? e.message : String(e);
-				throw new NodeOperationError(this.getNode(), message, {
-					description:
-						'Give Model Prices as JSON: {"model": {"input": USD per 1M input tokens, "output": USD per 1M output tokens}}',
-				});
-			}
-		}
+		const prices = priceTableOption(this, o.prices);
 		const key =
 			typeof o.resultKey === 'string' && o.resultKey !== '' ? o.resultKey : 'cost_latency';
 		const scored: { item: INodeExecutionData; score: Score }[] = [];

@@ -1,5 +1,6 @@
 /** Helpers for nodes that turn many items into one: lineage to every input and JSON options. */
 import { NodeOperationError, type IExecuteFunctions, type IPairedItemData } from 'n8n-workflow';
+import { DEFAULT_PRICES, PriceTableError, readPriceTable, type PriceTable } from '../../src/cost';
 
 /** pairedItem entries pointing at every input item. */
 export function allPaired(count: number): IPairedItemData[] {
@@ -34,4 +35,22 @@ export function listParam(value: unknown): string[] {
 		.split(',')
 		.map((s) => s.trim())
 		.filter(Boolean);
+}
+
+/**
+ * The Model Prices option of Eval Aggregate and Cost & Latency: the package's one price table
+ * (`src/cost`), the dated default when the option is not set, a node error naming the fix otherwise.
+ */
+export function priceTableOption(ctx: IExecuteFunctions, value: unknown): PriceTable {
+	if (value === undefined) return { ...DEFAULT_PRICES };
+	try {
+		return readPriceTable(value);
+	} catch (e) {
+		// readPriceTable only throws PriceTableError; anything else is shown the same way.
+		const message = e instanceof PriceTableError ? e.message : String(e);
+		throw new NodeOperationError(ctx.getNode(), message, {
+			description:
+				'Give Model Prices as JSON: {"model": {"input": USD per 1M input tokens, "output": USD per 1M output tokens}}',
+		});
+	}
 }
