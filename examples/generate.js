@@ -126,17 +126,17 @@ const nightly = workflow(
 			pos: [1320, 100],
 			params: { threshold: 3 },
 		},
-		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [1520, 100], params: { threshold: 3 } },
+		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [1620, 100], params: { threshold: 3 } },
 		{
 			name: 'Root-Cause Router',
 			type: `${P}.rootCauseRouter`,
-			pos: [1720, 420],
+			pos: [1920, 420],
 			notes: 'Optional per-row actions: connect an output (e.g. safety) to a review queue',
 		},
 		{
 			name: 'Eval Aggregate',
 			type: `${P}.evalAggregate`,
-			pos: [1720, 100],
+			pos: [1920, 100],
 			params: { output: 'summary', options: { minCoverage: 95 } },
 			notes: 'Below 95% of rows judged the run is INCOMPLETE, never green',
 		},
@@ -144,7 +144,7 @@ const nightly = workflow(
 			name: 'Load Last Run',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [1940, 100],
+			pos: [2140, 100],
 			params: {
 				jsCode:
 					"// Last night's summary and the last 30 complete runs (run metrics only) live in this workflow's\n// static data, kept between production runs.\nconst store = $getWorkflowStaticData('global');\nreturn [{ json: { current: $input.first().json, baseline: store.lastSummary ?? null, history: store.history ?? [] } }];",
@@ -153,7 +153,7 @@ const nightly = workflow(
 		{
 			name: 'Regression Gate',
 			type: `${P}.regressionGate`,
-			pos: [2160, 100],
+			pos: [2360, 100],
 			params: {
 				current: '={{ $json.current }}',
 				baseline: '={{ $json.baseline ?? "" }}',
@@ -165,7 +165,7 @@ const nightly = workflow(
 			name: 'Save as Baseline',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [2380, 0],
+			pos: [2580, 0],
 			params: {
 				jsCode:
 					"// A complete run (OK or Regressed) becomes tomorrow's baseline and joins the history the report\n// draws trends from. An incomplete one does not: tomorrow is compared with the last judged run.\nconst store = $getWorkflowStaticData('global');\nconst s = $input.first().json.summary;\nstore.lastSummary = s;\n// Run metrics only (never rows): what the gate compares, for the last 30 runs.\nconst keep = (o, f) => Object.fromEntries(Object.entries(o ?? {}).map(([k, v]) => [k, f(v)]));\nconst entry = {\n  at: new Date().toISOString(),\n  rows: s.rows,\n  metrics: keep(s.metrics, (m) => ({ value: m.value ?? null, measured: m.measured, direction: m.direction })),\n  perMetric: keep(s.perMetric, (m) => ({ measured: m.measured, scale: m.scale, direction: m.direction, mean: { value: m.mean?.value }, passRate: { value: m.passRate?.value } })),\n};\nstore.history = [...(store.history ?? []), entry].slice(-30);\nreturn $input.all();",
@@ -174,7 +174,7 @@ const nightly = workflow(
 		{
 			name: 'Eval Report',
 			type: `${P}.evalReport`,
-			pos: [2600, 100],
+			pos: [2800, 100],
 			params: {
 				title: 'Nightly RAG evaluation',
 				formats: ['slack', 'tickets', 'markdown', 'html'],
@@ -192,7 +192,7 @@ const nightly = workflow(
 			name: 'Post to Slack',
 			type: 'n8n-nodes-base.httpRequest',
 			v: 4.2,
-			pos: [2780, -100],
+			pos: [2980, -100],
 			disabled: true,
 			params: {
 				method: 'POST',
@@ -209,7 +209,7 @@ const nightly = workflow(
 			name: 'Post to Slack (Slack node)',
 			type: 'n8n-nodes-base.slack',
 			v: 2.3,
-			pos: [2780, 60],
+			pos: [2980, 60],
 			disabled: true,
 			params: {
 				select: 'channel',
@@ -225,7 +225,7 @@ const nightly = workflow(
 			name: 'Find Open Tickets',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [2780, 300],
+			pos: [2980, 300],
 			disabled: true,
 			alwaysOutputData: true,
 			params: {
@@ -242,14 +242,14 @@ const nightly = workflow(
 			name: 'Plan Tickets',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [3000, 300],
+			pos: [3200, 300],
 			params: { jsCode: planTicketsCode() },
 		},
 		{
 			name: 'Open, Comment or Close',
 			type: 'n8n-nodes-base.switch',
 			v: 3.2,
-			pos: [3220, 300],
+			pos: [3420, 300],
 			params: {
 				mode: 'expression',
 				numberOutputs: 3,
@@ -261,7 +261,7 @@ const nightly = workflow(
 			name: 'Open Ticket',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [3460, 160],
+			pos: [3660, 160],
 			disabled: true,
 			params: {
 				resource: 'issue',
@@ -278,7 +278,7 @@ const nightly = workflow(
 			name: 'Comment on Ticket',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [3460, 320],
+			pos: [3660, 320],
 			disabled: true,
 			params: {
 				resource: 'issue',
@@ -293,7 +293,7 @@ const nightly = workflow(
 			name: 'Close Recovered Ticket',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [3460, 480],
+			pos: [3660, 480],
 			disabled: true,
 			params: {
 				resource: 'issue',
@@ -309,7 +309,7 @@ const nightly = workflow(
 			name: 'Close Ticket',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [3700, 480],
+			pos: [3900, 480],
 			disabled: true,
 			params: {
 				resource: 'issue',
@@ -335,7 +335,7 @@ const nightly = workflow(
 		),
 		sticky(
 			'Verdict',
-			[1560, -420],
+			[1760, -420],
 			[900, 380],
 			'## OK, REGRESSED or INCOMPLETE\n' +
 				'**Regression Gate** compares tonight with the last complete run (tolerance 0.02, significance after Holm correction).\n' +
@@ -345,7 +345,7 @@ const nightly = workflow(
 		),
 		sticky(
 			'Slack',
-			[2480, -420],
+			[2680, -420],
 			[560, 380],
 			'## One Slack message per run\n' +
 				'**Post to Slack**: paste a Slack [incoming webhook](https://api.slack.com/messaging/webhooks) URL and enable it.\n' +
@@ -355,7 +355,7 @@ const nightly = workflow(
 		),
 		sticky(
 			'Tickets',
-			[2740, 600],
+			[2940, 600],
 			[1180, 440],
 			'## One ticket per root cause, across nights\n' +
 				'Add a GitHub credential (for GitHub Enterprise set its server URL) and set owner and repository on the five GitHub nodes, then enable them.\n\n' +
