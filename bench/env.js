@@ -124,7 +124,20 @@ function timeWindows(pass, units, { window, repeat }) {
 	return { wall, cpu };
 }
 
+/** mulberry32: a small seeded generator, so generated benchmark data is the same run to run. */
+function mulberry32(seed) {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
 module.exports = {
+	mulberry32,
 	ROOT,
 	commit,
 	printHeader,

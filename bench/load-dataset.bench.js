@@ -14,6 +14,7 @@
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
+const { mulberry32 } = require('./env');
 const path = require('node:path');
 
 const ROWS = Number(process.env.ROWS || 100000);
@@ -21,14 +22,7 @@ const PASSES = Number(process.env.PASSES || 2);
 const WARM_ROWS = 2000;
 
 // Deterministic text so runs compare: mulberry32 over a fixed vocabulary.
-let seed = 12345;
-function rand() {
-	seed = (seed + 0x6d2b79f5) >>> 0;
-	let t = seed;
-	t = Math.imul(t ^ (t >>> 15), t | 1);
-	t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-	return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const rand = mulberry32(12345);
 const VOCAB = (
 	'the a of to and in is for on with that by as are from this be it at or an data model query ' +
 	'retrieval context answer document spark delta lake table cluster job pipeline vector index ' +

@@ -19,6 +19,7 @@
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const { mulberry32 } = require('./env');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
@@ -34,21 +35,10 @@ const FAULT_KINDS = ['rate429', 'server500', 'reset', 'truncatedBody', 'truncate
 
 // ---------------------------------------------------------------- server (child process)
 
-/** mulberry32: a small seeded generator, so the fault sequence is the same run to run. */
-function seeded(seed) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 function serve() {
 	const { fill, scoreFor } = require('../test/support/openai-server-cli.js');
-	const random = seeded(SEED);
+	const random = mulberry32(SEED);
 	const stats = { chat: 0, ok: 0, down: 0 };
 	for (const k of FAULT_KINDS) stats[k] = 0;
 	let mode = 'faults';

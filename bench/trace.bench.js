@@ -9,20 +9,14 @@
 'use strict';
 const { execSync } = require('node:child_process');
 const os = require('node:os');
+const { mulberry32 } = require('./env');
 const { parseTrace } = require('../dist/src/record');
 
 const TRACES = Number(process.env.TRACES || 10000);
 const SPANS = Number(process.env.SPANS || 50);
 const WARM = 500;
 
-let seed = 20240611;
-function rand() {
-	seed = (seed + 0x6d2b79f5) >>> 0;
-	let t = seed;
-	t = Math.imul(t ^ (t >>> 15), t | 1);
-	t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-	return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const rand = mulberry32(20240611);
 const VOCAB = 'the a of to and in data model query retrieval context answer document table vector index chunk token latency'.split(' ');
 const words = (n) => Array.from({ length: n }, () => VOCAB[Math.floor(rand() * VOCAB.length)]).join(' ');
 const J = JSON.stringify;
