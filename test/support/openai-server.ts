@@ -84,6 +84,73 @@ export interface OpenAIServer {
 	/** Throws if any call arrived with nothing scripted to answer it. */
 	assertNoUnexpected(): void;
 	close(): Promise<void>;
+	// --- /v1/moderations (safety backend tests) ---
+	/** Only the moderation requests. */
+	moderationRequests(): RecordedRequest[];
+	/** Queues replies for the next moderation calls (`scores` = category_scores), in order. */
+	scriptModeration(...replies: Array<ModerationReply | ModerationHandler>): void;
+	/** Answers moderation calls once their script is empty; `null` removes it. */
+	setModerationDefault(handler: ModerationHandler | null): void;
+}
+
+/** A moderation reply: scripted `category_scores` (others 0), or any fault of ScriptedReply. */
+export interface ModerationReply extends ScriptedReply {
+	scores?: Record<string, number>;
+	/** Sub-categories reported flagged; default those scoring at least 0.5. */
+	flagged?: string[];
+}
+
+/** A moderation reply, or a function computing it from the request. */
+export type ModerationHandler = (
+	req: RecordedRequest,
+) => ModerationReply | Promise<ModerationReply>;
+
+/** The 13 categories `omni-moderation-latest` scores, in the API's order. */
+export const MODERATION_CATEGORIES = [
+	'harassment',
+	'harassment/threatening',
+	'hate',
+	'hate/threatening',
+	'illicit',
+	'illicit/violent',
+	'self-harm',
+	'self-harm/intent',
+	'self-harm/instructions',
+	'sexual',
+	'sexual/minors',
+	'violence',
+	'violence/graphic',
+] as const;
+
+let moderationCounter = 0;
+
+/** Builds a moderation body in the OpenAI shape (`results[0]` with categories and scores). */
+export function moderationBody(
+	reply: ModerationReply,
+	req: RecordedRequest,
+): Record<string, unknown> {
+	const b = (req.body ?? {}) as { model?: unknown };
+	const scores: Record<string, number> = {};
+	const categories: Record<string, boolean> = {};
+	const applied: Record<string, string[]> = {};
+	for (const c of MODERATION_CATEGORIES) {
+		scores[c] = reply.scores?.[c] ?? 0;
+		categories[c] = reply.flagged ? reply.flagged.includes(c) : scores[c] >= 0.5;
+		applied[c] = ['text'];
+	}
+	for (const [c, v] of Object.entries(reply.scores ?? {})) scores[c] = v;
+	return {
+		id: `modr-test-${++moderationCounter}`,
+		model: reply.model ?? (typeof b.model === 'string' ? b.model : 'omni-moderation-latest'),
+		results: [
+			{
+				flagged: Object.values(categories).some(Boolean),
+				categories,
+				category_scores: scores,
+				category_applied_input_types: applied,
+			},
+		],
+	};
 }
 
 /** Approximate token count, deterministic so tests can assert usage. */
@@ -161,6 +228,8 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 	const queue: Array<ScriptedReply | ReplyHandler> = [];
 	let fallback: ReplyHandler | null = null;
 	let models: string[] | ScriptedReply = ['judge-model', 'gpt-4o-mini'];
+	const moderationQueue: Array<ModerationReply | ModerationHandler> = [];
+	let moderationFallback: ModerationHandler | null = null;
 
 	async function answer(
 		res: ServerResponse,
@@ -265,6 +334,22 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 					data: list.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'test' })),
 				});
 			}
+			if (req.method === 'POST' && endpoint === '/moderations') {
+				const next = moderationQueue.shift() ?? moderationFallback;
+				if (!next) {
+					rec.unexpected = true;
+					return sendJson(res, 500, {
+						error: {
+							message: 'unexpected moderation call: nothing scripted',
+							type: 'server_error',
+							param: null,
+							code: null,
+						},
+					});
+				}
+				const reply = typeof next === 'function' ? await next(rec) : next;
+				return answer(res, reply, rec, () => moderationBody(reply, rec));
+			}
 			rec.unexpected = true;
 			sendJson(res, 404, {
 				error: {
@@ -311,6 +396,13 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 				server.closeAllConnections();
 				server.close(() => resolve());
 			}),
+		moderationRequests: () => requests.filter((r) => r.path.endsWith('/moderations')),
+		scriptModeration: (...replies) => {
+			moderationQueue.push(...replies);
+		},
+		setModerationDefault: (h) => {
+			moderationFallback = h;
+		},
 	};
 }
 
