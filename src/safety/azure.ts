@@ -202,7 +202,9 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 							: text.trim().slice(0, 300) || `status ${res.status}`;
 					const code = typeof err?.code === 'string' ? err.code : undefined;
 					const retryAfterMs = retryAfterFromHeaders((n) => res.headers.get(n));
-					const withCode = code && code !== String(res.status) ? `${code}: ${detail}` : detail;
+					// The shared classifier appends its own sentence: drop the service's final period.
+					const bare = detail.trim().replace(/\.+$/, '');
+					const withCode = code && code !== String(res.status) ? `${code}: ${bare}` : bare;
 					throw asService(
 						classifyStatus(res.status, redact(withCode, secrets), { code, retryAfterMs }),
 						op,
