@@ -43,6 +43,7 @@ import {
 	type OutputFormat,
 } from './common';
 import { inputProperty, paramProperty } from './metricNode';
+import { executeServiceJudge, judgeBackendOf, withServiceBackends } from './judgeServiceBackend';
 
 /** Credential type name of the judge model. */
 export const LLM_CREDENTIAL = 'ragEvalLlmApi';
@@ -356,6 +357,9 @@ export async function executeJudge(
 	this: IExecuteFunctions,
 	decl: JudgeDecl,
 ): Promise<INodeExecutionData[][]> {
+	// Service backends (Groundedness via Azure AI Content Safety): ./judgeServiceBackend.ts.
+	if (judgeBackendOf(this, decl) !== 'llm')
+		return executeServiceJudge.call(this, decl, governorOptions);
 	const items = this.getInputData();
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const source = await resolveSource(this);
@@ -434,7 +438,7 @@ export async function executeJudge(
 /** A node class for a judge: n8n's loader needs one class per file, so each file extends this. */
 export function judgeNodeClass(decl: JudgeDecl): new () => INodeType {
 	return class implements INodeType {
-		description = judgeDescription(decl);
+		description = withServiceBackends(decl, judgeDescription(decl));
 		methods = { credentialTest: { ragEvalLlmApiTest } };
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			return executeJudge.call(this, decl);

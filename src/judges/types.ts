@@ -47,7 +47,12 @@ export interface JudgeDecl<T = unknown> extends EvaluatorFacts {
 	fixedResult?(inputs: Record<string, unknown>): FixedResult | null;
 	/** Multi-call judges (per chunk, per guideline, per turn): one row, several calls, one Score. */
 	fanOut?: FanOut;
+	/** Services that can answer this judge instead of the LLM, offered as the node's Backend option. */
+	serviceBackends?: ReadonlyArray<JudgeServiceBackend>;
 }
+
+/** A service that can stand in for the LLM judge (Groundedness: Azure AI Content Safety). */
+export type JudgeServiceBackend = 'azure_content_safety';
 
 /**
  * A bare call without system prompt, data delimiters or format instructions, for small dedicated

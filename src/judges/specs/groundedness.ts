@@ -62,6 +62,8 @@ export const groundedness: JudgeDecl<LikertVerdict> = {
 	output: likertOutput('groundedness'),
 	toValue: (p) => p.score,
 	toReason: (p) => p.reason,
+	// Azure AI Content Safety groundedness detection (seed 000's service version); src/safety/azureGroundedness.ts.
+	serviceBackends: ['azure_content_safety'],
 };
 
 /** Yes/no groundedness (Databricks-style verdict). */

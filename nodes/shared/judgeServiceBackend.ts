@@ -1,0 +1,195 @@
+/**
+ * The "Backend" option of judges a service can answer instead of the LLM (a declaration's
+ * `serviceBackends`; today Groundedness via Azure AI Content Safety). Kept apart from
+ * judgeNode.ts, which only calls `withServiceBackends` and `executeServiceJudge`.
+ */
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
+import { errorScore, labelRowError, scoreBase } from '../../src/core/score';
+import type { Score } from '../../src/core/types';
+import { Governor, type GovernorOptions } from '../../src/judges/governor';
+import type { JudgeDecl, JudgeServiceBackend } from '../../src/judges/types';
+import {
+	createAzureContentSafetyBackend,
+	type AzureContentSafetyConfig,
+} from '../../src/safety/azure';
+import {
+	runServiceGroundedness,
+	serviceGroundednessSignature,
+} from '../../src/safety/azureGroundedness';
+import type { SafetyBackend } from '../../src/safety/backend';
+import {
+	formatFields,
+	readParam,
+	readThreshold,
+	routeScored,
+	rowLabel,
+	withScore,
+	type OutputFormat,
+} from './common';
+
+/** Credential type name of Azure AI Content Safety. */
+export const AZURE_CS_CREDENTIAL = 'azureContentSafetyApi';
+
+/** Which backend answers a judge node: the LLM judge or a service. */
+export type JudgeBackend = 'llm' | JudgeServiceBackend;
+
+const BACKEND_NAMES: Record<JudgeServiceBackend, string> = {
+	azure_content_safety: 'Azure AI Content Safety',
+};
+
+/** Map the Azure AI Content Safety credential onto the backend's configuration. */
+export function azureConfigFromCredential(c: IDataObject): AzureContentSafetyConfig {
+	const str = (v: unknown): string | undefined =>
+		typeof v === 'string' && v.trim() ? v.trim() : undefined;
+	return {
+		endpoint: str(c.endpoint) ?? '',
+		apiKey: str(c.apiKey) ?? '',
+		apiVersion: str(c.apiVersion),
+	};
+}
+
+/**
+ * Adds the Backend option, the service credential (shown only for that backend) and a notice
+ * to a judge's description; judges without `serviceBackends` are returned unchanged.
+ */
+export function withServiceBackends(
+	decl: JudgeDecl,
+	description: INodeTypeDescription,
+): INodeTypeDescription {
+	const services = decl.serviceBackends ?? [];
+	if (services.length === 0) return description;
+	const llmOnly = { show: { backend: ['llm'] } };
+	const backend: INodeProperties = {
+		displayName: 'Backend',
+		name: 'backend',
+		type: 'options',
+		default: 'llm',
+		options: [
+			{
+				name: 'LLM Judge',
+				value: 'llm',
+				description: 'Our prompt, answered by the RAG Eval LLM API credential or a Chat Model',
+			},
+			...services.map((s) => ({
+				name: BACKEND_NAMES[s],
+				value: s,
+				description:
+					'Groundedness detection of Azure AI Content Safety: the share of the reply not grounded in the context, mapped to 1-5',
+			})),
+		],
+		description:
+			'Who answers this judge. Every backend gives the same Score on the same 1-5 scale.',
+	};
+	const notice: INodeProperties = {
+		displayName:
+			'Sends the response, the retrieved context and the query to your Azure AI Content Safety resource (text:detectGroundedness, preview). Score = 5 - ceil(ungrounded share x 4); the reason lists the ungrounded spans. Prompt, model and temperature options do not apply; a connected Chat Model is not used.',
+		name: 'azureNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { backend: ['azure_content_safety'] } },
+	};
+	const properties = description.properties.map((p) =>
+		// The LLM's own notice and model field mean nothing to a service backend.
+		p.name === 'notice' || p.name === 'model' ? { ...p, displayOptions: llmOnly } : p,
+	);
+	const credentials = [
+		...(description.credentials ?? []).map((c) => ({ ...c, displayOptions: llmOnly })),
+		{
+			name: AZURE_CS_CREDENTIAL,
+			required: true,
+			displayOptions: { show: { backend: ['azure_content_safety'] } },
+		},
+	];
+	return { ...description, credentials, properties: [backend, notice, ...properties] };
+}
+
+/** The backend chosen on a node (LLM for judges without the option). */
+export function judgeBackendOf(ctx: IExecuteFunctions, decl: JudgeDecl): JudgeBackend {
+	if (!decl.serviceBackends?.length) return 'llm';
+	const b = ctx.getNodeParameter('backend', 0, 'llm') as string;
+	return (decl.serviceBackends as ReadonlyArray<string>).includes(b)
+		? (b as JudgeServiceBackend)
+		: 'llm';
+}
+
+async function azureBackend(ctx: IExecuteFunctions): Promise<SafetyBackend> {
+	let cred: IDataObject | undefined;
+	try {
+		cred = (await ctx.getCredentials(AZURE_CS_CREDENTIAL)) as IDataObject;
+	} catch {
+		cred = undefined;
+	}
+	const description =
+		'Add an Azure AI Content Safety API credential (endpoint and key of your Content Safety resource), or switch Backend to LLM Judge.';
+	if (!cred)
+		throw new NodeOperationError(ctx.getNode(), 'No Azure AI Content Safety credential', {
+			description,
+		});
+	try {
+		return createAzureContentSafetyBackend(azureConfigFromCredential(cred));
+	} catch (e) {
+		throw new NodeOperationError(ctx.getNode(), e instanceof Error ? e.message : String(e), {
+			description,
+		});
+	}
+}
+
+/**
+ * Executes a judge node through its service backend: the same item loop, Score shape, output
+ * formats and Pass / Fail / Not Scored routing as the LLM path; one Governor per execution.
+ */
+export async function executeServiceJudge(
+	this: IExecuteFunctions,
+	decl: JudgeDecl,
+	governorOptions: (options: IDataObject) => GovernorOptions,
+): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const backend = await azureBackend(this);
+	const governor = new Governor(governorOptions(options));
+	const signal = this.getExecutionCancelSignal?.();
+	const tasks = items.map(async (_item, i): Promise<Score> => {
+		const t = readThreshold(this, i, decl.threshold.default);
+		const threshold = t.ok ? t.value : undefined;
+		if (!t.ok) {
+			const sig = serviceGroundednessSignature(decl, backend, 'text:detectGroundedness');
+			return errorScore(scoreBase(decl, decl.id, sig, threshold), t.error);
+		}
+		const raw: Record<string, unknown> = {};
+		for (const input of decl.inputs) {
+			const r = readParam(this, input.name, i);
+			if (!r.ok) {
+				const sig = serviceGroundednessSignature(decl, backend, 'text:detectGroundedness');
+				return errorScore(scoreBase(decl, decl.id, sig, threshold), r.error);
+			}
+			raw[input.name] = r.value;
+		}
+		return runServiceGroundedness(decl, raw, { backend, governor, threshold, signal });
+	});
+	const scores = await Promise.all(tasks);
+
+	const fatal = governor.fatalError(backend.key);
+	if (fatal && !this.continueOnFail()) {
+		throw new NodeOperationError(this.getNode(), fatal.message, {
+			description:
+				'Azure AI Content Safety rejected the calls in a way no retry can fix (key, endpoint, api-version or quota). Check the Azure AI Content Safety API credential. Enable "Continue On Fail" to let rows leave with this error instead.',
+		});
+	}
+	const resultKey = (options.resultKey as string) || decl.id;
+	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
+	const scored = items.map((item, i) => {
+		const score = labelRowError(scores[i], rowLabel(item, i));
+		return {
+			item: withScore(item, i, resultKey, score, formatFields(format, resultKey, score, decl)),
+			score,
+		};
+	});
+	return routeScored(this, scored);
+}
