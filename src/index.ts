@@ -41,3 +41,23 @@ export * from './cost';
 export * from './gate';
 export * from './agreement';
 export * from './report';
+// Safety backends (issue 12 items 5-6): Azure AI Content Safety and OpenAI moderation.
+export {
+	createAzureContentSafetyBackend,
+	AZURE_CS_API_VERSION,
+	AZURE_CS_GROUNDEDNESS_API_VERSION,
+	AZURE_CS_LIMITS,
+	type AzureContentSafetyConfig,
+} from './safety/azure';
+export {
+	createOpenAIModerationBackend,
+	moderationSeverity,
+	MODERATION_GROUPS,
+	DEFAULT_MODERATION_MODEL,
+	type ModerationOptions,
+} from './safety/moderation';
+export {
+	groundednessFromUngroundedShare,
+	runServiceGroundedness,
+	type ServiceGroundednessContext,
+} from './safety/azureGroundedness';
