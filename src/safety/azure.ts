@@ -160,68 +160,82 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 		'groundedness',
 	]);
 
-	/** One governed POST; the parsed JSON body, or a ModelCallError naming the operation. */
+	/**
+	 * One governed POST; the parsed JSON body, or a ModelCallError naming the operation. HTTP calls
+	 * are added to `count`, and a failure carries the evaluation's total (earlier parts included).
+	 */
 	async function post(
 		operation: string,
 		version: string,
 		body: unknown,
 		opts: SafetyCallOptions,
-	): Promise<{ json: unknown; attempts: number }> {
+		count: { attempts: number },
+	): Promise<unknown> {
 		const url = `${endpoint}/contentsafety/text:${operation}?api-version=${encodeURIComponent(version)}`;
 		const op = `text:${operation}`;
-		const governed = await opts.governor.run(
-			key,
-			async (signal): Promise<Reply> => {
-				const timeout = config.timeoutMs ? AbortSignal.timeout(config.timeoutMs) : undefined;
-				const sig = timeout ? AbortSignal.any([signal, timeout]) : signal;
-				let res: Response;
-				let text: string;
-				try {
-					res = await fetch(url, {
-						method: 'POST',
-						headers: {
-							'Ocp-Apim-Subscription-Key': config.apiKey,
-							'Content-Type': 'application/json',
-						},
-						body: JSON.stringify(body),
-						signal: sig,
-					});
-					text = await res.text();
-				} catch (e) {
-					if (timeout?.aborted && !signal.aborted)
-						throw new ModelCallError('timeout', `${NAME} ${op}: no answer in time`);
-					if ((e as { name?: unknown })?.name === 'AbortError')
-						throw new ModelCallError('aborted', `${NAME} ${op}: the call was cancelled`);
-					throw asService(connectionError(e, secrets), op);
-				}
-				if (!res.ok) {
-					const err = obj(obj(safeParse(text))?.error);
-					const detail =
-						typeof err?.message === 'string'
-							? err.message
-							: text.trim().slice(0, 300) || `status ${res.status}`;
-					const code = typeof err?.code === 'string' ? err.code : undefined;
-					const retryAfterMs = retryAfterFromHeaders((n) => res.headers.get(n));
-					// The shared classifier appends its own sentence: drop the service's final period.
-					const bare = detail.trim().replace(/\.+$/, '');
-					const withCode = code && code !== String(res.status) ? `${code}: ${bare}` : bare;
-					throw asService(
-						classifyStatus(res.status, redact(withCode, secrets), { code, retryAfterMs }),
-						op,
-					);
-				}
-				const json = safeParse(text);
-				if (json === undefined) {
-					throw new ModelCallError(
-						'server',
-						`${NAME} ${op}: the HTTP reply is not valid JSON (cut off?)`,
-					);
-				}
-				return { json };
-			},
-			{ signal: opts.signal, clock: opts.clock },
-		);
-		return { json: governed.value.json, attempts: governed.attempts };
+		let governed: { value: Reply; attempts: number };
+		try {
+			governed = await opts.governor.run(
+				key,
+				async (signal): Promise<Reply> => {
+					const timeout = config.timeoutMs ? AbortSignal.timeout(config.timeoutMs) : undefined;
+					const sig = timeout ? AbortSignal.any([signal, timeout]) : signal;
+					let res: Response;
+					let text: string;
+					try {
+						res = await fetch(url, {
+							method: 'POST',
+							headers: {
+								'Ocp-Apim-Subscription-Key': config.apiKey,
+								'Content-Type': 'application/json',
+							},
+							body: JSON.stringify(body),
+							signal: sig,
+						});
+						text = await res.text();
+					} catch (e) {
+						if (timeout?.aborted && !signal.aborted)
+							throw new ModelCallError('timeout', `${NAME} ${op}: no answer in time`);
+						if ((e as { name?: unknown })?.name === 'AbortError')
+							throw new ModelCallError('aborted', `${NAME} ${op}: the call was cancelled`);
+						throw asService(connectionError(e, secrets), op);
+					}
+					if (!res.ok) {
+						const err = obj(obj(safeParse(text))?.error);
+						const detail =
+							typeof err?.message === 'string'
+								? err.message
+								: text.trim().slice(0, 300) || `status ${res.status}`;
+						const code = typeof err?.code === 'string' ? err.code : undefined;
+						const retryAfterMs = retryAfterFromHeaders((n) => res.headers.get(n));
+						// The shared classifier appends its own sentence: drop the service's final period.
+						const bare = detail.trim().replace(/\.+$/, '');
+						const withCode = code && code !== String(res.status) ? `${code}: ${bare}` : bare;
+						throw asService(
+							classifyStatus(res.status, redact(withCode, secrets), { code, retryAfterMs }),
+							op,
+						);
+					}
+					const json = safeParse(text);
+					if (json === undefined) {
+						throw new ModelCallError(
+							'server',
+							`${NAME} ${op}: the HTTP reply is not valid JSON (cut off?)`,
+						);
+					}
+					return { json };
+				},
+				{ signal: opts.signal, clock: opts.clock },
+			);
+		} catch (e) {
+			if (e instanceof ModelCallError) {
+				count.attempts += e.attempts ?? 0;
+				e.attempts = count.attempts;
+			}
+			throw e;
+		}
+		count.attempts += governed.attempts;
+		return governed.value.json;
 	}
 
 	function info(operation: string, version: string, attempts: number, started: number) {
@@ -247,9 +261,9 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 			const categories = req.categories.length > 0 ? [...req.categories] : [...HARM_CATEGORIES];
 			const parts = splitText(req.response, AZURE_CS_LIMITS.analyzeText);
 			const best = new Map<HarmCategory, { severity: number; part: number }>();
-			let attempts = 0;
+			const count = { attempts: 0 };
 			for (let p = 0; p < parts.length; p++) {
-				const { json, attempts: a } = await post(
+				const json = await post(
 					'analyze',
 					apiVersion,
 					{
@@ -258,8 +272,8 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 						outputType: 'EightSeverityLevels',
 					},
 					opts,
+					count,
 				);
-				attempts += a;
 				const list = obj(json)?.categoriesAnalysis;
 				if (!Array.isArray(list)) throw malformed('text:analyze', 'no categoriesAnalysis list');
 				for (const entry of list) {
@@ -294,7 +308,7 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 					reason: `${NAME}: ${SERVICE_CATEGORY[c]} severity ${b.severity} (${levelName(levelOf(b.severity))})${where}`,
 				};
 			}
-			return { verdicts, info: info('text:analyze', apiVersion, attempts, started) };
+			return { verdicts, info: info('text:analyze', apiVersion, count.attempts, started) };
 		},
 
 		async protectedMaterial(req: { response: string; request?: string }, opts) {
@@ -306,16 +320,16 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 				);
 			}
 			const parts = splitText(req.response, AZURE_CS_LIMITS.protectedMaterialText);
-			let attempts = 0;
+			const count = { attempts: 0 };
 			const hits: number[] = [];
 			for (let p = 0; p < parts.length; p++) {
-				const { json, attempts: a } = await post(
+				const json = await post(
 					'detectProtectedMaterial',
 					apiVersion,
 					{ text: parts[p] },
 					opts,
+					count,
 				);
-				attempts += a;
 				const detected = obj(obj(json)?.protectedMaterialAnalysis)?.detected;
 				if (typeof detected !== 'boolean')
 					throw malformed('text:detectProtectedMaterial', 'no protectedMaterialAnalysis.detected');
@@ -329,17 +343,19 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 			return {
 				detected: hits.length > 0,
 				reason,
-				info: info('text:detectProtectedMaterial', apiVersion, attempts, started),
+				info: info('text:detectProtectedMaterial', apiVersion, count.attempts, started),
 			};
 		},
 
 		async detectAttack(req: { userPrompt: string; documents: ReadonlyArray<string> }, opts) {
 			const started = Date.now();
-			const { json, attempts } = await post(
+			const count = { attempts: 0 };
+			const json = await post(
 				'shieldPrompt',
 				apiVersion,
 				{ userPrompt: req.userPrompt, documents: [...req.documents] },
 				opts,
+				count,
 			);
 			const o = obj(json);
 			const user = obj(o?.userPromptAnalysis)?.attackDetected;
@@ -360,7 +376,7 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 			return {
 				userPromptAttack: user,
 				documentAttacks,
-				info: info('text:shieldPrompt', apiVersion, attempts, started),
+				info: info('text:shieldPrompt', apiVersion, count.attempts, started),
 			};
 		},
 
@@ -408,7 +424,8 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 							groundingSources: sources,
 							reasoning: false,
 						};
-			const { json, attempts } = await post('detectGroundedness', groundednessVersion, body, opts);
+			const count = { attempts: 0 };
+			const json = await post('detectGroundedness', groundednessVersion, body, opts, count);
 			const o = obj(json);
 			const detected = o?.ungroundedDetected;
 			const share = o?.ungroundedPercentage;
@@ -424,7 +441,7 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 				ungrounded: detected,
 				ungroundedShare: share,
 				spans,
-				info: info(op, groundednessVersion, attempts, started),
+				info: info(op, groundednessVersion, count.attempts, started),
 			};
 		},
 	};

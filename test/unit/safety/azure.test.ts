@@ -131,6 +131,23 @@ describe('Azure AI Content Safety backend: shapes and mappings', () => {
 		server.assertNoUnexpected();
 	});
 
+	it('harms: a part failing after earlier parts answered is the row error, with every HTTP call counted', async () => {
+		const long = 'word '.repeat(2500);
+		server.script(
+			'analyze',
+			azureReplies.analyze({ Violence: 1 }),
+			azureFaults.serverError(),
+			azureFaults.serverError(),
+			azureFaults.serverError(),
+		);
+		const e = await failure(
+			backend.harms!({ response: long, categories: ['violence'] }, { governor: fastGovernor() }),
+		);
+		expect(e.kind).toBe('server');
+		expect(e.attempts).toBe(4);
+		expect(server.requestsTo('analyze')).toHaveLength(4);
+	});
+
 	it('harms: a reply without a requested category, or a severity off the scale, is an error', async () => {
 		server.script('analyze', { body: { categoriesAnalysis: [{ category: 'Hate', severity: 0 }] } });
 		const e1 = await failure(
