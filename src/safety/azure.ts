@@ -129,11 +129,13 @@ function obj(v: unknown): Record<string, unknown> | undefined {
 		: undefined;
 }
 
-function malformed(operation: string, what: string): ModelCallError {
-	return new ModelCallError(
+function malformed(operation: string, what: string, count: { attempts: number }): ModelCallError {
+	const e = new ModelCallError(
 		'server',
 		`${NAME} ${operation}: the reply does not have the documented shape (${what})`,
 	);
+	e.attempts = count.attempts;
+	return e;
 }
 
 /**
@@ -275,7 +277,8 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 					count,
 				);
 				const list = obj(json)?.categoriesAnalysis;
-				if (!Array.isArray(list)) throw malformed('text:analyze', 'no categoriesAnalysis list');
+				if (!Array.isArray(list))
+					throw malformed('text:analyze', 'no categoriesAnalysis list', count);
 				for (const entry of list) {
 					const e = obj(entry);
 					const ours = typeof e?.category === 'string' ? AZURE_CATEGORY[e.category] : undefined;
@@ -290,6 +293,7 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 						throw malformed(
 							'text:analyze',
 							`severity ${String(severity)} for ${String(e?.category)}`,
+							count,
 						);
 					const prev = best.get(ours);
 					if (!prev || severity > prev.severity) best.set(ours, { severity, part: p });
@@ -298,7 +302,7 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 			const verdicts = {} as Record<HarmCategory, HarmVerdict>;
 			for (const c of categories) {
 				const b = best.get(c);
-				if (!b) throw malformed('text:analyze', `no severity for ${SERVICE_CATEGORY[c]}`);
+				if (!b) throw malformed('text:analyze', `no severity for ${SERVICE_CATEGORY[c]}`, count);
 				const where =
 					parts.length > 1
 						? ` (highest over ${parts.length} parts of ${AZURE_CS_LIMITS.analyzeText.toLocaleString('en-US')} characters; part ${b.part + 1})`
@@ -332,7 +336,11 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 				);
 				const detected = obj(obj(json)?.protectedMaterialAnalysis)?.detected;
 				if (typeof detected !== 'boolean')
-					throw malformed('text:detectProtectedMaterial', 'no protectedMaterialAnalysis.detected');
+					throw malformed(
+						'text:detectProtectedMaterial',
+						'no protectedMaterialAnalysis.detected',
+						count,
+					);
 				if (detected) hits.push(p + 1);
 			}
 			const split = parts.length > 1 ? ` (reply checked in ${parts.length} parts)` : '';
@@ -361,16 +369,21 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 			const user = obj(o?.userPromptAnalysis)?.attackDetected;
 			const docs = o?.documentsAnalysis ?? [];
 			if (typeof user !== 'boolean')
-				throw malformed('text:shieldPrompt', 'no userPromptAnalysis.attackDetected');
+				throw malformed('text:shieldPrompt', 'no userPromptAnalysis.attackDetected', count);
 			if (!Array.isArray(docs) || docs.length !== req.documents.length)
 				throw malformed(
 					'text:shieldPrompt',
 					`documentsAnalysis has ${Array.isArray(docs) ? docs.length : 'no'} entries for ${req.documents.length} documents`,
+					count,
 				);
 			const documentAttacks = docs.map((d) => {
 				const a = obj(d)?.attackDetected;
 				if (typeof a !== 'boolean')
-					throw malformed('text:shieldPrompt', 'a documentsAnalysis entry has no attackDetected');
+					throw malformed(
+						'text:shieldPrompt',
+						'a documentsAnalysis entry has no attackDetected',
+						count,
+					);
 				return a;
 			});
 			return {
@@ -429,11 +442,11 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 			const o = obj(json);
 			const detected = o?.ungroundedDetected;
 			const share = o?.ungroundedPercentage;
-			if (typeof detected !== 'boolean') throw malformed(op, 'no ungroundedDetected');
+			if (typeof detected !== 'boolean') throw malformed(op, 'no ungroundedDetected', count);
 			if (typeof share !== 'number' || !Number.isFinite(share) || share < 0 || share > 1)
-				throw malformed(op, `ungroundedPercentage ${String(share)} is not a number 0-1`);
+				throw malformed(op, `ungroundedPercentage ${String(share)} is not a number 0-1`, count);
 			const details = o?.ungroundedDetails ?? [];
-			if (!Array.isArray(details)) throw malformed(op, 'ungroundedDetails is not a list');
+			if (!Array.isArray(details)) throw malformed(op, 'ungroundedDetails is not a list', count);
 			const spans = details
 				.map((d) => obj(d)?.text)
 				.filter((t): t is string => typeof t === 'string' && t !== '');

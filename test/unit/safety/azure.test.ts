@@ -278,6 +278,7 @@ describe('Azure AI Content Safety backend: shapes and mappings', () => {
 			backend.groundedness!({ response: 'a', documents: ['b'] }, { governor: fastGovernor() }),
 		);
 		expect(e.message).toMatch(/ungroundedPercentage 40 is not a number 0-1/);
+		expect(e.attempts).toBe(1);
 	});
 
 	it('splitText cuts at whitespace, keeps every character and never exceeds the limit', () => {
