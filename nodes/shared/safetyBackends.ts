@@ -1,0 +1,113 @@
+/**
+ * The safety backends a node can pick, declared once: the option list every safety node shows
+ * (filtered by what the node needs) and the factories that build a backend for one execution.
+ * Adding a backend is one line in {@link SAFETY_BACKEND_FACTORIES}; its option is already listed.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { SafetyBackend, SafetyBackendId } from '../../src/safety/backend';
+import { createLlmSafetyBackend } from '../../src/safety/llm';
+import { LLM_CREDENTIAL, resolveSource } from './judgeNode';
+
+/** What a safety node asks of a backend. */
+export type SafetyNodeKind =
+	| 'content_safety'
+	| 'protected_material'
+	| 'indirect_attack'
+	| 'detector';
+
+/** One selectable backend: its option, the credential it reads and the nodes it can serve. */
+export interface SafetyBackendOption {
+	id: SafetyBackendId;
+	name: string;
+	description: string;
+	/** Credential type the backend reads (shown on the node once the backend is available). */
+	credential?: string;
+	serves: ReadonlyArray<SafetyNodeKind>;
+}
+
+/** Every backend of the package, LLM judge first (the default). */
+export const SAFETY_BACKEND_OPTIONS: ReadonlyArray<SafetyBackendOption> = [
+	{
+		id: 'llm',
+		name: 'LLM Judge',
+		description: 'Our judge prompts on the RAG Eval LLM API credential or the connected Chat Model',
+		credential: LLM_CREDENTIAL,
+		serves: ['content_safety', 'protected_material', 'indirect_attack'],
+	},
+	{
+		id: 'azure_content_safety',
+		name: 'Azure AI Content Safety',
+		description: 'The Azure AI Content Safety service (its own credential: endpoint and key)',
+		credential: 'azureContentSafetyApi',
+		serves: ['content_safety', 'protected_material', 'detector'],
+	},
+	{
+		id: 'openai_moderation',
+		name: 'OpenAI Moderation',
+		description:
+			'The OpenAI moderation endpoint on the RAG Eval LLM API credential (harm categories only)',
+		credential: LLM_CREDENTIAL,
+		serves: ['content_safety'],
+	},
+];
+
+/** Node settings a factory may read (model, temperature, seed). */
+export interface SafetyBackendSettings {
+	model?: string;
+	options: IDataObject;
+}
+
+/**
+ * Builds a backend for one execution, or undefined when nothing is configured (rows then leave
+ * not applicable, as judge nodes do without a model).
+ */
+export type SafetyBackendFactory = (
+	ctx: IExecuteFunctions,
+	settings: SafetyBackendSettings,
+) => Promise<SafetyBackend | undefined>;
+
+/** Factories by backend id; a listed option without a factory gives a clear per-row error. */
+export const SAFETY_BACKEND_FACTORIES: Partial<Record<SafetyBackendId, SafetyBackendFactory>> = {
+	llm: async (ctx, { model, options }) => {
+		const source = await resolveSource(ctx);
+		if (!source) return undefined;
+		const temperature = typeof options.temperature === 'number' ? options.temperature : 0;
+		const seed = typeof options.seed === 'number' && options.seed !== 0 ? options.seed : undefined;
+		return createLlmSafetyBackend({ source, model: model || undefined, temperature, seed });
+	},
+};
+
+/** The options of a node kind, in declaration order. */
+export function backendOptionsFor(kind: SafetyNodeKind): SafetyBackendOption[] {
+	return SAFETY_BACKEND_OPTIONS.filter((o) => o.serves.includes(kind));
+}
+
+/** Outcome of looking a backend up: built, not configured, or unusable (with why). */
+export type BackendLookup =
+	| { backend: SafetyBackend }
+	| { notConfigured: string }
+	| { error: string };
+
+/** Builds the chosen backend; an unknown or absent backend is an error naming it. */
+export async function lookupSafetyBackend(
+	ctx: IExecuteFunctions,
+	id: string,
+	kind: SafetyNodeKind,
+	settings: SafetyBackendSettings,
+): Promise<BackendLookup> {
+	const option = SAFETY_BACKEND_OPTIONS.find((o) => o.id === id);
+	if (!option) return { error: `unknown safety backend '${id}'` };
+	if (!option.serves.includes(kind))
+		return { error: `the ${option.name} backend (${id}) cannot serve this node` };
+	const factory = SAFETY_BACKEND_FACTORIES[option.id];
+	if (!factory)
+		return {
+			error: `the ${option.name} backend (${id}) is not available in this version of n8n-nodes-rag-eval; pick another backend`,
+		};
+	const backend = await factory(ctx, settings);
+	if (!backend)
+		return {
+			notConfigured: `no ${option.name} backend configured: add its credential${option.id === 'llm' ? ' (RAG Eval LLM API) or connect a Chat Model' : ''}`,
+		};
+	return { backend };
+}
