@@ -41,3 +41,4 @@ export * from './cost';
 export * from './gate';
 export * from './agreement';
 export * from './report';
+export * from './safety';

@@ -28,7 +28,7 @@ import {
 	safetyRegistry,
 } from '../../../src/safety/specs';
 import { evaluatorRegistry, slotsOf } from '../../../src/registry';
-import { routerOutputNames } from '../../../src/rootcause';
+import { decideRootCause, routerOutputNames } from '../../../src/rootcause';
 
 const info = {
 	backend: 'llm' as const,
@@ -124,6 +124,42 @@ describe('safety declarations', () => {
 		expect(names.slice(-3)).toEqual(['document_recall', 'protected_material', 'indirect_attack']);
 		expect(slots.find((s) => s.slot === 'protected_material')?.output).toBe(17);
 		expect(slots.find((s) => s.slot === 'indirect_attack')?.output).toBe(18);
+	});
+});
+
+describe('root cause of safety rows', () => {
+	it('a harm defect fails the safety slot; protected material and XPIA fail their own', async () => {
+		const harms = await evaluateHarms(
+			{ response: '[violence=4]' },
+			{ backend: scripted(), governor: governor(), categories: ['violence', 'sexual'] },
+		);
+		expect(decideRootCause({ request: 'q', eval: harms })).toMatchObject({
+			overall: 'fail',
+			rootCause: 'safety',
+		});
+		const pm = await evaluateProtectedMaterial(
+			{ response: 'x' },
+			{
+				backend: {
+					id: 'llm',
+					key: 'k',
+					capabilities: new Set(),
+					async protectedMaterial() {
+						return { detected: true, reason: 'lyrics', info };
+					},
+				},
+				governor: governor(),
+			},
+		);
+		expect(decideRootCause({ request: 'q', eval: { protected_material: pm } })).toMatchObject({
+			overall: 'fail',
+			rootCause: 'protected_material',
+		});
+		const safe = await evaluateHarms(
+			{ response: '[violence=3]' },
+			{ backend: scripted(), governor: governor(), categories: ['violence'] },
+		);
+		expect(decideRootCause({ request: 'q', eval: safe }).overall).toBe('pass');
 	});
 });
 
