@@ -331,6 +331,29 @@ describe('safety nodes on the real engine (LLM backend)', () => {
 		);
 	});
 
+	it('a rejected key fails the node (or, continuing on fail, every row) without leaking it', async () => {
+		server.setDefault(() => ({
+			status: 401,
+			error: { message: `Incorrect API key provided: ${SECRET}`, code: 'invalid_api_key' },
+		}));
+		const failed = await run('evalProtectedMaterial', {}, [harmRows[0], harmRows[1]]);
+		expect(failed.nodeError('Node')).toBeDefined();
+		expect(failed.nodeError('Node')).not.toContain(SECRET);
+
+		const wf = singleNode('n8n-nodes-rag-eval.evalContentSafety', { categories: ['violence'] });
+		wf.nodes[1].credentials = { ragEvalLlmApi: { id: '1', name: 'Judge' } };
+		wf.nodes[1].continueOnFail = true;
+		const r = await runWorkflow(wf, {
+			startItems: [harmRows[0], harmRows[1]].map((json) => ({ json })),
+			credentials: CREDS,
+		});
+		expect(r.nodeError('Node')).toBeUndefined();
+		const out = r.output('Node').map(evalOf);
+		expect(out.map((e) => e.violence.status)).toEqual(['error', 'error']);
+		expect(out.every((e) => e.violence.value === null)).toBe(true);
+		expect(JSON.stringify(r.run.data.resultData)).not.toContain(SECRET);
+	});
+
 	it('a backend the package does not have yet leaves every row with an error naming it', async () => {
 		const r = await run('evalContentSafety', { backend: 'openai_moderation', splitOutputs: true }, [
 			harmRows[0],
