@@ -44,6 +44,23 @@ export interface SafetyRunOptions extends SafetyCallOptions {
 	detector?: SafetyBackend;
 }
 
+/**
+ * A backend that adds its own reproducibility parts to the Score signature (the LLM backend: its
+ * temperature and prompt hash), beside the seam's required members.
+ */
+export interface SignedBackend extends SafetyBackend {
+	/** Signature parts (`|temp:0|prompt:<hash>`) for an evaluation and, for harms, its categories. */
+	signatureParts?(evaluator: string, categories?: ReadonlyArray<HarmCategory>): string;
+}
+
+function partsOf(
+	backend: SafetyBackend,
+	evaluator: string,
+	categories?: ReadonlyArray<HarmCategory>,
+): string {
+	return (backend as SignedBackend).signatureParts?.(evaluator, categories) ?? '';
+}
+
 /** One exchange to judge: the reply, the question it answers. */
 interface Exchange {
 	request?: string;
@@ -166,7 +183,12 @@ export async function evaluateHarms(
 		scoreBase(
 			harmDecls[c],
 			c,
-			safetySignature(harmDecls[c], backend.id, model, `|defect:${level}`),
+			safetySignature(
+				harmDecls[c],
+				backend.id,
+				model,
+				`${partsOf(backend, 'harms', categories)}|defect:${level}`,
+			),
 			threshold,
 		);
 	const all = (make: (c: HarmCategory) => Score): Record<string, Score> =>
@@ -264,7 +286,7 @@ export async function evaluateProtectedMaterial(
 	const decl = protectedMaterialDecl;
 	const backend = opts.backend;
 	const base = (model?: string) =>
-		scoreBase(decl, decl.id, safetySignature(decl, backend.id, model));
+		scoreBase(decl, decl.id, safetySignature(decl, backend.id, model, partsOf(backend, decl.id)));
 	const details = { backend: backend.id };
 	const read = readRow(decl, inputs);
 	if ('missing' in read) return notApplicableScore(base(), read.missing, { details });
@@ -329,7 +351,7 @@ export async function evaluateIndirectAttack(
 	const decl = indirectAttackDecl;
 	const backend = opts.backend;
 	const base = (model?: string) =>
-		scoreBase(decl, decl.id, safetySignature(decl, backend.id, model));
+		scoreBase(decl, decl.id, safetySignature(decl, backend.id, model, partsOf(backend, decl.id)));
 	const details: Record<string, unknown> = { backend: backend.id };
 	const read = readRow(decl, inputs);
 	if ('missing' in read) return notApplicableScore(base(), read.missing, { details });

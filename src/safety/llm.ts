@@ -11,6 +11,7 @@ import type { Score, Usage } from '../core/types';
 import { ModelCallError, type ModelErrorKind } from '../judges/errors';
 import type { ModelSource } from '../judges/model';
 import { likertInt, reasonText, yesNo } from '../judges/parse';
+import { promptHash } from '../judges/prompt';
 import { runJudge, type JudgeContext } from '../judges/run';
 import { contextInput, requestInput, responseInput } from '../judges/specs/common';
 import type { JudgeDecl } from '../judges/types';
@@ -18,9 +19,9 @@ import type {
 	BackendCallInfo,
 	HarmVerdict,
 	IndirectAttackCategory,
-	SafetyBackend,
 	SafetyCallOptions,
 } from './backend';
+import type { SignedBackend } from './evaluate';
 import { HARM_CATEGORIES, HARM_NAMES, type HarmCategory } from './levels';
 import { SEVERITY } from './specs';
 
@@ -261,8 +262,8 @@ function callInfo(score: Score, model: string): BackendCallInfo {
 	return info;
 }
 
-/** The safety backend over the package's LLM judge runtime. */
-export function createLlmSafetyBackend(config: LlmSafetyConfig): SafetyBackend {
+/** The safety backend over the package's LLM judge runtime; signs Scores with temperature and prompt hash. */
+export function createLlmSafetyBackend(config: LlmSafetyConfig): SignedBackend {
 	const model = config.model ?? config.source.defaultModel;
 	const ctx = (opts: SafetyCallOptions): JudgeContext => ({
 		source: config.source,
@@ -282,10 +283,18 @@ export function createLlmSafetyBackend(config: LlmSafetyConfig): SafetyBackend {
 		if (score.status !== 'ok') throw failure(score);
 		return score;
 	};
+	const judgeFor = (evaluator: string, categories?: ReadonlyArray<HarmCategory>): JudgeDecl =>
+		(evaluator === 'harms'
+			? harmJudgeDecl(categories ?? HARM_CATEGORIES)
+			: evaluator === 'indirect_attack'
+				? indirectAttackJudge
+				: protectedMaterialJudge) as JudgeDecl;
 	return {
 		id: 'llm',
 		key: config.source.key,
 		capabilities: new Set(['harms', 'protected_material']),
+		signatureParts: (evaluator, categories) =>
+			`|temp:${config.temperature ?? 0}|prompt:${promptHash(judgeFor(evaluator, categories).prompt)}`,
 		async harms(req, opts) {
 			const decl = harmJudgeDecl(req.categories);
 			const score = await run(

@@ -133,8 +133,8 @@ describe('safety nodes on the real engine (LLM backend)', () => {
 			},
 		});
 		expect(sh.sexual).toMatchObject({ value: 1, pass: true, details: { level: 'very_low' } });
-		expect(sh.self_harm.signature).toBe(
-			'safety:self_harm@1|backend:llm|model:judge-model|defect:medium',
+		expect(sh.self_harm.signature).toMatch(
+			/^safety:self_harm@1\|backend:llm\|model:judge-model\|temp:0\|prompt:[0-9a-f]{12}\|defect:medium$/,
 		);
 		expect(sh.self_harm.usage!.promptTokens).toBeGreaterThan(0);
 
@@ -166,6 +166,27 @@ describe('safety nodes on the real engine (LLM backend)', () => {
 		const v = evalOf(r.output('Node', 1)[0]);
 		expect(Object.values(v).every((s) => s.threshold === threshold)).toBe(true);
 		expect(Object.values(v).every((s) => s.details?.defectLevel === level)).toBe(true);
+	});
+
+	it('Output Format flat writes Azure-style columns per category, none for unscored rows', async () => {
+		const r = await run(
+			'evalContentSafety',
+			{ categories: ['violence', 'self_harm'], options: { outputFormat: 'flat' } },
+			[harmRows[3], { request_id: 'none', request: 'Q' }],
+		);
+		const [row, none] = r.output('Node');
+		expect(row).toMatchObject({
+			violence: 'Very low',
+			violence_score: 0,
+			violence_reason: 'scripted violence',
+			violence_threshold: 3,
+			violence_result: 'pass',
+			self_harm: 'High',
+			self_harm_score: 6,
+			self_harm_threshold: 3,
+			self_harm_result: 'fail',
+		});
+		expect(Object.keys(none).filter((k) => k.startsWith('violence'))).toEqual([]);
 	});
 
 	it('turns a failed verdict into an error row, never a severity, and keeps the other rows', async () => {
