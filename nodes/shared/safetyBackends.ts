@@ -66,6 +66,24 @@ export type SafetyBackendFactory = (
 	settings: SafetyBackendSettings,
 ) => Promise<SafetyBackend | undefined>;
 
+/**
+ * Builds a backend from a credential's fields, or undefined when the node has no such credential
+ * (its rows then leave not applicable). For factories of credential-only backends.
+ */
+export async function withCredential(
+	ctx: IExecuteFunctions,
+	name: string,
+	build: (data: IDataObject) => SafetyBackend,
+): Promise<SafetyBackend | undefined> {
+	let data: IDataObject | undefined;
+	try {
+		data = (await ctx.getCredentials(name)) as IDataObject;
+	} catch {
+		return undefined;
+	}
+	return data ? build(data) : undefined;
+}
+
 /** Factories by backend id; a listed option without a factory gives a clear per-row error. */
 export const SAFETY_BACKEND_FACTORIES: Partial<Record<SafetyBackendId, SafetyBackendFactory>> = {
 	llm: async (ctx, { model, options }) => {
