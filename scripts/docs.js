@@ -13,7 +13,7 @@ const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const pascal = (id) => id.split(/[_-]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
 
 function nodesTable() {
-	const lines = [lib.evaluatorTables(lib.metricRegistry, lib.judgeRegistry)];
+	const lines = [lib.evaluatorTables(lib.metricRegistry, lib.judgeRegistry, lib.safetyRegistry)];
 	lines.push('', '### Pipeline nodes', '');
 	lines.push('| node | what it does |', '| --- | --- |');
 	for (const rel of pkg.n8n.nodes) {

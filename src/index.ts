@@ -61,3 +61,4 @@ export {
 	runServiceGroundedness,
 	type ServiceGroundednessContext,
 } from './safety/azureGroundedness';
+export * from './safety';

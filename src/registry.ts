@@ -6,6 +6,7 @@
 import type { EvaluatorFacts, RootCauseDecl } from './core/types';
 import { judgeRegistry } from './judges/registry';
 import { metricRegistry } from './metrics/registry';
+import { safetyRegistry } from './safety/specs';
 
 /** A root-cause slot with the evaluators that answer for it. */
 export interface SlotInfo extends RootCauseDecl {
@@ -59,10 +60,11 @@ export function validateEvaluators<T extends ReadonlyArray<EvaluatorFacts>>(list
 	return list;
 }
 
-/** Every metric and judge of the package, metrics first, each in its registry's order. */
+/** Every metric, judge and risk/safety evaluator of the package, each list in its own order. */
 export const evaluatorRegistry: ReadonlyArray<EvaluatorFacts> = validateEvaluators([
 	...metricRegistry,
 	...judgeRegistry,
+	...safetyRegistry,
 ]);
 
 const slotCache = new WeakMap<ReadonlyArray<EvaluatorFacts>, SlotInfo[]>();

@@ -242,7 +242,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 }
 
 /** Retry, deadline and circuit-breaker options; their defaults are the Governor's. */
-const runtimeOptions: INodeProperties[] = [
+export const runtimeOptions: INodeProperties[] = [
 	{
 		displayName: 'Timeout (Seconds)',
 		name: 'timeoutSeconds',
@@ -337,7 +337,8 @@ async function connectedChatModel(ctx: IExecuteFunctions): Promise<unknown> {
 	return Array.isArray(data) ? data[0] : data;
 }
 
-async function resolveSource(ctx: IExecuteFunctions): Promise<ModelSource | undefined> {
+/** The judge model: a connected Chat Model, else the RAG Eval LLM API credential, else none. */
+export async function resolveSource(ctx: IExecuteFunctions): Promise<ModelSource | undefined> {
 	const model = await connectedChatModel(ctx);
 	if (model) return createChatModelSource(model);
 	let cred: IDataObject | undefined;

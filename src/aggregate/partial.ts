@@ -97,7 +97,18 @@ export interface MetricPartial {
 	stats?: Record<string, StatSum>;
 	/** Rows that contributed `stats`. */
 	statsRows: number;
+	/** Severity scales: the worst rows (see {@link WorstRow}), absent until one is kept. */
+	worst?: WorstRow[];
 }
+
+/** A row of a severity scale at low (2) or above, by `request_id`. */
+export interface WorstRow {
+	id: string;
+	value: number;
+}
+
+/** Worst rows kept per severity metric: the highest values, ties by smallest id. */
+export const WORST_ROWS = 5;
 
 /** Mergeable state of one agent field. */
 export interface FieldPartial {
@@ -339,6 +350,31 @@ function addMetric(g: GroupBuilder, key: string, score: unknown): void {
 	}
 }
 
+/** Keeps `rows` as the {@link WORST_ROWS} highest values (ties: smallest id), distinct ids. */
+function addWorst(rows: WorstRow[], row: WorstRow): void {
+	// One id seen twice (the same row in two batches) keeps its highest value, whatever the order.
+	const seen = rows.findIndex((r) => r.id === row.id);
+	if (seen >= 0) {
+		if (rows[seen].value >= row.value) return;
+		rows.splice(seen, 1);
+	}
+	const before = (a: WorstRow, b: WorstRow) =>
+		a.value > b.value || (a.value === b.value && a.id < b.id);
+	let i = rows.length;
+	while (i > 0 && before(row, rows[i - 1])) i--;
+	rows.splice(i, 0, row);
+	if (rows.length > WORST_ROWS) rows.length = WORST_ROWS;
+}
+
+/** Severity scores at low (2) and above are worst-row candidates; very low is no harm. */
+function addWorstRow(g: GroupBuilder, key: string, score: unknown, id: string | undefined): void {
+	if (id === undefined || !isObject(score) || score.status !== 'ok') return;
+	if (!isScale(score.scale) || score.scale.kind !== 'severity') return;
+	const v = score.value;
+	if (typeof v !== 'number' || !Number.isFinite(v) || v < 2) return;
+	addWorst((g.metrics[key].worst ??= []), { id, value: v });
+}
+
 const VERDICTS = new Set(['pass', 'fail', 'incomplete']);
 
 /**
@@ -392,8 +428,13 @@ function addNamedVerdicts(g: GroupBuilder, key: string, score: unknown): void {
 function addRow(g: GroupBuilder, json: Json, config: PartialConfig, registry: Registry): void {
 	g.rows++;
 	const evals = isObject(json.eval) ? json.eval : {};
+	const rowId =
+		typeof json.request_id === 'string' || typeof json.request_id === 'number'
+			? String(json.request_id)
+			: undefined;
 	for (const [key, score] of Object.entries(evals)) {
 		addMetric(g, key, score);
+		addWorstRow(g, key, score, rowId);
 		addNamedVerdicts(g, key, score);
 		// A judge Score's `attempts` counts its HTTP calls (retries and re-asks included); calls
 		// that all failed still cost requests, so they count even without token usage.
@@ -555,6 +596,10 @@ function mergeMetric(a: MetricPartial | undefined, b: MetricPartial | undefined)
 	const category = minString(a.category, b.category);
 	if (category !== undefined) out.category = category;
 	if (a.stats || b.stats) out.stats = mergeRecords(a.stats ?? {}, b.stats ?? {}, mergeStat);
+	if (a.worst || b.worst) {
+		out.worst = [...(a.worst ?? [])].map((r) => ({ ...r }));
+		for (const r of b.worst ?? []) addWorst(out.worst, { ...r });
+	}
 	return out;
 }
 

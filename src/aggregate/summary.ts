@@ -7,6 +7,7 @@
  * BLEU from summed statistics, never a mean of sentence BLEU.
  */
 import type { Direction, EvaluatorFacts, Scale } from '../core/types';
+import { SEVERITY_LEVELS, type SeverityLevel } from '../safety/levels';
 import { corpusFinalizers as defaultCorpusFinalizers } from '../metrics/registry';
 import { evaluatorById, evaluatorRegistry } from '../registry';
 import { findPrice, type ModelPrice } from '../cost';
@@ -30,6 +31,8 @@ import {
 	type GroupPartial,
 	type MetricPartial,
 	type UsagePartial,
+	type WorstRow,
+	WORST_ROWS,
 } from './partial';
 
 /** Summed corpus statistics handed to a finalizer. */
@@ -163,6 +166,20 @@ export interface MetricSummary extends Coverage {
 	direction?: Direction;
 }
 
+/**
+ * One safety category over the run (seed 000: "the severity of each row and the defect rate at
+ * the chosen level"): measured rows per level, the rows failing at the threshold their own Scores
+ * carry (the Defect Level picked on the node), and the worst rows by `request_id`.
+ */
+export interface SeveritySummary {
+	/** Measured rows per level (very low 0-1, low 2-3, medium 4-5, high 6-7). */
+	distribution: Record<SeverityLevel, number>;
+	/** Rows whose Score failed (at its own threshold) among rows with a verdict (Wilson). */
+	defectsAtScoreLevel: RateEstimate;
+	/** Highest severities first (low and above only), at most {@link WORST_ROWS}. */
+	worst: { id: string; severity: number; level: SeverityLevel; metric: string }[];
+}
+
 /** One line of the ranked root-cause table. */
 export interface RootCauseRow {
 	cause: string;
@@ -230,6 +247,8 @@ export interface GroupSummary {
 	perMetric: Record<string, MetricSummary>;
 	/** Defect rate per safety category over every severity-scale metric of that category. */
 	defectRates: Record<string, RateEstimate & { threshold: number }>;
+	/** Per safety category: rows per severity level, defects at the nodes' levels, worst rows. */
+	severity: Record<string, SeveritySummary>;
 	/** Root causes of failing rows, most frequent first (ties by name). */
 	rootCauses: RootCauseRow[];
 	/** Rows a judge could not score. */
@@ -474,6 +493,49 @@ function appCostSummary(g: GroupPartial): AppCostSummary {
 	return out;
 }
 
+/** The level of a value on the 0-7 scale; a fractional value from a foreign producer by its range. */
+function levelBand(v: number): SeverityLevel {
+	return (SEVERITY_LEVELS.find((l) => v <= l.max) ?? SEVERITY_LEVELS[SEVERITY_LEVELS.length - 1])
+		.level;
+}
+
+/** Severity distribution, defects at the Scores' own levels and worst rows per category. */
+function severitySummaries(g: GroupPartial, ctx: Ctx): Record<string, SeveritySummary> {
+	const acc: Record<
+		string,
+		{ h: Histogram; passed: number; failed: number; worst: (WorstRow & { metric: string })[] }
+	> = {};
+	for (const key of Object.keys(g.metrics).sort()) {
+		const m = g.metrics[key];
+		if (m.scale?.kind !== 'severity') continue;
+		const cat = m.category ?? key;
+		const a = (acc[cat] ??= { h: { v: [], c: [] }, passed: 0, failed: 0, worst: [] });
+		a.h = mergeHistograms(a.h, m.values);
+		a.passed += m.passed;
+		a.failed += m.failed;
+		for (const w of m.worst ?? []) a.worst.push({ ...w, metric: m.metric ?? key });
+	}
+	const out: Record<string, SeveritySummary> = {};
+	for (const cat of Object.keys(acc).sort()) {
+		const a = acc[cat];
+		const distribution = Object.fromEntries(SEVERITY_LEVELS.map((l) => [l.level, 0])) as Record<
+			SeverityLevel,
+			number
+		>;
+		a.h.v.forEach((v, i) => (distribution[levelBand(v)] += a.h.c[i]));
+		const worst = a.worst
+			.sort((x, y) => y.value - x.value || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+			.slice(0, WORST_ROWS)
+			.map((w) => ({ id: w.id, severity: w.value, level: levelBand(w.value), metric: w.metric }));
+		out[cat] = {
+			distribution,
+			defectsAtScoreLevel: rate(a.failed, a.passed + a.failed, ctx.level),
+			worst,
+		};
+	}
+	return out;
+}
+
 function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 	const metrics: Record<string, RunMetric> = {};
 	const perMetric: Record<string, MetricSummary> = {};
@@ -557,6 +619,7 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 		metrics,
 		perMetric,
 		defectRates,
+		severity: severitySummaries(g, ctx),
 		rootCauses,
 		incomplete: {
 			count: g.incomplete.count,

@@ -32,10 +32,11 @@ const databricks = (d: EvaluatorFacts): string =>
 				.join('<br>')
 		: '-';
 
-/** Markdown of the metric, judge and root-cause slot tables for the given registries. */
+/** Markdown of the metric, judge, risk and safety, and root-cause slot tables for the given registries. */
 export function evaluatorTables(
 	metrics: ReadonlyArray<MetricDecl>,
 	judges: ReadonlyArray<EvaluatorFacts>,
+	safety: ReadonlyArray<EvaluatorFacts> = [],
 ): string {
 	const lines: string[] = ['### Deterministic metrics', ''];
 	lines.push(
@@ -66,7 +67,23 @@ export function evaluatorTables(
 			`| <a id="judge${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName.endsWith(' Judge') ? d.displayName : `${d.displayName} Judge`)}** | ${esc(d.description)} | \`${d.id}\` | ${reads(d)} | ${scale(d)} | ${passWhen(d)} | ${slot(d)} | ${databricks(d)} | ${esc(d.reference)} |`,
 		);
 	}
-	const all = [...metrics, ...judges];
+	if (safety.length > 0) {
+		lines.push('', '### Risk and safety', '');
+		lines.push(
+			'| score key | node | what it measures | reads | scale | pass when (default) | root-cause slot |',
+			'| --- | --- | --- | --- | --- | --- | --- |',
+		);
+		for (const d of safety) {
+			const node =
+				d.scale.kind === 'severity'
+					? '[Content Safety](#evalcontentsafety)'
+					: `[${esc(d.displayName)}](#eval${pascal(d.id).toLowerCase()})`;
+			lines.push(
+				`| \`${d.id}\` | ${node} | ${esc(d.description)} | ${reads(d)} | ${scale(d)} | ${passWhen(d)} | ${slot(d)} |`,
+			);
+		}
+	}
+	const all = [...metrics, ...judges, ...safety];
 	lines.push('', '### Root-cause slots and router outputs', '');
 	lines.push(
 		'Outputs of the Root-Cause Router, in index order. Positions never change: new slots are added at the end.',

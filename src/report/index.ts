@@ -51,6 +51,15 @@ export interface ReportSummaryLike {
 	incomplete?: { count: number; examples?: readonly string[] } | null;
 	/** Per-metric figures (the aggregate's `perMetric`): key metrics without a run-level name. */
 	perMetric?: Record<string, ReportPerMetricLike | undefined>;
+	/** Per safety category (the aggregate's `severity`): levels, defects, worst rows. */
+	severity?: Record<string, ReportSeverityLike | undefined>;
+}
+
+/** What the reports read of one safety category of the aggregate's `severity`. */
+export interface ReportSeverityLike {
+	distribution: { very_low: number; low: number; medium: number; high: number };
+	defectsAtScoreLevel?: { value?: number; count: number; of: number };
+	worst?: readonly { id: string; severity: number; level?: string }[];
 }
 
 /** What the reports read of one `perMetric` entry. */
@@ -469,6 +478,50 @@ function slackMrkdwn(
 }
 
 /** Slack message: headline, gate verdict, metrics, root causes, regressions and worst rows. */
+// ---------------------------------------------------------------------------------------------
+// Risk and safety (issue 12): one line per harm category
+
+/** One safety category as the reports show it. */
+interface SafetyLine {
+	category: string;
+	counts: [number, number, number, number];
+	defects: string;
+	worst: string;
+}
+
+function safetyLines(summary: ReportSummaryLike): SafetyLine[] {
+	const out: SafetyLine[] = [];
+	for (const category of Object.keys(summary.severity ?? {}).sort()) {
+		const s = summary.severity?.[category];
+		if (!s) continue;
+		const d = s.distribution;
+		const defects = s.defectsAtScoreLevel;
+		out.push({
+			category,
+			counts: [d.very_low, d.low, d.medium, d.high],
+			defects:
+				defects && defects.of > 0
+					? `${defects.count} of ${defects.of} (${pct(defects.count / defects.of)})`
+					: '—',
+			worst: (s.worst ?? [])
+				.slice(0, 3)
+				.map((w) => `${displayText(w.id, 80)} (${w.severity})`)
+				.join(', '),
+		});
+	}
+	return out;
+}
+
+const SAFETY_HEAD = [
+	'category',
+	'very low 0-1',
+	'low 2-3',
+	'medium 4-5',
+	'high 6-7',
+	'defects',
+	'worst rows',
+];
+
 export function slackMessage(input: ReportInput): SlackMessage {
 	const blocks: SlackBlock[] = [];
 	const title = headline(input);
@@ -519,6 +572,20 @@ export function slackMessage(input: ReportInput): SlackMessage {
 	});
 	for (let i = 0; i < fields.length; i += SLACK_LIMITS.fields) {
 		blocks.push({ type: 'section', fields: fields.slice(i, i + SLACK_LIMITS.fields) });
+	}
+
+	const safety = safetyLines(input.summary);
+	if (safety.length) {
+		const lines = safety.map(
+			(l) =>
+				`• *${slackText(l.category, 100)}*: defects ${l.defects} · levels ${l.counts.join(' / ')}${l.worst ? ` · worst ${slackText(l.worst, 300)}` : ''}`,
+		);
+		blocks.push({
+			type: 'section',
+			text: slackMrkdwn(
+				`*Risk and safety* (rows very low / low / medium / high)\n${lines.join('\n')}`,
+			),
+		});
 	}
 
 	const causes = input.summary.rootCauses ?? [];
@@ -622,6 +689,15 @@ export function markdownReport(input: ReportInput): string {
 	}
 	const unmeasured = unmeasuredCount(input.summary);
 	if (unmeasured) out.push('', `_${unmeasured} run metrics without measured rows are not listed._`);
+	const safety = safetyLines(input.summary);
+	if (safety.length) {
+		out.push('', '## Risk and safety', '', `| ${SAFETY_HEAD.join(' | ')} |`);
+		out.push('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
+		for (const l of safety)
+			out.push(
+				`| ${mdCell(l.category)} | ${l.counts.join(' | ')} | ${l.defects} | ${mdCell(l.worst || '—')} |`,
+			);
+	}
 	const causes = input.summary.rootCauses ?? [];
 	if (causes.length) {
 		out.push(
@@ -905,6 +981,21 @@ export function rootCauseChart(causes: readonly ReportRootCause[]): string {
 }
 
 /** Self-contained HTML report: summary, root-cause chart, regressions and worst rows. */
+function safetyHtml(summary: ReportSummaryLike): string {
+	const lines = safetyLines(summary);
+	if (!lines.length) return '';
+	const rows = lines
+		.map(
+			(l) =>
+				`<tr><td>${h(l.category)}</td>${l.counts.map((c) => `<td class="num">${c}</td>`).join('')}<td class="num">${h(l.defects)}</td><td>${h(l.worst || '—')}</td></tr>`,
+		)
+		.join('\n');
+	return `<section><h2>Risk and safety</h2>
+<table><thead><tr>${SAFETY_HEAD.map((x) => `<th>${h(x)}</th>`).join('')}</tr></thead><tbody>
+${rows}
+</tbody></table></section>`;
+}
+
 export function htmlReport(input: ReportInput): string {
 	const title = headline(input);
 	const url = safeUrl(input.runUrl);
@@ -980,6 +1071,7 @@ ${gateHtml}
 <table><thead><tr><th>metric</th><th>value</th><th>95% CI</th><th>measured</th><th>not applicable</th><th>errored</th></tr></thead><tbody>
 ${metricRows}
 </tbody></table>${unmeasured ? `<p class="muted">${unmeasured} run metrics without measured rows are not listed.</p>` : ''}</section>
+${safetyHtml(input.summary)}
 <section><h2>Root causes</h2>${rootCauseChart(causes)}</section>
 ${trendsHtml(input)}
 ${worstHtml}

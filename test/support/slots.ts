@@ -1,13 +1,11 @@
 /**
- * Test-only evaluator declarations for what the package does not ship yet: two Azure harm
- * categories (issue 12) sharing the package's `safety` slot, so the rules for several judges in
- * one slot are tested on real slot facts. Each is just the facts a declaration carries.
+ * Slot declarations for tests: the package's two harm categories that share the `safety` slot
+ * with the yes/no Safety judge (src/safety/specs.ts), and `slotDecl` for test-only declarations,
+ * so the rules for several judges in one slot are tested on real slot facts.
  */
 import type { EvaluatorFacts, RootCauseDecl, Scale } from '../../src/core/types';
-import { SAFETY_SLOT } from '../../src/judges/specs/safety';
 import { evaluatorRegistry } from '../../src/registry';
-
-const SEVERITY: Scale = { kind: 'severity', min: 0, max: 7 };
+import { harmDecls } from '../../src/safety/specs';
 
 /** A minimal declaration with a root-cause slot. */
 export function slotDecl(
@@ -34,11 +32,8 @@ export function slotDecl(
 	};
 }
 
-/** Harm categories of the safety slot (Azure, issue 12), beside the package's yes/no Safety judge. */
-export const SEED_SLOT_DECLS: EvaluatorFacts[] = [
-	slotDecl('violence', SEVERITY, SAFETY_SLOT),
-	slotDecl('hate_unfairness', SEVERITY, SAFETY_SLOT),
-];
+/** Harm categories of the safety slot (seed 000), beside the package's yes/no Safety judge. */
+export const SEED_SLOT_DECLS: EvaluatorFacts[] = [harmDecls.violence, harmDecls.hate_unfairness];
 
 /** The package's evaluators plus {@link SEED_SLOT_DECLS} (only the ids it does not declare). */
 export const TEST_REGISTRY: EvaluatorFacts[] = [

@@ -10,6 +10,7 @@ import type { MetricDecl } from '../../../src/core/types';
 import { judgeRegistry } from '../../../src/judges';
 import { metricNodeName } from '../../../nodes/shared/metricNode';
 import { judgeNodeName } from '../../../nodes/shared/judgeNode';
+import { safetyDescription } from '../../../nodes/shared/safetyNode';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -41,6 +42,10 @@ describe('node registry', () => {
 			...new Set([
 				...metricRegistry.map(metricNode),
 				...judgeRegistry.map((d) => judgeNodeName(d.id)),
+				// The risk and safety declarations (src/safety/specs.ts) share three nodes.
+				...(['content_safety', 'protected_material', 'indirect_attack'] as const).map(
+					(t) => safetyDescription(t).name,
+				),
 			]),
 		];
 		for (const name of declared) expect(nodes.has(name)).toBe(true);
