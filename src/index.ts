@@ -41,3 +41,6 @@ export * from './cost';
 export * from './gate';
 export * from './agreement';
 export * from './report';
+// Red teaming: attack injection and the direct-attack jailbreak comparison (issue 12 item 4).
+export * from './safety/attacks';
+export * from './safety/jailbreak';
