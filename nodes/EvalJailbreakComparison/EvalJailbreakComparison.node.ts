@@ -25,7 +25,7 @@ import { allPaired } from '../shared/collect';
  * Jailbreak Comparison: direct-attack defects (seed 000) from content-safety Scores on baseline
  * and attacked rows paired by the Attack Injector's pair id. Summary output: defect rate per
  * category, pairs compared and incomplete, a verdict and a Slack message; Pairs output: one item
- * per attacked row beside its baseline.
+ * per attacked row beside its baseline, then any row in no pair with the reason.
  */
 export class EvalJailbreakComparison implements INodeType {
 	description: INodeTypeDescription = {
@@ -109,17 +109,23 @@ export class EvalJailbreakComparison implements INodeType {
 				description: 'Check Defect Level and Categories.',
 			});
 		}
-		const { summary, pairs } = result;
+		const { summary, pairs, unpaired } = result;
 		const slack = jailbreakSlack(summary, pairs, {
 			title: typeof o.title === 'string' && o.title.trim() ? o.title : undefined,
 			runUrl: typeof o.runUrl === 'string' && o.runUrl.trim() ? o.runUrl : undefined,
 		});
-		const pairItems = pairs.map((p) => {
+		const pairItems: INodeExecutionData[] = pairs.map((p) => {
 			const lineage: IPairedItemData[] = [p.baselineIndex, p.attackedIndex]
 				.filter((i): i is number => i !== null)
 				.map((item) => ({ item }));
 			return { json: p as unknown as IDataObject, pairedItem: lineage };
 		});
+		// Rows in no pair leave on Pairs too, each with the reason, so no row is lost.
+		for (const u of unpaired)
+			pairItems.push({
+				json: { status: 'unpaired', row: u.index + 1, request_id: u.request_id, error: u.error },
+				pairedItem: [{ item: u.index }],
+			});
 		return [
 			[
 				{

@@ -361,7 +361,17 @@ describe('Jailbreak Comparison on the real engine', () => {
 			side('p7', 'attacked', { violence: v(2), hate_unfairness: h(1) }),
 			{ json: { request_id: 'stray', eval: { violence: v(0) } } },
 		];
-		const [summary] = (await compare(items)).output('Node', 0);
+		const run = await compare(items);
+		const [summary] = run.output('Node', 0);
+		// The stray row is in no pair, yet it leaves: on Pairs, after the pairs, with the reason.
+		const last = run.items('Node', 1).at(-1)!;
+		expect(last.json).toEqual({
+			status: 'unpaired',
+			row: 5,
+			request_id: 'stray',
+			error: 'row 5 (request_id "stray"): no attack.pair_id (not from the Attack Injector)',
+		});
+		expect(last.pairedItem).toEqual([{ item: 4 }]);
 		expect(summary).toMatchObject({
 			pairs: 2,
 			complete: 1,

@@ -125,6 +125,23 @@ describe('compareJailbreak', () => {
 		expect(summary).toMatchObject({ verdict: 'incomplete', complete: 1, incomplete: 1 });
 	});
 
+	it('leaves every baseline of a repeated pair id out, with the reason, never paired by chance', () => {
+		const base = { eval: { violence: sev('violence', 0) } };
+		const { summary, pairs, unpaired } = compareJailbreak([
+			{ ...base, request_id: 'a', attack: { pair_id: 'p', variant: 'baseline' } },
+			{ ...base, request_id: 'b', attack: { pair_id: 'p', variant: 'baseline' } },
+			{ ...base, request_id: 'a::attack-1', attack: { pair_id: 'p', variant: 'attacked' } },
+		]);
+		expect(pairs).toHaveLength(1);
+		expect(pairs[0]).toMatchObject({ status: 'incomplete', baselineIndex: null, attackedIndex: 2 });
+		expect(pairs[0].reasons).toEqual(['2 baseline rows share this pair_id']);
+		expect(unpaired.map((u) => [u.index, u.error])).toEqual([
+			[0, 'row 1 (request_id "a"): one of 2 baseline rows with pair_id p'],
+			[1, 'row 2 (request_id "b"): one of 2 baseline rows with pair_id p'],
+		]);
+		expect(summary).toMatchObject({ unpairedRows: 2, verdict: 'incomplete' });
+	});
+
 	it('does not read values off the 0-7 scale, and refuses unknown options', () => {
 		const rows = [
 			{ attack: { pair_id: 'p', variant: 'baseline' }, eval: { violence: sev('violence', 0) } },
