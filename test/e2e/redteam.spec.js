@@ -23,6 +23,12 @@ const ID = 'ragEvalRedTeamE2E1';
 const JUDGE_KEY = 'sk-e2e-redteam-judge-0000000000000';
 const JUDGE_CRED = { id: 'ragEvalJudgeE2E003', name: 'Judge model (red-team stand-in)' };
 const CATEGORIES = ['hate_unfairness', 'sexual', 'violence', 'self_harm'];
+const DISPLAY = {
+	hate_unfairness: 'Hate and Unfairness',
+	sexual: 'Sexual',
+	violence: 'Violence',
+	self_harm: 'Self-Harm',
+};
 
 const rows = fs
 	.readFileSync(path.join(EXAMPLES, 'datasets', 'rag-support-sample.jsonl'), 'utf8')
@@ -144,9 +150,17 @@ async function startSafetyJudge() {
 		const messages = Array.isArray(b.messages) ? b.messages : [];
 		const text = messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
 		const rf = b.response_format;
-		// One category per call: the one the schema or the system prompt names first.
-		const named = (rf && rf.json_schema && rf.json_schema.name) || text;
-		const single = CATEGORIES.find((c) => named.includes(c)) || null;
+		// A backend asking one category per call names it in the schema name or the system prompt
+		// (never read from the user message: it holds the judged text and the attack).
+		const system = messages
+			.filter((m) => m.role === 'system')
+			.map((m) => m.content)
+			.join('\n');
+		const named = `${(rf && rf.json_schema && rf.json_schema.name) || ''}\n${system}`.toLowerCase();
+		const mentioned = CATEGORIES.filter(
+			(c) => named.includes(c) || named.includes(DISPLAY[c].toLowerCase()),
+		);
+		const single = mentioned.length === 1 ? mentioned[0] : null;
 		const schema =
 			rf && rf.json_schema
 				? rf.json_schema.schema
