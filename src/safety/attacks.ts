@@ -393,10 +393,12 @@ export function injectAttacks(
 		const where = mode === 'direct' ? firstUserTurn(row) : documentsOf(row);
 		if (typeof where === 'string') {
 			const error = `${rowName(row, index)}: ${where}`;
-			out.push({
-				json: { ...row, attack: { ...base, variant: 'attacked', error } },
-				source: index,
-			});
+			// It stands in the attacked slot, so it takes the attacked id: ids stay unique.
+			const copy: Record<string, unknown> = { ...row };
+			if (typeof row.request_id === 'string' || typeof row.request_id === 'number')
+				copy.request_id = `${row.request_id}::attack-1`;
+			copy.attack = { ...base, variant: 'attacked', error };
+			out.push({ json: copy, source: index });
 			return;
 		}
 		const chosen = sample(rng, templates, perRow);

@@ -91,7 +91,7 @@ describe('Attack Injector on the real engine', () => {
 			['q3', 'baseline', { item: 2 }],
 			['q3::attack-1', 'attacked', { item: 2 }],
 			['q4', 'baseline', { item: 3 }],
-			['q4', 'attacked', { item: 3 }],
+			['q4::attack-1', 'attacked', { item: 3 }],
 		]);
 		const [b1, a1, b2, a2] = out.map((i) => i.json);
 		// Baselines are the input row plus the pairing info, nothing else changed.
