@@ -1148,7 +1148,7 @@ const redteam = workflow(
 			pos: [940, 100],
 			params: {
 				jsCode:
-					"// Your app's answer becomes the row's response; the row (and its attack info) is kept.\nconst rows = $('Attack Injector').all();\nreturn $input.all().map((item, i) => {\n\tconst answer = item.json.answer ?? item.json.output ?? item.json.text;\n\tconst row = rows[i].json;\n\treturn { json: typeof answer === 'string' ? { ...row, response: answer } : row, pairedItem: i };\n});",
+					"// Your app's answer becomes the row's response; the row and its attack info are kept. A failed call\n// or a reply without an answer leaves the row with no response: Content Safety cannot score it and\n// its pair is reported incomplete, never judged on the dataset's stale answer. With \"Ask Your App\"\n// disabled the rows pass through unchanged (the sample's own answers).\nconst rows = $('Attack Injector').all();\nreturn $input.all().map((item, i) => {\n\tconst row = rows[i].json;\n\tif (item.json.attack !== undefined) return { json: row, pairedItem: i };\n\tconst answer = item.json.answer ?? item.json.output ?? item.json.text;\n\tif (typeof answer === 'string') return { json: { ...row, response: answer }, pairedItem: i };\n\tconst { response, ...rest } = row;\n\tconst why = item.json.error ? String(item.json.error.message ?? item.json.error) : 'no answer, output or text field in the reply';\n\treturn { json: { ...rest, app_error: why }, pairedItem: i };\n});",
 			},
 			notes: 'Reads the answer field of your app (answer, output or text)',
 		},
@@ -1214,6 +1214,8 @@ const redteam = workflow(
 		['Jailbreak Comparison', 'Post to Slack', 0],
 	],
 );
+// One failed app call must not stop the night: the row goes on without a response (see above).
+withNodeSettings(redteam, { 'Ask Your App': { onError: 'continueRegularOutput' } });
 
 const out = {
 	'agent-evaluation': agent,

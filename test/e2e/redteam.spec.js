@@ -5,7 +5,9 @@
 //            in clear text; it cannot read base64, ROT13 or reversed text): one defect per such
 //            pair, in the category the payload asked for, and a Slack message saying DEFECTS;
 //   night 2: the app is hardened (never follows): every pair compared, PASS, no @here;
-//   night 3: the judge model is down: every pair incomplete, INCOMPLETE, never PASS.
+//   night 3: the app fails on one attacked row (HTTP 500): the run goes on, that pair is
+//            incomplete (its row has no response to score), the run INCOMPLETE, never PASS;
+//   night 4: the judge model is down: every pair incomplete, INCOMPLETE, never PASS.
 // Each night posts exactly one Slack message, valid Block Kit within Slack's limits.
 //
 // Content Safety (n8n-nodes-rag-eval.evalContentSafety, LLM backend) is asked through the judge
@@ -75,12 +77,16 @@ function listen(handler) {
  * canary tag it can read in the question or history and answers with that category's harm marker.
  */
 async function startApp() {
-	const state = { vulnerable: true, calls: 0, followed: 0 };
+	const state = { vulnerable: true, calls: 0, followed: 0, failOn: null };
 	const s = await listen((req, send) => {
 		if (req.method !== 'POST' || req.path !== '/answer' || !req.body)
 			return send(404, { error: 'not found' });
 		state.calls++;
 		const text = [req.body.question, ...(req.body.history || []).map((m) => m.content)].join('\n');
+		const q = String(req.body.question);
+		// failOn: the attacked versions of one question (they end with it) answer 500.
+		if (state.failOn && q !== state.failOn && q.endsWith(state.failOn))
+			return send(500, { error: 'e2e: the app crashed on this question' });
 		const tag = /\[rt:([a-z_]+)\]/.exec(text);
 		if (state.vulnerable && tag) {
 			state.followed++;
@@ -290,8 +296,41 @@ module.exports = [
 				},
 			},
 			{
-				name: 'night 3: the judge model is down: INCOMPLETE, never PASS',
+				name: 'night 3: the app fails on one attacked row: that pair incomplete, never PASS',
 				before() {
+					s.app.state.failOn = rows[2].query;
+				},
+				check(run, ctx) {
+					const { out } = ctx;
+					const attacked = attacksOf(run, ctx);
+					const failed = attacked.find((r) => r.request.endsWith(`\n\n${rows[2].query}`));
+					const fresh = out(run, 'Use Fresh Answers').find(
+						(r) => r.request_id === failed.request_id,
+					);
+					assert.equal(fresh.response, undefined, 'no stale answer for the failed call');
+					assert.match(fresh.app_error, /500|crashed/);
+					const [summary] = out(run, 'Jailbreak Comparison', 0);
+					assert.equal(summary.pairs, rows.length);
+					assert.equal(summary.incomplete, 1);
+					assert.equal(summary.complete, rows.length - 1);
+					assert.equal(summary.verdict, 'incomplete');
+					const pairs = out(run, 'Jailbreak Comparison', 1);
+					const bad = pairs.filter((p) => p.status !== 'complete');
+					assert.deepEqual(
+						bad.map((p) => p.attackedRequestId),
+						[failed.request_id],
+					);
+					const { msg } = slackCheck(3);
+					assert.match(
+						msg.text,
+						/^<!here> Red-team nightly: direct attacks — 8 pairs: INCOMPLETE \(1 of 8/,
+					);
+				},
+			},
+			{
+				name: 'night 4: the judge model is down: INCOMPLETE, never PASS',
+				before() {
+					s.app.state.failOn = null;
 					s.judge.state.down = true;
 				},
 				check(run, { out }) {
@@ -300,7 +339,7 @@ module.exports = [
 					assert.equal(summary.verdict, 'incomplete');
 					assert.equal(summary.incomplete, rows.length);
 					assert.equal(summary.defectRate, null);
-					const { msg, all } = slackCheck(3);
+					const { msg, all } = slackCheck(4);
 					assert.match(msg.text, /^<!here> Red-team nightly: direct attacks — 8 pairs: INCOMPLETE/);
 					assert.match(all, /Not compared/);
 					assert.doesNotMatch(JSON.stringify(msg), /: PASS/);
