@@ -62,3 +62,6 @@ export {
 	type ServiceGroundednessContext,
 } from './safety/azureGroundedness';
 export * from './safety';
+// Red teaming: attack injection and the direct-attack jailbreak comparison (issue 12 item 4).
+export * from './safety/attacks';
+export * from './safety/jailbreak';

@@ -58,6 +58,8 @@ describe('node registry', () => {
 					'evalReport',
 					'judgeAgreement',
 					'evalCostLatency',
+					'evalAttackInjector',
+					'evalJailbreakComparison',
 				].includes(n),
 		);
 		expect(scoring.sort()).toEqual([...declared].sort());

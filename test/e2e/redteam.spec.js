@@ -1,0 +1,402 @@
+// The red-team nightly example on the real n8n CLI against local stand-ins: the example itself
+// (examples/redteam-nightly.workflow.json) with the steps its sticky note asks for done (app URL,
+// judge credential on Content Safety, Slack webhook URL; nodes enabled), run three nights:
+//   night 1: the app follows injected instructions it can read (every attack whose canary tag is
+//            in clear text; it cannot read base64, ROT13 or reversed text): one defect per such
+//            pair, in the category the payload asked for, and a Slack message saying DEFECTS;
+//   night 2: the app is hardened (never follows): every pair compared, PASS, no @here;
+//   night 3: the app fails on one attacked row (HTTP 500): the run goes on, that pair is
+//            incomplete (its row has no response to score), the run INCOMPLETE, never PASS;
+//   night 4: the judge model is down: every pair incomplete, INCOMPLETE, never PASS.
+// Each night posts exactly one Slack message, valid Block Kit within Slack's limits.
+//
+// Content Safety (n8n-nodes-rag-eval.evalContentSafety, LLM backend) is asked through the judge
+// stand-in below, which reads no particular prompt: a `[[<category>=N]]` marker in the judged
+// text sets that category's severity (default 0) wherever the reply schema asks for one.
+'use strict';
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const { startSlackReceiver, blockKitProblems } = require('./support/standins');
+
+const EXAMPLES = path.join(__dirname, '..', '..', 'examples');
+const ID = 'ragEvalRedTeamE2E1';
+const JUDGE_KEY = 'sk-e2e-redteam-judge-0000000000000';
+const JUDGE_CRED = { id: 'ragEvalJudgeE2E003', name: 'Judge model (red-team stand-in)' };
+const CATEGORIES = ['hate_unfairness', 'sexual', 'violence', 'self_harm'];
+const DISPLAY = {
+	hate_unfairness: 'Hate and Unfairness',
+	sexual: 'Sexual',
+	violence: 'Violence',
+	self_harm: 'Self-Harm',
+};
+
+const rows = fs
+	.readFileSync(path.join(EXAMPLES, 'datasets', 'rag-support-sample.jsonl'), 'utf8')
+	.trim()
+	.split('\n')
+	.map((l) => JSON.parse(l));
+
+const s = {};
+
+function listen(handler) {
+	const server = http.createServer((req, res) => {
+		const chunks = [];
+		req.on('data', (c) => chunks.push(c));
+		req.on('end', () => {
+			let body;
+			try {
+				body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+			} catch {
+				body = undefined;
+			}
+			const send = (status, payload) => {
+				res.writeHead(status, { 'content-type': 'application/json' });
+				res.end(JSON.stringify(payload));
+			};
+			handler({ method: req.method, path: new URL(req.url, 'http://x').pathname, body }, send);
+		});
+	});
+	return new Promise((resolve) =>
+		server.listen(0, '127.0.0.1', () =>
+			resolve({
+				url: `http://127.0.0.1:${server.address().port}`,
+				close: () =>
+					new Promise((r) => {
+						server.closeAllConnections();
+						server.close(() => r());
+					}),
+			}),
+		),
+	);
+}
+
+/**
+ * The team's app: `POST /answer {question, history}`. Vulnerable, it obeys an instruction whose
+ * canary tag it can read in the question or history and answers with that category's harm marker.
+ */
+async function startApp() {
+	const state = { vulnerable: true, calls: 0, followed: 0, failOn: null };
+	const s = await listen((req, send) => {
+		if (req.method !== 'POST' || req.path !== '/answer' || !req.body)
+			return send(404, { error: 'not found' });
+		state.calls++;
+		const text = [req.body.question, ...(req.body.history || []).map((m) => m.content)].join('\n');
+		const q = String(req.body.question);
+		// failOn: the attacked versions of one question (they end with it) answer 500.
+		if (state.failOn && q !== state.failOn && q.endsWith(state.failOn))
+			return send(500, { error: 'e2e: the app crashed on this question' });
+		const tag = /\[rt:([a-z_]+)\]/.exec(text);
+		if (state.vulnerable && tag) {
+			state.followed++;
+			return send(200, { answer: `Sure, here it is. [[${tag[1]}=6]] ${tag[0]}` });
+		}
+		return send(200, { answer: 'Here is what our support policy says about that.' });
+	});
+	return { ...s, state };
+}
+
+/** Fills a reply schema: severities from `[[cat=N]]` markers by the nearest category named. */
+function fillSafety(schema, text, category, key) {
+	if (!schema || typeof schema !== 'object') return null;
+	const sev = (c) => {
+		const m = c ? new RegExp(`\\[\\[${c}=(\\d)\\]\\]`).exec(text) : null;
+		return m ? Number(m[1]) : 0;
+	};
+	if (Array.isArray(schema.enum)) {
+		if (key && /categor/.test(key) && category && schema.enum.includes(category)) return category;
+		return schema.enum[0];
+	}
+	switch (schema.type) {
+		case 'object': {
+			const out = {};
+			for (const [k, v] of Object.entries(schema.properties || {}))
+				out[k] = fillSafety(v, text, CATEGORIES.includes(k) ? k : category, k);
+			return out;
+		}
+		case 'array': {
+			// A list of per-category verdicts gets one item per category it can name.
+			const catProp = Object.entries((schema.items && schema.items.properties) || {}).find(
+				([, v]) => Array.isArray(v.enum) && v.enum.some((x) => CATEGORIES.includes(x)),
+			);
+			if (catProp)
+				return catProp[1].enum
+					.filter((c) => CATEGORIES.includes(c))
+					.map((c) => fillSafety(schema.items, text, c, key));
+			return [fillSafety(schema.items, text, category, key)];
+		}
+		case 'integer':
+		case 'number':
+			return sev(category);
+		case 'boolean':
+			return false;
+		default:
+			return `Stand-in judge: severity ${sev(category)} for ${category || key || 'this field'}.`;
+	}
+}
+
+async function startSafetyJudge() {
+	const state = { down: false, calls: 0 };
+	const s = await listen((req, send) => {
+		const p = req.path.replace(/^\/v1/, '');
+		if (req.method === 'GET' && p === '/models')
+			return send(200, {
+				object: 'list',
+				data: [{ id: 'e2e-judge', object: 'model', created: 0, owned_by: 'e2e' }],
+			});
+		if (req.method !== 'POST' || p !== '/chat/completions')
+			return send(404, { error: { message: 'not found' } });
+		state.calls++;
+		if (state.down)
+			return send(503, {
+				error: { message: 'The model is currently unavailable (e2e: down).', type: 'server_error' },
+			});
+		const b = req.body || {};
+		const messages = Array.isArray(b.messages) ? b.messages : [];
+		const text = messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+		const rf = b.response_format;
+		// A backend asking one category per call names it in the schema name or the system prompt
+		// (never read from the user message: it holds the judged text and the attack).
+		const system = messages
+			.filter((m) => m.role === 'system')
+			.map((m) => m.content)
+			.join('\n');
+		const named = `${(rf && rf.json_schema && rf.json_schema.name) || ''}\n${system}`.toLowerCase();
+		const mentioned = CATEGORIES.filter(
+			(c) => named.includes(c) || named.includes(DISPLAY[c].toLowerCase()),
+		);
+		const single = mentioned.length === 1 ? mentioned[0] : null;
+		const schema =
+			rf && rf.json_schema
+				? rf.json_schema.schema
+				: {
+						type: 'object',
+						properties: { reason: { type: 'string' }, severity: { type: 'integer' } },
+					};
+		const content = JSON.stringify(fillSafety(schema, text, single));
+		return send(200, {
+			id: `chatcmpl-e2e-rt-${state.calls}`,
+			object: 'chat.completion',
+			created: Math.floor(Date.now() / 1000),
+			model: b.model || 'e2e-judge',
+			choices: [
+				{
+					index: 0,
+					message: { role: 'assistant', content, refusal: null },
+					logprobs: null,
+					finish_reason: 'stop',
+				},
+			],
+			usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+		});
+	});
+	return { ...s, baseUrl: `${s.url}/v1`, state };
+}
+
+function slackCheck(night) {
+	assert.equal(
+		s.slack.messages.length,
+		night,
+		`exactly one Slack message per run (night ${night})`,
+	);
+	const msg = s.slack.messages[night - 1];
+	assert.deepEqual(blockKitProblems(msg), [], 'valid Block Kit within Slack limits');
+	const all = JSON.stringify(msg.blocks);
+	assert.match(
+		all,
+		/<https:\/\/n8n\.example\.com\/workflow\/[^/]+\/executions\/\d+\|Open the run>/,
+	);
+	return { msg, all };
+}
+
+/**
+ * The attacked rows of a run, checked against the library: the Attack Injector's output on real
+ * n8n equals `injectAttacks` (dist) on the same dataset rows with the example's seed.
+ */
+function attacksOf(run, { out, dist }) {
+	const injected = out(run, 'Attack Injector');
+	assert.equal(injected.length, 2 * rows.length, 'a baseline and an attacked row per dataset row');
+	const { injectAttacks } = require(path.join(dist, 'src', 'index.js'));
+	const expected = injectAttacks(out(run, 'Eval Dataset'), { mode: 'direct', seed: 42 });
+	assert.deepEqual(
+		injected,
+		expected.map((r) => r.json),
+		'same seed, same attacks as the library',
+	);
+	const attacked = injected.filter((r) => r.attack.variant === 'attacked');
+	for (const r of attacked) {
+		const base = injected.find(
+			(b) => b.attack.variant === 'baseline' && b.attack.pair_id === r.attack.pair_id,
+		);
+		assert.ok(r.request.endsWith(`\n\n${base.request}`) && r.request !== base.request);
+	}
+	return attacked;
+}
+
+module.exports = [
+	{
+		name: 'red-team example: direct-attack defects per category, one Slack message per run',
+		workflowId: ID,
+		covers: ['ragEvalRedTeam001'],
+		executions: [
+			{
+				name: 'night 1: a vulnerable app: defects where it followed the attack',
+				before() {
+					s.judge.state.down = false;
+					s.app.state.vulnerable = true;
+				},
+				check(run, ctx) {
+					const { out } = ctx;
+					const attacked = attacksOf(run, ctx);
+					// Same seed as the example: the same attacks the library gives for these rows.
+					assert.equal(attacked[0].attack.seed, 42);
+					assert.equal(s.app.state.calls, 2 * rows.length, 'the app answered every row');
+					const readable = attacked.filter((r) => r.request.includes(r.attack.canary));
+					assert.equal(s.app.state.followed, readable.length);
+					assert.ok(readable.length > 0, 'some attacks are readable');
+					const [summary] = out(run, 'Jailbreak Comparison', 0);
+					assert.equal(summary.status, 'complete');
+					assert.equal(summary.verdict, 'defects');
+					assert.equal(summary.pairs, rows.length);
+					assert.equal(summary.defectPairs, readable.length);
+					for (const c of CATEGORIES) {
+						const want = readable.filter((r) => r.attack.category === c).length;
+						assert.equal(summary.perCategory[c].defects, want, `${c} defects`);
+						assert.equal(summary.perCategory[c].compared, rows.length);
+					}
+					const pairs = out(run, 'Jailbreak Comparison', 1);
+					assert.equal(pairs.length, rows.length);
+					assert.deepEqual(
+						pairs
+							.filter((p) => p.defect)
+							.map((p) => p.attackedRequestId)
+							.sort(),
+						readable.map((r) => r.request_id).sort(),
+					);
+					const { msg, all } = slackCheck(1);
+					assert.match(msg.text, /^<!here> Red-team nightly: direct attacks — 8 pairs: DEFECTS/);
+					assert.match(all, /First defects/);
+				},
+			},
+			{
+				name: 'night 2: a hardened app: every pair compared, PASS',
+				before() {
+					s.app.state.vulnerable = false;
+				},
+				check(run, ctx) {
+					const { out } = ctx;
+					attacksOf(run, ctx);
+					const [summary] = out(run, 'Jailbreak Comparison', 0);
+					assert.equal(summary.status, 'complete');
+					assert.equal(summary.verdict, 'pass');
+					assert.equal(summary.defectRate, 0);
+					const { msg } = slackCheck(2);
+					assert.match(msg.text, /^Red-team nightly: direct attacks — 8 pairs: PASS/);
+				},
+			},
+			{
+				name: 'night 3: the app fails on one attacked row: that pair incomplete, never PASS',
+				before() {
+					s.app.state.failOn = rows[2].query;
+				},
+				check(run, ctx) {
+					const { out } = ctx;
+					const attacked = attacksOf(run, ctx);
+					const failed = attacked.find((r) => r.request.endsWith(`\n\n${rows[2].query}`));
+					const fresh = out(run, 'Use Fresh Answers').find(
+						(r) => r.request_id === failed.request_id,
+					);
+					assert.equal(fresh.response, undefined, 'no stale answer for the failed call');
+					assert.match(fresh.app_error, /500|crashed/);
+					const [summary] = out(run, 'Jailbreak Comparison', 0);
+					assert.equal(summary.pairs, rows.length);
+					assert.equal(summary.incomplete, 1);
+					assert.equal(summary.complete, rows.length - 1);
+					assert.equal(summary.verdict, 'incomplete');
+					const pairs = out(run, 'Jailbreak Comparison', 1);
+					const bad = pairs.filter((p) => p.status !== 'complete');
+					assert.deepEqual(
+						bad.map((p) => p.attackedRequestId),
+						[failed.request_id],
+					);
+					const { msg } = slackCheck(3);
+					assert.match(
+						msg.text,
+						/^<!here> Red-team nightly: direct attacks — 8 pairs: INCOMPLETE \(1 of 8/,
+					);
+				},
+			},
+			{
+				name: 'night 4: the judge model is down: INCOMPLETE, never PASS',
+				before() {
+					s.app.state.failOn = null;
+					s.judge.state.down = true;
+				},
+				check(run, { out }) {
+					const [summary] = out(run, 'Jailbreak Comparison', 0);
+					assert.equal(summary.status, 'incomplete');
+					assert.equal(summary.verdict, 'incomplete');
+					assert.equal(summary.incomplete, rows.length);
+					assert.equal(summary.defectRate, null);
+					const { msg, all } = slackCheck(4);
+					assert.match(msg.text, /^<!here> Red-team nightly: direct attacks — 8 pairs: INCOMPLETE/);
+					assert.match(all, /Not compared/);
+					assert.doesNotMatch(JSON.stringify(msg), /: PASS/);
+				},
+			},
+		],
+	},
+];
+
+module.exports.setup = async () => {
+	s.slack = await startSlackReceiver();
+	s.app = await startApp();
+	s.judge = await startSafetyJudge();
+};
+
+module.exports.teardown = async () => {
+	for (const k of ['slack', 'app', 'judge']) {
+		const server = s[k];
+		s[k] = undefined;
+		if (server) await server.close();
+	}
+};
+
+module.exports.credentials = () => [
+	{
+		...JUDGE_CRED,
+		type: 'ragEvalLlmApi',
+		data: {
+			provider: 'compatible',
+			apiKey: JUDGE_KEY,
+			baseUrl: s.judge.baseUrl,
+			model: 'e2e-judge',
+		},
+	},
+];
+
+/** The example with what its sticky note asks a team to change, pointed at the stand-ins. */
+module.exports.workflows = () => {
+	const wf = JSON.parse(
+		fs.readFileSync(path.join(EXAMPLES, 'redteam-nightly.workflow.json'), 'utf8'),
+	);
+	wf.id = ID;
+	wf.name = `${wf.name} (stand-ins)`;
+	const node = (name) => {
+		const n = wf.nodes.find((x) => x.name === name);
+		assert.ok(n, `example has node ${name}`);
+		return n;
+	};
+	assert.equal(
+		node('Eval Dataset').parameters.text,
+		fs.readFileSync(path.join(EXAMPLES, 'datasets', 'rag-support-sample.jsonl'), 'utf8').trim(),
+		'the workflow embeds the bundled dataset as is (rerun examples/generate.js)',
+	);
+	delete node('Ask Your App').disabled;
+	node('Ask Your App').parameters.url = `${s.app.url}/answer`;
+	delete node('Post to Slack').disabled;
+	node('Post to Slack').parameters.url = s.slack.webhookUrl;
+	node('Content Safety').credentials = { ragEvalLlmApi: JUDGE_CRED };
+	return [wf];
+};
