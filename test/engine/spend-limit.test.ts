@@ -160,6 +160,24 @@ describe('spend limit and estimate only on the real engine', () => {
 		expect(second.details?.errorKind).toBe('spend_limit');
 	});
 
+	it('the Custom Judge has the same limit', async () => {
+		server.setDefault(() => ({ json: { reason: 'Polite.', verdict: 'yes' }, usage: USAGE }));
+		const wf = workflow('judgeCustomJudge', 'Tone', {
+			spendLimitUnit: 'tokens',
+			spendLimit: 2200,
+		});
+		Object.assign(wf.nodes[1].parameters, {
+			judgeName: 'tone',
+			criterion: 'The response must be polite.',
+		});
+		const r = await run(wf);
+		// 2000 spent after two calls; the third call's reservation passes 2200.
+		expect(server.chatRequests()).toHaveLength(2);
+		const tone = r.output('After').map((x) => (x.eval as Record<string, Score>).tone);
+		expect(tone.map((s) => s.status)).toEqual(['ok', 'ok', 'error', 'error', 'error']);
+		expect(tone[2].details?.errorKind).toBe('spend_limit');
+	});
+
 	it('without a limit every row is judged (the option is off by default)', async () => {
 		server.setDefault(() => ({ json: { reason: 'Supported.', score: 5 }, usage: USAGE }));
 		const r = await run(workflow('judgeGroundedness', 'Groundedness', {}));
