@@ -553,7 +553,11 @@ export async function executeJudge(
 		if (!estimateOpts) return run(decl, raw, judgeCtx);
 		const rec = recordingSource(source);
 		const score = await run(decl, raw, { ...judgeCtx, source: rec.source });
-		estimates[i] = await estimateRow(rec.requests, score, estimateOpts);
+		estimates[i] = await estimateRow(
+			rec.requests,
+			labelRowError(score, rowLabel(item, i)),
+			estimateOpts,
+		);
 		return score;
 	});
 	const scores = await Promise.all(tasks);

@@ -25,8 +25,8 @@ export const TOKENS_PER_MESSAGE = 3;
 /** Every reply is primed with `<|start|>assistant<|message|>`. */
 export const REPLY_PRIMING_TOKENS = 3;
 /**
- * Completion tokens assumed for one structured judge call when no max tokens is set: a few
- * sentences of reasoning plus the verdict as JSON (our judges' replies run 60-250 tokens).
+ * Completion tokens assumed for one judge call when no max tokens is set: an allowance for a few
+ * sentences of reasoning plus the verdict as JSON (the node's Typical Reply Tokens overrides it).
  */
 export const DEFAULT_REPLY_TOKENS = 300;
 
@@ -49,8 +49,8 @@ export function encodingFor(model: string): TokenizerChoice {
 const encoders = new Map<EncodingName, Promise<Tiktoken>>();
 
 /**
- * The tokenizer of an encoding, built once per process (building o200k's table takes about a
- * second, so it is loaded only when an estimate or a spend limit needs it).
+ * The tokenizer of an encoding, built once per process (building o200k's table takes seconds, so
+ * it is loaded only when an estimate or a spend limit needs it).
  */
 export function loadEncoder(encoding: EncodingName): Promise<Tiktoken> {
 	let p = encoders.get(encoding);

@@ -213,6 +213,7 @@ describe('spend limit and estimate only on the real engine', () => {
 		expect(est[0].totalTokens).toBe(est[0].promptTokens + 300);
 		expect(est[0].usd).toBeCloseTo((est[0].promptTokens * 1 + 300 * 2) / 1e6, 12);
 		expect(est[2]).toMatchObject({ status: 'not_applicable', calls: 0, totalTokens: 0 });
+		expect(est[2].reason).toMatch(/response/);
 		const total = (est[0] as RowEstimate & { run: RunEstimate }).run;
 		expect(total).toMatchObject({
 			rows: 3,
