@@ -1,10 +1,9 @@
 /**
  * Estimate-only mode: every call a judge would make is rendered by the real code path (system
  * prompt, data rule, format instruction, user prompt; fan-out calls and conversation turns too)
- * and counted with the model family's BPE tokenizer (js-tiktoken, whose encodings ship in the
+ * and counted with the model family's BPE tokenizer (gpt-tokenizer, whose encodings ship in the
  * package) instead of being sent. The spend limit uses the same counts to reserve a call's cost.
  */
-import { Tiktoken } from 'js-tiktoken/lite';
 import { findPrice, tokenCost, type PriceTable } from '../cost';
 import type { Score } from '../core/types';
 import { ModelCallError } from './errors';
@@ -46,22 +45,28 @@ export function encodingFor(model: string): TokenizerChoice {
 	return { encoding: 'o200k_base', approximate: true };
 }
 
-const encoders = new Map<EncodingName, Promise<Tiktoken>>();
+/** A loaded BPE encoding: text to token ids. */
+export interface Encoder {
+	readonly name: EncodingName;
+	encode(text: string): number[];
+}
+
+const encoders = new Map<EncodingName, Promise<Encoder>>();
+// Special-token text inside judged data is ordinary text, never a control token (nor an error).
+const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 
 /**
- * The tokenizer of an encoding, built once per process (building o200k's table takes seconds, so
- * it is loaded only when an estimate or a spend limit needs it).
+ * The tokenizer of an encoding, loaded once per process and only when an estimate or a spend
+ * limit needs it (o200k's table is large).
  */
-export function loadEncoder(encoding: EncodingName): Promise<Tiktoken> {
+export function loadEncoder(encoding: EncodingName): Promise<Encoder> {
 	let p = encoders.get(encoding);
 	if (!p) {
 		p = (
 			encoding === 'o200k_base'
-				? import('js-tiktoken/ranks/o200k_base')
-				: import('js-tiktoken/ranks/cl100k_base')
-		)
-			// The rank files are CommonJS objects; the compiled import wraps them as `default`.
-			.then((m) => new Tiktoken(m.default));
+				? import('gpt-tokenizer/cjs/encoding/o200k_base')
+				: import('gpt-tokenizer/cjs/encoding/cl100k_base')
+		).then((m) => ({ name: encoding, encode: (text: string) => m.encode(text, NO_SPECIAL) }));
 		encoders.set(encoding, p);
 		p.catch(() => encoders.delete(encoding));
 	}
@@ -69,12 +74,12 @@ export function loadEncoder(encoding: EncodingName): Promise<Tiktoken> {
 }
 
 /** Tokens of a text; special-token strings in the text are counted as ordinary text. */
-export function countTokens(encoder: Tiktoken, text: string): number {
-	return encoder.encode(text, [], []).length;
+export function countTokens(encoder: Encoder, text: string): number {
+	return encoder.encode(text).length;
 }
 
 /** Prompt tokens of a chat request: each message's role and content plus the chat framing. */
-export function countChatTokens(encoder: Tiktoken, messages: ReadonlyArray<ChatMessage>): number {
+export function countChatTokens(encoder: Encoder, messages: ReadonlyArray<ChatMessage>): number {
 	let n = REPLY_PRIMING_TOKENS;
 	for (const m of messages)
 		n += TOKENS_PER_MESSAGE + countTokens(encoder, m.role) + countTokens(encoder, m.content);
@@ -93,7 +98,7 @@ export interface CallEstimate {
  * text (the provider's own framing of it is not published, so this part is approximate).
  */
 export function estimateRequest(
-	encoder: Tiktoken,
+	encoder: Encoder,
 	request: Pick<ChatRequest, 'messages' | 'mode' | 'jsonSchema' | 'maxTokens'>,
 	replyTokens: number = DEFAULT_REPLY_TOKENS,
 ): CallEstimate {

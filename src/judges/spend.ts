@@ -11,11 +11,16 @@
  * finish and are counted; spending passes the limit only by what those (at most c) calls cost
  * beyond their estimates, i.e. replies longer than the typical size when no max tokens is set.
  */
-import type { Tiktoken } from 'js-tiktoken/lite';
 import { findPrice, type ModelPrice, type PriceTable } from '../cost';
 import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
-import { DEFAULT_REPLY_TOKENS, encodingFor, estimateRequest, loadEncoder } from './estimate';
+import {
+	DEFAULT_REPLY_TOKENS,
+	encodingFor,
+	estimateRequest,
+	loadEncoder,
+	type Encoder,
+} from './estimate';
 import type { CallGate } from './governor';
 import type { ChatRequest, ChatResult } from './model';
 
@@ -75,14 +80,14 @@ export class SpendLimit {
 	private readonly price?: { key: string; price: ModelPrice };
 	private readonly prices: Readonly<PriceTable>;
 	private readonly replyTokens: number;
-	private readonly encoder: Tiktoken;
+	private readonly encoder: Encoder;
 	private spentTokens = 0;
 	private spentUsd = 0;
 	private reserved = 0;
 	private calls = 0;
 	private stopped?: string;
 
-	private constructor(opts: SpendLimitOptions, encoder: Tiktoken) {
+	private constructor(opts: SpendLimitOptions, encoder: Encoder) {
 		this.unit = opts.unit;
 		this.amount = opts.amount;
 		this.model = opts.model;
