@@ -18,6 +18,14 @@ import {
 } from 'n8n-workflow';
 import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
 import type { Score } from '../../src/core/types';
+import { DEFAULT_PRICES, DEFAULT_PRICES_TAKEN } from '../../src/cost';
+import {
+	DEFAULT_REPLY_TOKENS,
+	estimateRow,
+	recordingSource,
+	runEstimate,
+	type RowEstimate,
+} from '../../src/judges/estimate';
 import { Governor, type GovernorOptions } from '../../src/judges/governor';
 import {
 	createChatModelSource,
@@ -27,6 +35,7 @@ import {
 	type ModelSource,
 } from '../../src/judges/model';
 import { judgeSignature, runJudge } from '../../src/judges/run';
+import { SpendLimit, SpendLimitError, type SpendUnit } from '../../src/judges/spend';
 import { runEveryTurn } from '../../src/judges/turns';
 import type { JudgeDecl } from '../../src/judges/types';
 import {
@@ -42,6 +51,7 @@ import {
 	withScore,
 	type OutputFormat,
 } from './common';
+import { priceTableOption } from './collect';
 import { inputProperty, paramProperty } from './metricNode';
 import { executeServiceJudge, judgeBackendOf, withServiceBackends } from './judgeServiceBackend';
 
@@ -227,6 +237,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 						description: 'Judge calls in flight at once for this node',
 					},
 					...runtimeOptions,
+					...spendOptions,
 					{
 						displayName: 'Result Key',
 						name: 'resultKey',
@@ -306,6 +317,120 @@ export const runtimeOptions: INodeProperties[] = [
 	},
 ];
 
+// ---------------------------------------------------------------------------------------------
+// Spend limit and estimate-only mode (issue 15): options, and what the execution does with them.
+
+/** Mode, Spend Limit and the price table they read; off by default. */
+const spendOptions: INodeProperties[] = [
+	{
+		displayName: 'Mode',
+		name: 'runMode',
+		type: 'options',
+		default: 'judge',
+		options: [
+			{ name: 'Judge', value: 'judge', description: 'Call the judge model and score every row' },
+			{
+				name: 'Estimate Only',
+				value: 'estimate',
+				description:
+					'Call nothing: render every prompt, count its tokens and price the run (item.json.estimate)',
+			},
+		],
+		description:
+			'Estimate Only prices a run before enabling it: rows leave with their estimated calls, tokens and USD under estimate.<result key>, never a score',
+	},
+	{
+		displayName: 'Spend Limit Unit',
+		name: 'spendLimitUnit',
+		type: 'options',
+		default: 'none',
+		options: [
+			{ name: 'No Limit', value: 'none' },
+			{ name: 'Tokens', value: 'tokens' },
+			{ name: 'USD', value: 'usd' },
+		],
+		description:
+			'Limit what this node may spend in one execution; once the next call would pass it, the remaining rows leave with a "spend limit reached" error',
+	},
+	{
+		displayName: 'Spend Limit',
+		name: 'spendLimit',
+		type: 'number',
+		default: 0,
+		typeOptions: { minValue: 0, numberPrecision: 4 },
+		description:
+			'Prompt + completion tokens, or USD priced from Model Prices, that one execution may spend (with Spend Limit Unit set)',
+	},
+	{
+		displayName: 'Model Prices (JSON)',
+		name: 'modelPrices',
+		type: 'json',
+		default: JSON.stringify(DEFAULT_PRICES, null, 2),
+		description: `USD per 1M input and output tokens by judge model, for a USD spend limit and estimates; the package's one price table (default: OpenAI list prices of ${DEFAULT_PRICES_TAKEN})`,
+	},
+	{
+		displayName: 'Typical Reply Tokens',
+		name: 'replyTokens',
+		type: 'number',
+		default: DEFAULT_REPLY_TOKENS,
+		typeOptions: { minValue: 1 },
+		description:
+			'Completion tokens counted per call by estimates and reserved per call by the spend limit',
+	},
+];
+
+/** The spend limit the options ask for, or undefined; a limit that cannot work fails the node. */
+async function spendLimitFor(
+	ctx: IExecuteFunctions,
+	options: IDataObject,
+	model: string,
+): Promise<SpendLimit | undefined> {
+	const unit = options.spendLimitUnit as SpendUnit | 'none' | undefined;
+	if (unit !== 'tokens' && unit !== 'usd') return undefined;
+	try {
+		return await SpendLimit.create({
+			unit,
+			amount: Number(options.spendLimit),
+			model,
+			prices: priceTableOption(ctx, options.modelPrices),
+			replyTokens: replyTokensOption(options),
+		});
+	} catch (e) {
+		throw new NodeOperationError(ctx.getNode(), (e as Error).message, {
+			description:
+				e instanceof SpendLimitError
+					? 'No judge call was made. Set Spend Limit to a positive amount, and for USD give the judge model a price in Model Prices.'
+					: 'The spend limit could not be prepared (its tokenizer failed to load); no judge call was made.',
+		});
+	}
+}
+
+function replyTokensOption(options: IDataObject): number {
+	const v = options.replyTokens;
+	return typeof v === 'number' && Number.isFinite(v) && v >= 1 ? v : DEFAULT_REPLY_TOKENS;
+}
+
+/** Estimate-only output: every row with `estimate.<key>` (its own and the run's), never a score. */
+function estimateOutput(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	estimates: RowEstimate[],
+	resultKey: string,
+	model: string,
+): INodeExecutionData[][] {
+	const run = runEstimate(estimates, model);
+	const out = items.map((item, i) => {
+		const prev = (item.json.estimate as IDataObject | undefined) ?? {};
+		const own = { ...estimates[i], run } as unknown as IDataObject;
+		const json = { ...item.json, estimate: { ...prev, [resultKey]: own } };
+		const next: INodeExecutionData = { json, pairedItem: { item: i } };
+		if (item.binary) next.binary = item.binary;
+		// Routed as a row that was not scored (Scored output, or Not Scored with the split).
+		return { item: next, score: { pass: null } as Score };
+	});
+	return routeScored(ctx, out);
+}
+
 /** Governor settings from the node's Options; absent or invalid values take the defaults. */
 export function governorOptions(options: IDataObject): GovernorOptions {
 	const num = (name: string, fallback: number, min = 0): number => {
@@ -375,6 +500,18 @@ export async function executeJudge(
 	};
 	const params: Record<string, unknown> = {};
 	for (const p of decl.params) if (options[p.name] !== undefined) params[p.name] = options[p.name];
+	// Spend limit / estimate only: checked before any call is made.
+	const estimating = options.runMode === 'estimate';
+	const judgeModel = modelOverride ?? source?.defaultModel ?? 'unknown';
+	const spend = source && !estimating ? await spendLimitFor(this, options, judgeModel) : undefined;
+	const estimates: RowEstimate[] = [];
+	const estimateOpts = estimating
+		? {
+				model: judgeModel,
+				prices: priceTableOption(this, options.modelPrices),
+				replyTokens: replyTokensOption(options),
+			}
+		: undefined;
 
 	const binary = decl.scale.kind === 'binary';
 	const tasks = items.map(async (item, i): Promise<Score> => {
@@ -405,7 +542,7 @@ export async function executeJudge(
 			raw.history ??= item.json.history;
 			if (item.json.turn_contexts !== undefined) raw.turn_contexts = item.json.turn_contexts;
 		}
-		return (everyTurn ? runEveryTurn : runJudge)(decl, raw, {
+		const judgeCtx = {
 			source,
 			governor,
 			model: modelOverride,
@@ -415,9 +552,28 @@ export async function executeJudge(
 			promptOverride,
 			params,
 			signal,
-		});
+			spend,
+		};
+		const run = everyTurn ? runEveryTurn : runJudge;
+		if (!estimateOpts) return run(decl, raw, judgeCtx);
+		const rec = recordingSource(source);
+		const score = await run(decl, raw, { ...judgeCtx, source: rec.source });
+		estimates[i] = await estimateRow(
+			rec.requests,
+			labelRowError(score, rowLabel(item, i)),
+			estimateOpts,
+		);
+		return score;
 	});
 	const scores = await Promise.all(tasks);
+	const resultKey = (options.resultKey as string) || decl.id;
+	if (estimateOpts) {
+		for (let i = 0; i < items.length; i++) {
+			const s = labelRowError(scores[i], rowLabel(items[i], i));
+			estimates[i] ??= await estimateRow([], s, estimateOpts);
+		}
+		return estimateOutput(this, items, estimates, resultKey, judgeModel);
+	}
 
 	const fatal = source ? governor.fatalError(source.key) : undefined;
 	if (fatal && !this.continueOnFail()) {
@@ -426,7 +582,6 @@ export async function executeJudge(
 				'The judge model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter. Enable "Continue On Fail" to let rows leave with this error instead.',
 		});
 	}
-	const resultKey = (options.resultKey as string) || decl.id;
 	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
 	const scored = items.map((item, i) => {
 		const score = labelRowError(scores[i], rowLabel(item, i));

@@ -143,6 +143,18 @@ export interface GroupPartial {
 	causes: Record<string, CausePartial>;
 	costByModel: Record<string, UsagePartial>;
 	costByMetric: Record<string, UsagePartial>;
+	/** Rows a judge's spend limit stopped (absent in partials stored before it existed). */
+	spendStopped?: CausePartial;
+	/** Estimate-only rows' estimated judge calls and tokens, by model and by estimate key. */
+	estimate?: EstimatePartial;
+}
+
+/** Summed estimates of estimate-only judge nodes (`item.json.estimate.<key>`). */
+export interface EstimatePartial {
+	/** Rows carrying at least one estimate. */
+	rows: number;
+	byModel: Record<string, UsagePartial>;
+	byKey: Record<string, UsagePartial>;
 }
 
 /** The mergeable aggregate: plain JSON, safe to pass between executions and workers. */
@@ -463,6 +475,7 @@ function addRow(g: GroupBuilder, json: Json, config: PartialConfig, registry: Re
 		typeof json.request_id === 'string' || typeof json.request_id === 'number'
 			? String(json.request_id)
 			: undefined;
+	addSpendAndEstimates(g, json, evals, id, config.exampleLimit);
 	if (verdict.overall === 'pass') g.passed++;
 	else if (verdict.overall === 'incomplete') {
 		g.incomplete.count++;
@@ -473,6 +486,56 @@ function addRow(g: GroupBuilder, json: Json, config: PartialConfig, registry: Re
 		cause.count++;
 		addExample(cause.examples, id, config.exampleLimit);
 	}
+}
+
+// Spend limit and estimates (issue 15) --------------------------------------------------------
+
+/** Whether a judge Score was stopped by the spend limit (`details.errorKind`, set by the runner). */
+function spendStopped(score: unknown): boolean {
+	return (
+		isObject(score) &&
+		score.status === 'error' &&
+		isObject(score.details) &&
+		score.details.errorKind === 'spend_limit'
+	);
+}
+
+function addSpendAndEstimates(
+	g: GroupBuilder,
+	json: Json,
+	evals: Json,
+	id: string | undefined,
+	limit: number,
+): void {
+	if (Object.values(evals).some(spendStopped)) {
+		const c = (g.spendStopped ??= emptyCause());
+		c.count++;
+		addExample(c.examples, id, limit);
+	}
+	if (!isObject(json.estimate)) return;
+	let counted = false;
+	for (const [key, e] of Object.entries(json.estimate)) {
+		if (!isObject(e) || tokenCount(e.calls) === undefined) continue;
+		const est = (g.estimate ??= { rows: 0, byModel: {}, byKey: {} });
+		if (!counted) est.rows++;
+		counted = true;
+		const model = typeof e.model === 'string' && e.model !== '' ? e.model : '(unknown)';
+		const calls = tokenCount(e.calls) ?? 0;
+		addUsage((est.byModel[model] ??= emptyUsage()), e, calls);
+		addUsage((est.byKey[key] ??= emptyUsage()), e, calls);
+	}
+}
+
+function mergeEstimate(
+	a: EstimatePartial | undefined,
+	b: EstimatePartial | undefined,
+): EstimatePartial | undefined {
+	if (!a || !b) return a || b ? structuredClone((a ?? b) as EstimatePartial) : undefined;
+	return {
+		rows: a.rows + b.rows,
+		byModel: mergeRecords(a.byModel, b.byModel, mergeUsage),
+		byKey: mergeRecords(a.byKey, b.byKey, mergeUsage),
+	};
 }
 
 function buildGroup(b: GroupBuilder): GroupPartial {
@@ -638,7 +701,25 @@ function mergeGroup(
 		),
 		costByModel: mergeRecords(a.costByModel, b.costByModel, mergeUsage),
 		costByMetric: mergeRecords(a.costByMetric, b.costByMetric, mergeUsage),
+		...mergeSpendAndEstimates(a, b, limit),
 	};
+}
+
+function mergeSpendAndEstimates(
+	a: GroupPartial,
+	b: GroupPartial,
+	limit: number,
+): Pick<GroupPartial, 'spendStopped' | 'estimate'> {
+	const out: Pick<GroupPartial, 'spendStopped' | 'estimate'> = {};
+	if (a.spendStopped || b.spendStopped)
+		out.spendStopped = mergeCause(
+			a.spendStopped ?? emptyCause(),
+			b.spendStopped ?? emptyCause(),
+			limit,
+		);
+	const estimate = mergeEstimate(a.estimate, b.estimate);
+	if (estimate) out.estimate = estimate;
+	return out;
 }
 
 /**

@@ -257,6 +257,21 @@ export interface GroupSummary {
 	cost: CostSummary;
 	/** What the application cost (see {@link AppCostSummary}). */
 	appCost: AppCostSummary;
+	/** Rows a judge's spend limit stopped; present only when it stopped any (the run is incomplete). */
+	spendLimit?: { stopped: number; share: number; examples: string[] };
+	/** Summed estimates of Estimate Only judge nodes; present only when rows carry estimates. */
+	estimate?: EstimateSummary;
+}
+
+/** What Estimate Only judge nodes expect the run to cost: calls, tokens and USD where priced. */
+export interface EstimateSummary extends CostLine {
+	/** Rows carrying an estimate. */
+	rows: number;
+	byModel: Record<string, CostLine>;
+	/** By estimate key (the judge node's result key). */
+	byKey: Record<string, UsagePartial>;
+	/** Models without a price (their tokens are not in `usd`). */
+	unpricedModels?: string[];
 }
 
 /**
@@ -453,7 +468,8 @@ function runCoverage(
 	minimum: number,
 	registry: ReadonlyArray<EvaluatorFacts>,
 ): RunCoverage {
-	if (hasJudge(g, registry)) {
+	// Estimated rows were meant for a judge that made no call: they count as not judged.
+	if (hasJudge(g, registry) || (g.estimate?.rows ?? 0) > 0) {
 		const judged = g.passed + g.failed;
 		const of = judged + g.incomplete.count;
 		return { judged, of, share: of === 0 ? 0 : judged / of, minimum, basis: 'verdicts' };
@@ -615,7 +631,11 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 			judgedPassRate,
 		},
 		coverage,
-		status: coverage.share < coverage.minimum ? 'incomplete' : 'complete',
+		// A spend limit that stopped any row leaves the run incomplete, whatever the coverage.
+		status:
+			coverage.share < coverage.minimum || (g.spendStopped?.count ?? 0) > 0
+				? 'incomplete'
+				: 'complete',
 		metrics,
 		perMetric,
 		defectRates,
@@ -629,7 +649,44 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 		},
 		cost: costSummary(g, ctx),
 		appCost: appCostSummary(g),
+		...spendAndEstimateSummary(g, ctx),
 	};
+}
+
+// Spend limit and estimates (issue 15) --------------------------------------------------------
+
+function spendAndEstimateSummary(
+	g: GroupPartial,
+	ctx: Ctx,
+): Pick<GroupSummary, 'spendLimit' | 'estimate'> {
+	const out: Pick<GroupSummary, 'spendLimit' | 'estimate'> = {};
+	if (g.spendStopped && g.spendStopped.count > 0) {
+		out.spendLimit = {
+			stopped: g.spendStopped.count,
+			share: g.rows === 0 ? 0 : g.spendStopped.count / g.rows,
+			examples: [...g.spendStopped.examples],
+		};
+	}
+	if (g.estimate) {
+		// Priced like the judges' real cost: the same table, lines by model.
+		const priced = costSummary({ ...g, costByModel: g.estimate.byModel, costByMetric: {} }, ctx);
+		const byKey: Record<string, UsagePartial> = {};
+		for (const k of Object.keys(g.estimate.byKey).sort()) byKey[k] = { ...g.estimate.byKey[k] };
+		const est: EstimateSummary = {
+			rows: g.estimate.rows,
+			calls: priced.calls,
+			promptTokens: priced.promptTokens,
+			completionTokens: priced.completionTokens,
+			totalTokens: priced.totalTokens,
+			byModel: priced.byModel,
+			byKey,
+		};
+		// A partial sum never poses as the estimate: USD only when every model was priced.
+		if (priced.usd !== undefined && !priced.unpricedModels) est.usd = priced.usd;
+		if (priced.unpricedModels) est.unpricedModels = priced.unpricedModels;
+		out.estimate = est;
+	}
+	return out;
 }
 
 /**

@@ -49,6 +49,8 @@ export interface GateSummaryLike {
 	coverage?: { judged: number; of: number } | null;
 	/** Row verdicts; coverage is read from them when `coverage` is absent. */
 	overall?: { pass: number; fail: number; incomplete: number } | null;
+	/** Rows a judge's spend limit stopped: any makes the run incomplete. */
+	spendLimit?: { stopped: number } | null;
 }
 
 /** Default {@link GateOptions.minCoverage}: 95% of the rows judged. */
@@ -205,7 +207,7 @@ export interface GateResult {
 const GATE_RULE =
 	'Regressed = worse than baseline by more than the tolerance AND significant after Holm ' +
 	'correction across metrics; without a possible test, tolerance alone decides (tolerance-only). ' +
-	'Incomplete = fewer rows judged than the minimum coverage; it outranks Regressed.';
+	'Incomplete = fewer rows judged than the minimum coverage, or a spend limit stopped rows; it outranks Regressed.';
 
 const PROPORTION_NAME = /\/percentage$|pass_?rate|passrate|defect_?rate|\/rate$/i;
 
@@ -322,7 +324,8 @@ export function compareRuns(
 	if (!(minCoverage >= 0 && minCoverage <= 1))
 		throw new RangeError(`minCoverage must be within [0, 1], got ${minCoverage}`);
 	const coverage = summaryCoverage(current, minCoverage);
-	const incomplete = coverage !== null && coverage.share < minCoverage;
+	const incomplete =
+		(coverage !== null && coverage.share < minCoverage) || (current.spendLimit?.stopped ?? 0) > 0;
 	const regressed = counts.regressed > 0;
 	return {
 		status: incomplete ? 'incomplete' : regressed ? 'regressed' : 'ok',

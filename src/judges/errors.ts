@@ -16,7 +16,11 @@ export type ModelErrorKind =
 	/** The circuit breaker is open for the endpoint+model: no call was made. */
 	| 'unavailable'
 	/** The row's or the node's deadline passed before the judge answered. */
-	| 'deadline';
+	| 'deadline'
+	/** The node's spend limit was reached: the call was not made (`src/judges/spend.ts`). */
+	| 'spend_limit'
+	/** Estimate-only mode: the call was rendered and counted, never sent (`src/judges/estimate.ts`). */
+	| 'not_called';
 
 /** A failed model call, classified for retry decisions, with a readable secret-free message. */
 export class ModelCallError extends Error {

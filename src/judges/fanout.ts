@@ -10,9 +10,11 @@ import { InputError } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
+import type { ChatRequest } from './model';
 import { truncate } from './parse';
 import { readJudgeRow } from './row';
 import type { JudgeContext } from './run';
+import { spendStopDetails } from './spend';
 import type { BareCall, CallOutcome, JudgeCall, JudgeDecl } from './types';
 
 /** Runs one row through the single-call path (`runJudge`), passed in to avoid an import cycle. */
@@ -82,19 +84,18 @@ export async function runBareCall(
 	let model = ctx.model ?? ctx.source.defaultModel;
 	let attempts = 0;
 	try {
+		const request: ChatRequest = {
+			messages: [{ role: 'user', content: bare.user }],
+			mode: 'text',
+			model: ctx.model,
+			temperature: 0,
+			seed: ctx.seed,
+			maxTokens: bare.maxTokens,
+		};
 		const governed = await ctx.governor.run(
 			ctx.source.key,
-			(signal) =>
-				ctx.source.chat({
-					messages: [{ role: 'user', content: bare.user }],
-					mode: 'text',
-					model: ctx.model,
-					temperature: 0,
-					seed: ctx.seed,
-					maxTokens: bare.maxTokens,
-					signal,
-				}),
-			{ signal: ctx.signal, headersOf: (r) => r.headers },
+			(signal) => ctx.source.chat({ ...request, signal }),
+			{ signal: ctx.signal, headersOf: (r) => r.headers, gate: ctx.spend?.gate(request) },
 		);
 		attempts = governed.attempts;
 		const r = governed.value;
@@ -210,7 +211,7 @@ export async function runFanOut(
 		return errorScore(
 			base(model),
 			`${decl.displayName}: ${failed.key}: ${why}${n > 1 ? ` (${n} of ${outcomes.length} calls failed)` : ''}`,
-			{ ...extras, details: { calls } },
+			{ ...extras, details: { calls, ...spendStopDetails(outcomes.map((o) => o.score)) } },
 		);
 	}
 	const folded = fan.fold(outcomes, values, params);

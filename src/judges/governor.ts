@@ -61,6 +61,16 @@ export interface RowClock {
 	startedAt?: number;
 }
 
+/**
+ * A check around each HTTP attempt (the spend limit): `admit` runs once the attempt holds a slot,
+ * right before the call, and a returned error ends the row without a call; `settle` runs after the
+ * admitted attempt, with its value or undefined when it failed, before the slot is released.
+ */
+export interface CallGate<T> {
+	admit(): ModelCallError | undefined;
+	settle(value: T | undefined): void;
+}
+
 /** State of an endpoint+model's circuit breaker, for diagnostics and tests. */
 export type BreakerState = 'closed' | 'open' | 'probing' | 'unavailable';
 
@@ -193,6 +203,8 @@ export class Governor {
 			headersOf?: (value: T) => Record<string, string> | undefined;
 			/** The row's clock when one row makes several governed calls. */
 			clock?: RowClock;
+			/** Admits or refuses each attempt and accounts for it (see {@link CallGate}). */
+			gate?: CallGate<T>;
 		} = {},
 	): Promise<GovernedResult<T>> {
 		const lane = this.lane(key);
@@ -240,6 +252,11 @@ export class Governor {
 				this.release(lane);
 				continue;
 			}
+			const refused = opts.gate?.admit();
+			if (refused) {
+				this.release(lane);
+				throw stop(refused);
+			}
 			const probe = lane.openUntil > 0;
 			if (probe) lane.probing = true;
 			clock.startedAt ??= now;
@@ -256,6 +273,7 @@ export class Governor {
 						? e
 						: new ModelCallError('bad_request', e instanceof Error ? e.message : String(e));
 			} finally {
+				opts.gate?.settle(error ? undefined : value);
 				this.release(lane);
 			}
 			if (!error) {

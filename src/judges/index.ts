@@ -34,3 +34,28 @@ export { factCheck, bareYesNo } from './specs/factCheck';
 export { customJudge, customJudgeDecl, customJudgeProblems } from './specs/custom';
 export type { CustomJudgeConfig, CustomChoice, CustomOutputKind } from './specs/custom';
 export { runFanOut, runBareCall, singleCall, sumUsage } from './fanout';
+export {
+	SpendLimit,
+	SpendLimitError,
+	isSpendStopped,
+	spendStopDetails,
+	type SpendLimitOptions,
+	type SpendUnit,
+} from './spend';
+export {
+	DEFAULT_REPLY_TOKENS,
+	countChatTokens,
+	encodingFor,
+	estimateRequest,
+	estimateRow,
+	loadEncoder,
+	recordingSource,
+	runEstimate,
+	type CallEstimate,
+	type EncodingName,
+	type Encoder,
+	type EstimateOptions,
+	type RowEstimate,
+	type RunEstimate,
+	type TokenizerChoice,
+} from './estimate';

@@ -8,10 +8,11 @@ import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
 import { runFanOut } from './fanout';
 import type { Governor, RowClock } from './governor';
-import type { ChatMessage, ChatResult, ModelSource, ResponseMode } from './model';
+import type { ChatMessage, ChatRequest, ChatResult, ModelSource, ResponseMode } from './model';
 import { parseReply, truncate } from './parse';
 import { readJudgeRow } from './row';
 import { dataRule, placeholderProblems, promptHash, renderPrompt } from './prompt';
+import type { SpendLimit } from './spend';
 import type { JudgeDecl, JudgePrompt } from './types';
 
 /** Everything a judge call needs besides the row. */
@@ -30,6 +31,8 @@ export interface JudgeContext {
 	/** Values for the judge's params (also read from `inputs` under the param name). */
 	params?: Record<string, unknown>;
 	signal?: AbortSignal;
+	/** The node execution's spend limit: checked before each call, charged after (./spend). */
+	spend?: SpendLimit;
 }
 
 const MODE_ORDER: ResponseMode[] = ['json_schema', 'json_object', 'text'];
@@ -221,24 +224,22 @@ async function judgeRow(
 		];
 		let result: ChatResult;
 		try {
-			const callMode = mode;
+			const request: ChatRequest = {
+				messages,
+				mode,
+				jsonSchema:
+					mode === 'json_schema'
+						? { name: decl.output.name, schema: decl.output.jsonSchema }
+						: undefined,
+				model: ctx.model,
+				temperature,
+				seed: ctx.seed,
+				maxTokens: ctx.maxTokens,
+			};
 			const governed = await ctx.governor.run(
 				ctx.source.key,
-				(signal) =>
-					ctx.source.chat({
-						messages,
-						mode: callMode,
-						jsonSchema:
-							callMode === 'json_schema'
-								? { name: decl.output.name, schema: decl.output.jsonSchema }
-								: undefined,
-						model: ctx.model,
-						temperature,
-						seed: ctx.seed,
-						maxTokens: ctx.maxTokens,
-						signal,
-					}),
-				{ signal: ctx.signal, headersOf: (r) => r.headers, clock },
+				(signal) => ctx.source.chat({ ...request, signal }),
+				{ signal: ctx.signal, headersOf: (r) => r.headers, clock, gate: ctx.spend?.gate(request) },
 			);
 			attempts += governed.attempts;
 			result = governed.value;

@@ -13,6 +13,7 @@ import { errorScore, notApplicableScore, okScore, scoreBase } from '../core/scor
 import type { Score, Usage } from '../core/types';
 import { sumUsage } from './fanout';
 import { judgeSignature, runJudge, type JudgeContext } from './run';
+import { spendStopDetails } from './spend';
 import type { JudgeDecl } from './types';
 
 /** One exchange of a conversation: a user turn, the assistant's reply and what came before. */
@@ -159,7 +160,10 @@ export async function runEveryTurn(
 	const extras = { usage, attempts, model: answered, latencyMs: Date.now() - started, details };
 	const failed = scores.findIndex((s) => s.status === 'error');
 	if (failed >= 0)
-		return errorScore(base(answered), `turn ${failed + 1}: ${scores[failed].error ?? ''}`, extras);
+		return errorScore(base(answered), `turn ${failed + 1}: ${scores[failed].error ?? ''}`, {
+			...extras,
+			details: { ...details, ...spendStopDetails(scores) },
+		});
 	const ok = scores.filter((s) => s.status === 'ok');
 	if (ok.length === 0)
 		return notApplicableScore(

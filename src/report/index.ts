@@ -53,6 +53,18 @@ export interface ReportSummaryLike {
 	perMetric?: Record<string, ReportPerMetricLike | undefined>;
 	/** Per safety category (the aggregate's `severity`): levels, defects, worst rows. */
 	severity?: Record<string, ReportSeverityLike | undefined>;
+	/** Rows a judge's spend limit stopped (the aggregate's `spendLimit`). */
+	spendLimit?: { stopped: number; examples?: readonly string[] } | null;
+	/** What Estimate Only judge nodes expect the run to cost (the aggregate's `estimate`). */
+	estimate?: {
+		rows: number;
+		calls: number;
+		promptTokens: number;
+		completionTokens: number;
+		totalTokens: number;
+		usd?: number;
+		unpricedModels?: readonly string[];
+	} | null;
 }
 
 /** What the reports read of one safety category of the aggregate's `severity`. */
@@ -419,6 +431,31 @@ function coverageLine(input: ReportInput): string | null {
 	return `Coverage ${pct(c.share)} (${c.judged} of ${c.of} rows judged; minimum ${pct(c.minimum)})`;
 }
 
+// Spend limit and estimates (issue 15): plain sentences, escaped by each format.
+function spendFacts(input: ReportInput): string[] {
+	const out: string[] = [];
+	const stop = input.summary.spendLimit;
+	if (stop && stop.stopped > 0) {
+		const ids = stop.examples?.length
+			? ` (e.g. ${stop.examples.map((x) => displayText(x, 80)).join(', ')})`
+			: '';
+		out.push(
+			`Spend limit reached: ${stop.stopped} row${stop.stopped > 1 ? 's were' : ' was'} not judged because a judge node's spend limit stopped its calls${ids}. Raise Spend Limit or re-run those rows.`,
+		);
+	}
+	const e = input.summary.estimate;
+	if (e && e.rows > 0) {
+		const usd =
+			e.usd !== undefined
+				? `about $${e.usd.toFixed(4)}`
+				: `USD unknown (no price for ${(e.unpricedModels ?? []).join(', ') || 'the model'})`;
+		out.push(
+			`Estimate only: ${e.rows} rows would take ${e.calls} judge calls and ${e.totalTokens} tokens (${e.promptTokens} prompt + ${e.completionTokens} completion), ${usd}. Nothing was judged.`,
+		);
+	}
+	return out;
+}
+
 // Change since the baseline, from the gate table, per metric name.
 function deltas(gate: GateResult | undefined): Map<string, GateRowResult> {
 	return new Map((gate?.table ?? []).map((r) => [r.metric, r]));
@@ -551,7 +588,9 @@ export function slackMessage(input: ReportInput): SlackMessage {
 			: ':large_green_circle: *OK*: no metric regressed against the baseline';
 		blocks.push({ type: 'section', text: slackMrkdwn(status) });
 	}
-	const facts = [passRateLine(input), coverageLine(input)].filter((x): x is string => !!x);
+	const facts = [passRateLine(input), coverageLine(input), ...spendFacts(input)].filter(
+		(x): x is string => !!x,
+	);
 	if (facts.length) blocks.push({ type: 'section', text: slackMrkdwn(facts.join('\n')) });
 	if (url)
 		blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `<${url}|Open the run>` }] });
@@ -758,7 +797,9 @@ function markdownCoverage(input: ReportInput): string[] {
 		const errs = firstErrors(input);
 		if (errs.length) out.push('First errors:', '', ...errs.map((e) => `- ${mdText(e)}`), '');
 	}
-	const facts = [passRateLine(input), coverageLine(input)].filter((x): x is string => !!x);
+	const facts = [passRateLine(input), coverageLine(input), ...spendFacts(input)].filter(
+		(x): x is string => !!x,
+	);
 	if (facts.length) out.push(facts.map(mdText).join('  \n'), '');
 	return out;
 }
@@ -1043,7 +1084,9 @@ ${gateLines(gate)
 						: '';
 				})()}</section>`
 			: '';
-	const facts = [passRateLine(input), coverageLine(input)].filter((x): x is string => !!x);
+	const facts = [passRateLine(input), coverageLine(input), ...spendFacts(input)].filter(
+		(x): x is string => !!x,
+	);
 	const factsHtml = facts.length ? `<p>${facts.map(h).join('<br>')}</p>` : '';
 	return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
