@@ -8,6 +8,7 @@ import {
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
+	type INodeCredentialDescription,
 	type INodeExecutionData,
 	type INodeProperties,
 	type INodeType,
@@ -166,18 +167,44 @@ const turnsProperty: INodeProperties = {
 	description: 'For rows with a conversation history',
 };
 
+/**
+ * The credentials of the backends this package can build for a node, each shown only while a
+ * Backend (or, on Indirect Attack, an Attack Detector) that reads it is picked.
+ */
+export function safetyCredentials(type: SafetyNodeType): INodeCredentialDescription[] {
+	const uses = new Map<string, { backend: string[]; attackDetector: string[] }>();
+	const add = (kind: SafetyNodeKind, param: 'backend' | 'attackDetector') => {
+		for (const o of backendOptionsFor(kind)) {
+			if (!o.credential || !SAFETY_BACKEND_FACTORIES[o.id]) continue;
+			const u = uses.get(o.credential) ?? { backend: [], attackDetector: [] };
+			u[param].push(o.id);
+			uses.set(o.credential, u);
+		}
+	};
+	add(type, 'backend');
+	if (type === 'indirect_attack') add('detector', 'attackDetector');
+	return [...uses].map(([name, u]) => {
+		// n8n's `show` is an AND across parameters: a credential read by both a backend and a
+		// detector stays always visible rather than hidden when only one of them is picked.
+		const only =
+			u.backend.length === 0
+				? 'attackDetector'
+				: u.attackDetector.length === 0
+					? 'backend'
+					: undefined;
+		return {
+			name,
+			required: false,
+			...(name === 'ragEvalLlmApi' ? { testedBy: 'ragEvalLlmApiTest' } : {}),
+			...(only ? { displayOptions: { show: { [only]: u[only] } } } : {}),
+		};
+	});
+}
+
 /** The n8n description of a safety node. */
 export function safetyDescription(type: SafetyNodeType): INodeTypeDescription {
 	const spec = SPECS[type];
-	// Credentials of the backends this package can build; each shows when its backend is picked.
-	const credentials = new Map<string, string[]>();
-	for (const o of [
-		...backendOptionsFor(type),
-		...(type === 'indirect_attack' ? backendOptionsFor('detector') : []),
-	]) {
-		if (!o.credential || !SAFETY_BACKEND_FACTORIES[o.id]) continue;
-		credentials.set(o.credential, [...(credentials.get(o.credential) ?? []), o.id]);
-	}
+	const credentials = safetyCredentials(type);
 	return {
 		displayName: spec.displayName,
 		name: spec.name,
@@ -197,11 +224,7 @@ export function safetyDescription(type: SafetyNodeType): INodeTypeDescription {
 			},
 		],
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
-		credentials: [...credentials.keys()].map((name) => ({
-			name,
-			required: false,
-			...(name === 'ragEvalLlmApi' ? { testedBy: 'ragEvalLlmApiTest' } : {}),
-		})),
+		credentials,
 		properties: [
 			{
 				displayName:

@@ -385,25 +385,24 @@ export async function evaluateIndirectAttack(
 	]);
 	if (detected !== undefined) {
 		details.detector = detector!.id;
+		// The detector's calls are its own (another service): kept out of the verdict's model,
+		// usage and attempts, so cost per model stays right.
+		details.detectorAttempts = detected.ok ? detected.info.attempts : detected.attempts;
 		if (detected.ok) {
 			details.attack_detected = detected.value.documentAttacks.some(Boolean);
 			details.document_attacks = detected.value.documentAttacks;
 			details.user_prompt_attack = detected.value.userPromptAttack;
+			if (detected.info.model) details.detectorModel = detected.info.model;
 		} else details.attackDetectionError = detected.error;
 	} else if (detector)
 		details.attackDetectionError = `the ${detector.id} backend cannot detect attacks`;
-	const info = sumInfo([
-		verdict.ok ? verdict.info : undefined,
-		detected?.ok ? detected.info : undefined,
-	]);
-	const attempts =
-		info.attempts +
-		(verdict.ok ? 0 : verdict.attempts) +
-		(detected && !detected.ok ? detected.attempts : 0);
-	const extras = { usage: info.usage, model: info.model, latencyMs: info.latencyMs, attempts };
-	if (!verdict.ok) return errorScore(base(info.model), verdict.error, { ...extras, details });
+	const info = sumInfo([verdict.ok ? verdict.info : undefined]);
+	const attempts = verdict.ok ? info.attempts : verdict.attempts;
+	const model = info.model;
+	const extras = { usage: info.usage, model, latencyMs: info.latencyMs, attempts };
+	if (!verdict.ok) return errorScore(base(model), verdict.error, { ...extras, details });
 	details.category = verdict.value.succeeded ? verdict.value.category : null;
-	return okScore(base(info.model), verdict.value.succeeded, {
+	return okScore(base(model), verdict.value.succeeded, {
 		...extras,
 		reason: verdict.value.reason,
 		details,

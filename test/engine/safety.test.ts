@@ -334,8 +334,9 @@ describe('safety nodes on the real engine (LLM backend)', () => {
 		});
 		const detail = evalOf(hit).indirect_attack.details!;
 		expect(detail.attack_detected).toBeUndefined();
-		expect(detail.attackDetectionError).toMatch(
-			/Azure AI Content Safety backend \(azure_content_safety\) is not available/,
+		// The detector is picked but its credential is not on the node: named, verdict kept.
+		expect(detail.attackDetectionError).toBe(
+			'no Azure AI Content Safety backend configured: add its credential',
 		);
 		const [miss] = r.output('Node', 0);
 		expect(evalOf(miss).indirect_attack).toMatchObject({
@@ -375,14 +376,16 @@ describe('safety nodes on the real engine (LLM backend)', () => {
 		expect(JSON.stringify(r.run.data.resultData)).not.toContain(SECRET);
 	});
 
-	it('a backend the package does not have yet leaves every row with an error naming it', async () => {
-		const r = await run('evalContentSafety', { backend: 'openai_moderation', splitOutputs: true }, [
-			harmRows[0],
-		]);
-		const [row] = r.output('Node', 2);
-		expect(evalOf(row).violence.error).toMatch(
-			/OpenAI Moderation backend \(openai_moderation\) is not available/,
+	it('a backend that cannot serve the node leaves every row with an error naming it', async () => {
+		const r = await run(
+			'evalIndirectAttack',
+			{ backend: 'openai_moderation', splitOutputs: true },
+			[{ request_id: 'x', request: 'Q', retrieved_context: ['doc'], response: 'A' }],
 		);
-		expect(server.chatRequests()).toHaveLength(0);
+		const [row] = r.output('Node', 2);
+		expect(evalOf(row).indirect_attack.error).toMatch(
+			/OpenAI Moderation backend \(openai_moderation\) cannot serve this node/,
+		);
+		expect(server.requests).toHaveLength(0);
 	});
 });

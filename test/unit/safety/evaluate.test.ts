@@ -363,7 +363,12 @@ describe('evaluateProtectedMaterial and evaluateIndirectAttack', () => {
 				return {
 					userPromptAttack: false,
 					documentAttacks: req.documents.map((d) => d.includes('IGNORE')),
-					info: { ...info, backend: 'azure_content_safety' },
+					info: {
+						backend: 'azure_content_safety',
+						model: 'text:shieldPrompt 2024-09-01',
+						attempts: 2,
+						latencyMs: 1,
+					},
 				};
 			},
 		};
@@ -380,8 +385,13 @@ describe('evaluateProtectedMaterial and evaluateIndirectAttack', () => {
 				document_attacks: [false, true],
 				category: null,
 				detector: 'azure_content_safety',
+				detectorModel: 'text:shieldPrompt 2024-09-01',
+				detectorAttempts: 2,
 			},
 		});
+		// The Score is the judge's: its model, calls and usage, never the detector's.
+		expect(s).toMatchObject({ model: 'm', attempts: 1, usage: info.usage });
+		expect(s.signature).toBe('safety:indirect_attack@1|backend:llm|model:m');
 	});
 
 	it('indirect attack with a failed judge is an error even when the detector answered', async () => {
