@@ -41,18 +41,24 @@ export function f1Tokens(text: string): string[] {
 	return pySplit(lowered.replace(ARTICLES_RE, ' '));
 }
 
-// Per ASCII unit: the unit it becomes in a token (A-Z lowercased; control characters are kept
-// and make the token "complex"), or WS (Python whitespace) / PUNCT (string.punctuation, dropped).
+// Per ASCII unit: the unit it becomes in a token (A-Z lowercased), or WS (Python whitespace),
+// PUNCT (string.punctuation, dropped) or CTRL (a control unit: kept, but it makes the token
+// "complex" for the article rule). Every kept ASCII unit is > 0, so the scan's hot path is one
+// table load and one sign test.
 const WS = -1;
 const PUNCT = -2;
+const CTRL = -3;
 const ASCII_MAP = new Int16Array(128);
 for (let c = 0; c < 128; c++) {
 	if ((c >= 9 && c <= 13) || (c >= 28 && c <= 32)) ASCII_MAP[c] = WS;
 	else if ('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'.includes(String.fromCharCode(c)))
 		ASCII_MAP[c] = PUNCT;
+	else if (c < 32 || c === 127) ASCII_MAP[c] = CTRL;
 	else if (c >= 65 && c <= 90) ASCII_MAP[c] = c + 32;
 	else ASCII_MAP[c] = c;
 }
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
 
 const table = new CharTokenTable();
 const refLeft = new Scratch();
@@ -64,8 +70,8 @@ let refIds: Int32Array = new Int32Array(256);
  * One pass over the lowercased text (JS `toLowerCase`, as f1Tokens; only run when the text is
  * not ASCII): Python whitespace ends a token, ASCII punctuation is dropped, anything else is kept.
  * `\b(a|an|the)\b` is then applied per token, which equals applying it to the whole text since
- * a token's edges are whitespace (non-word) there: a token of [a-z0-9] only can match just as a
- * whole ("a", "an", "the" are dropped); a token holding other characters (a possible inner word
+ * a token's edges are whitespace (non-word) there: a token of printable ASCII only can match just
+ * as a whole ("a", "an", "the" are dropped); a token holding other units (a possible inner word
  * boundary) and an "a" or "t" goes through the regex and str.split() like f1Tokens.
  */
 function f1Ids(text: string, out: Int32Array, count: number[]): Int32Array {
@@ -84,74 +90,80 @@ function f1Scan(
 ): Int32Array | null {
 	const low = perUnit ? lowerUnitTable() : null;
 	let n = 0;
-	let open = false;
 	let complex = false;
 	const len = src.length;
 	let buf = table.reserve(len);
+	// The open token is buf[start, pos): empty when pos === start. h is its FNV-1a hash so far.
 	let pos = table.cursor;
 	let start = pos;
-	let h = 0;
+	let h = FNV_OFFSET;
 	for (let i = 0; i <= len; i++) {
-		let c = 32;
+		let c = i < len ? src.charCodeAt(i) : 32;
 		let m: number;
-		if (i < len) {
-			c = src.charCodeAt(i);
-			if (c < 128) m = ASCII_MAP[c];
-			else {
-				if (low) {
-					c = low[c];
-					if (c === 0) return null;
-				}
-				m = c < 128 ? ASCII_MAP[c] : isPyWhitespaceCode(c) ? WS : c;
+		if (c < 128) {
+			m = ASCII_MAP[c];
+			if (m > 0) {
+				// The hot path: a printable ASCII unit of a word.
+				buf[pos++] = m;
+				h = Math.imul(h ^ m, FNV_PRIME);
+				continue;
 			}
-		} else m = WS;
-		if (m >= 0) {
-			// A kept unit (already lowercased).
-			if (!open) {
-				start = pos;
-				h = 0x811c9dc5;
-				open = true;
-				complex = false;
+			if (m === PUNCT) continue;
+		} else {
+			if (low) {
+				c = low[c];
+				if (c === 0) return null;
 			}
-			if (m >= 128 || m < 32 || m === 127) complex = true;
-			buf[pos++] = m;
-			h = Math.imul(h ^ m, 0x01000193);
+			m = c < 128 ? ASCII_MAP[c] : isPyWhitespaceCode(c) ? WS : c;
+			if (m === PUNCT) continue;
+			if (m > 0) {
+				// A non-ASCII unit is kept whole; it may be a word character for the article rule.
+				if (m >= 128) complex = true;
+				buf[pos++] = m;
+				h = Math.imul(h ^ m, FNV_PRIME);
+				continue;
+			}
+		}
+		if (m === CTRL) {
+			complex = true;
+			buf[pos++] = c;
+			h = Math.imul(h ^ c, FNV_PRIME);
 			continue;
 		}
-		if (m === PUNCT || !open) continue;
-		// Whitespace ends the open token.
-		open = false;
+		// Whitespace ends the open token, if any.
+		if (pos === start) continue;
 		const tl = pos - start;
 		if (!complex) {
 			if (
-				(tl === 1 && buf[start] === 97) ||
-				(tl === 2 && buf[start] === 97 && buf[start + 1] === 110) ||
-				(tl === 3 && buf[start] === 116 && buf[start + 1] === 104 && buf[start + 2] === 101)
+				tl <= 3 &&
+				((tl === 1 && buf[start] === 97) ||
+					(tl === 2 && buf[start] === 97 && buf[start + 1] === 110) ||
+					(tl === 3 && buf[start] === 116 && buf[start + 1] === 104 && buf[start + 2] === 101))
 			) {
 				pos = start;
+				h = FNV_OFFSET;
 				continue;
 			}
 			if (n === out.length) out = grow(out);
 			out[n++] = table.commit(start, pos, h);
-			pos = table.cursor;
-			continue;
-		}
-		if (!articleCandidate(buf, start, pos)) {
+		} else if (!articleCandidate(buf, start, pos)) {
 			if (n === out.length) out = grow(out);
 			out[n++] = table.commit(start, pos, h);
-			pos = table.cursor;
-			continue;
+		} else {
+			let tok = '';
+			for (let j = start; j < pos; j++) tok += String.fromCharCode(buf[j]);
+			table.commit(start, start, FNV_OFFSET);
+			for (const piece of pySplit(tok.replace(ARTICLES_RE, ' '))) {
+				if (n === out.length) out = grow(out);
+				out[n++] = table.intern(piece);
+			}
+			// intern may have replaced the buffer: take it again with room for the rest.
+			buf = table.reserve(len - i);
 		}
-		let tok = '';
-		for (let j = start; j < pos; j++) tok += String.fromCharCode(buf[j]);
-		table.commit(start, start, 0x811c9dc5);
-		for (const piece of pySplit(tok.replace(ARTICLES_RE, ' '))) {
-			if (n === out.length) out = grow(out);
-			out[n++] = table.intern(piece);
-		}
-		// intern may have replaced the buffer: take it again with room for the rest.
-		buf = table.reserve(len - i);
 		pos = table.cursor;
+		start = pos;
+		h = FNV_OFFSET;
+		complex = false;
 	}
 	count[0] = n;
 	return out;

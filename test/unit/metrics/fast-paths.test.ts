@@ -305,6 +305,11 @@ describe('hand scans equal the regex versions they replaced', () => {
 			'\u00a0',
 			'\u0301',
 			'\ud83d\ude00',
+			// NUL and US (kept / Python whitespace), tab, KELVIN SIGN (lowercases to ASCII "k").
+			'\x00',
+			'\x1f',
+			'\t',
+			'\u212a',
 		];
 		const a = strings(alphabet, 20000, 8, 9);
 		const b = strings(alphabet, 20000, 8, 10);
