@@ -18,12 +18,7 @@ import {
 } from 'n8n-workflow';
 import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
 import type { Score } from '../../src/core/types';
-import {
-	DEFAULT_CACHE_TTL_MS,
-	openVerdictCache,
-	type CacheOptions,
-	type VerdictCache,
-} from '../../src/judges/cache';
+import { DEFAULT_CACHE_TTL_MS, openVerdictCache, type CacheOptions } from '../../src/judges/cache';
 import { Governor, type GovernorOptions } from '../../src/judges/governor';
 import {
 	createChatModelSource,
@@ -433,26 +428,8 @@ export async function executeJudge(
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const source = await resolveSource(this);
 	const governor = new Governor(governorOptions(options));
-	// No model, no calls: a cache would only open a store for nothing.
-	const cache: VerdictCache | undefined = source
-		? openVerdictCache(cacheOptions(options))
-		: undefined;
-	try {
-		return await judgeItems.call(this, decl, items, options, source, governor, cache);
-	} finally {
-		await cache?.close();
-	}
-}
-
-async function judgeItems(
-	this: IExecuteFunctions,
-	decl: JudgeDecl,
-	items: INodeExecutionData[],
-	options: IDataObject,
-	source: ModelSource | undefined,
-	governor: Governor,
-	cache: VerdictCache | undefined,
-): Promise<INodeExecutionData[][]> {
+	// Verdict cache (issue 15 item 1); no model means no calls, so no store is opened.
+	const cache = source ? openVerdictCache(cacheOptions(options)) : undefined;
 	const signal = this.getExecutionCancelSignal?.();
 	const modelOverride = (this.getNodeParameter('model', 0, '') as string) || undefined;
 	const temperature = (options.temperature as number | undefined) ?? 0;
@@ -506,7 +483,8 @@ async function judgeItems(
 			cache,
 		});
 	});
-	const scores = await Promise.all(tasks);
+	// Every task resolves to a Score (none throws), so the store is always released here.
+	const scores = await Promise.all(tasks).finally(() => cache?.close());
 
 	const fatal = source ? governor.fatalError(source.key) : undefined;
 	if (fatal && !this.continueOnFail()) {
