@@ -403,8 +403,37 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 	return join(user || homedir(), '.n8n', 'rag-eval-cache');
 }
 
-/** A disk store in `dir` (cacache: content-addressed, integrity-checked, safe for concurrent use). */
-export function diskBackend(dir: string): CacheBackend {
+/** How often the disk store sweeps out verdicts older than the TTL: once a day. */
+export const DISK_PRUNE_INTERVAL_MS = 24 * 3600 * 1000;
+
+/**
+ * Removes index entries older than `ttlMs` and the content no entry points to (cacache's
+ * mark-and-sweep `verify`, which also drops corrupt content), when the last sweep is older than
+ * `intervalMs`. Returns whether it swept.
+ */
+export async function pruneDiskCache(
+	dir: string,
+	ttlMs: number,
+	intervalMs = DISK_PRUNE_INTERVAL_MS,
+	now: () => number = Date.now,
+): Promise<boolean> {
+	if (ttlMs <= 0) return false;
+	const last = await cacache.verify.lastRun(dir).catch(() => undefined);
+	if (last && now() - last.getTime() < intervalMs) return false;
+	// The types give `filter` as a string; cacache calls it with each index entry.
+	const verify = cacache.verify as unknown as (
+		cache: string,
+		opts: { filter: (entry: { time: number }) => boolean },
+	) => Promise<unknown>;
+	await verify(dir, { filter: (entry) => now() - entry.time <= ttlMs });
+	return true;
+}
+
+/**
+ * A disk store in `dir` (cacache: content-addressed, integrity-checked, safe for concurrent use).
+ * With `ttlMs`, closing it sweeps out expired verdicts once a day, so the folder stays bounded.
+ */
+export function diskBackend(dir: string, ttlMs = 0): CacheBackend {
 	return {
 		kind: 'disk',
 		location: dir,
@@ -431,7 +460,9 @@ export function diskBackend(dir: string): CacheBackend {
 			await rmEntry(dir, key, { removeFully: true });
 			if (found) await cacache.rm.content(dir, found.integrity);
 		},
-		async close() {},
+		async close() {
+			await pruneDiskCache(dir, ttlMs);
+		},
 	};
 }
 
@@ -558,6 +589,9 @@ export function openVerdictCache(
 		opts.store === 'disk' ? undefined : redisSettingsFromEnv(env, opts.store === 'redis');
 	const backend = redis
 		? redisBackend(redis)
-		: diskBackend(opts.dir && opts.dir.trim() !== '' ? opts.dir.trim() : defaultCacheDir(env));
+		: diskBackend(
+				opts.dir && opts.dir.trim() !== '' ? opts.dir.trim() : defaultCacheDir(env),
+				opts.ttlMs,
+			);
 	return new VerdictCache(backend, opts.ttlMs);
 }
