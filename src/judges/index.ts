@@ -34,3 +34,14 @@ export { factCheck, bareYesNo } from './specs/factCheck';
 export { customJudge, customJudgeDecl, customJudgeProblems } from './specs/custom';
 export type { CustomJudgeConfig, CustomChoice, CustomOutputKind } from './specs/custom';
 export { runFanOut, runBareCall, singleCall, sumUsage } from './fanout';
+export {
+	DEFAULT_CACHE_TTL_MS,
+	VerdictCache,
+	defaultCacheDir,
+	diskBackend,
+	openVerdictCache,
+	pruneDiskCache,
+	redisBackend,
+	redisSettingsFromEnv,
+} from './cache';
+export type { CacheBackend, CacheInfo, CacheOptions, CacheStoreKind, RedisSettings } from './cache';
