@@ -266,6 +266,10 @@ async function main() {
 		judgeCalls: judge
 			? async () => (await fetch(new URL('/__stats', judge.url)).then((r) => r.json())).chat
 			: null,
+		// Judge verdicts are cached on disk in the user folder (issue 15): every execution starts
+		// cold, so its judge-call counts are its own. The cache is tested by the queue suite.
+		coldJudgeCache: () =>
+			fs.rmSync(path.join(userFolder, '.n8n', 'rag-eval-cache'), { recursive: true, force: true }),
 	};
 	const byId = new Map(workflows.map(({ wf }) => [wf.id, wf]));
 	const covered = new Set();
@@ -291,6 +295,7 @@ async function main() {
 				record(name, e);
 				continue;
 			}
+			ctx.coldJudgeCache();
 			const r = await n8n.runN8n(['execute', '--id', spec.workflowId, '--rawOutput'], env, {
 				timeoutMs: 240000,
 			});
@@ -488,6 +493,7 @@ async function runWebhookSpecs(hooks, env, byId, covered, record, ctx) {
 				const auth = spec.webhook.headers
 					? spec.webhook.headers(ctx)
 					: { authorization: `Bearer ${ctx.webhookToken}` };
+				ctx.coldJudgeCache();
 				const callsBefore = ctx.judgeCalls ? await ctx.judgeCalls() : null;
 				let res;
 				for (let attempt = 0; ; attempt++) {

@@ -3,7 +3,9 @@
 // 127.0.0.1 only), n8n main with EXECUTIONS_MODE=queue and two workers sharing one user folder,
 // runs the batched queue-mode example (each batch a separate queued execution), and asserts that
 // batches ran on both workers and that the merged summary equals a single-process run of the same
-// dataset. Ends with `N passed, N failed`.
+// dataset. The worker workflow gets a Coherence judge (local judge server): a second queued run
+// makes no judge call, as the two workers share verdicts through Redis (issue 15, verdict cache).
+// Ends with `N passed, N failed`.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -122,6 +124,57 @@ function workerExecutionIds(file) {
 	return ids;
 }
 
+// ---- Judge verdict cache in queue mode (issue 15 item 1) ----
+
+/** Starts the local OpenAI-compatible judge server (test/support/openai-server-cli.js). */
+function startJudgeServer() {
+	const cli = path.join(REPO, 'test', 'support', 'openai-server-cli.js');
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [cli], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+		// Not in `children`: it outlives the single-process phase's stopAll().
+		process.on('exit', () => child.kill());
+		let buf = '';
+		const timer = setTimeout(() => reject(new Error(`judge server printed no URL: ${buf}`)), 20000);
+		child.stdout.on('data', (d) => {
+			buf += d;
+			const m = buf.match(/OPENAI_BASE_URL=(\S+)/);
+			if (m) {
+				clearTimeout(timer);
+				judgeChild = child;
+				resolve(m[1].replace(/\/$/, ''));
+			}
+		});
+		child.stderr.on('data', (d) => (buf += d));
+	});
+}
+
+/** Chat completions the judge server has answered so far. */
+async function judgeCalls(judgeUrl) {
+	const res = await fetch(`${judgeUrl.replace(/\/v1$/, '')}/__stats`);
+	return (await res.json()).chat;
+}
+
+let judgeChild = null;
+const JUDGE_CREDENTIAL = { id: 'ragEvalQueueJudge1', name: 'Judge model (local test server)' };
+
+/** The worker workflow with a Coherence judge between the rows and the metrics. */
+function withJudge(wf) {
+	const copy = JSON.parse(JSON.stringify(wf));
+	for (const n of copy.nodes) if (n.position[0] >= 440) n.position = [n.position[0] + 220, 0];
+	copy.nodes.push({
+		id: 'queue-cache-judge',
+		name: 'Coherence',
+		type: 'n8n-nodes-rag-eval.judgeCoherence',
+		typeVersion: 1,
+		position: [440, 0],
+		parameters: { threshold: 3, options: {} },
+		credentials: { ragEvalLlmApi: JUDGE_CREDENTIAL },
+	});
+	copy.connections.Rows = { main: [[{ node: 'Coherence', type: 'main', index: 0 }]] };
+	copy.connections.Coherence = { main: [[{ node: 'F1 Score', type: 'main', index: 0 }]] };
+	return copy;
+}
+
 async function main() {
 	const t0 = Date.now();
 	let passed = 0;
@@ -149,8 +202,27 @@ async function main() {
 	for (const f of ['batched-queue-mode.workflow.json', 'batched-queue-mode-worker.workflow.json']) {
 		fs.copyFileSync(path.join(REPO, 'examples', f), path.join(imp, f));
 	}
+	const workerFile = path.join(imp, 'batched-queue-mode-worker.workflow.json');
+	fs.writeFileSync(
+		workerFile,
+		JSON.stringify(withJudge(JSON.parse(fs.readFileSync(workerFile, 'utf8'))), null, '\t'),
+	);
+	const judgeUrl = await startJudgeServer();
+	log(`judge test server at ${judgeUrl}`);
+	const judgeCred = {
+		...JUDGE_CREDENTIAL,
+		type: 'ragEvalLlmApi',
+		data: {
+			provider: 'compatible',
+			apiKey: 'queue-test-key',
+			baseUrl: judgeUrl,
+			model: 'e2e-judge',
+		},
+	};
 	const credFile = path.join(ART, 'credentials.json');
-	fs.writeFileSync(credFile, JSON.stringify([n8n.webhookCredential(TOKEN)]), { mode: 0o600 });
+	fs.writeFileSync(credFile, JSON.stringify([n8n.webhookCredential(TOKEN), judgeCred]), {
+		mode: 0o600,
+	});
 	let r = await n8n.runN8n(['import:credentials', `--input=${credFile}`], base);
 	fs.rmSync(credFile, { force: true });
 	if (r.status !== 0) throw new Error(`importing the webhook credential failed:\n${r.stderr}`);
@@ -225,6 +297,8 @@ async function main() {
 			const healthPort = await n8n.freePort();
 			const w = startProcess(name, 'node', [n8n.n8nBin(), 'worker', '--concurrency=2'], {
 				...queueEnv,
+				// Each worker its own disk cache folder: shared hits can only come through Redis.
+				RAG_EVAL_CACHE_DIR: path.join(ART, `${name}-disk-cache`),
 				QUEUE_HEALTH_CHECK_PORT: String(healthPort),
 				N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
 			});
@@ -232,7 +306,9 @@ async function main() {
 			await waitReady(`http://127.0.0.1:${healthPort}/healthz/readiness`, w, name);
 		}
 		log('redis, main and two workers are up');
+		const callsBefore = await judgeCalls(judgeUrl);
 		const merged = await callWebhook(`http://127.0.0.1:${port}`, 'rag-eval-batched', body);
+		const callsCold = (await judgeCalls(judgeUrl)) - callsBefore;
 		await new Promise((res) => setTimeout(res, 1500));
 		const execs = await executionsByWorkflow(userFolder);
 		const perWorker = workers.map((w) => {
@@ -274,6 +350,46 @@ async function main() {
 				}
 			})(),
 		);
+		// 3. The same run again: every verdict is in Redis, whichever worker judged it.
+		const seen = new Map(workers.map((w) => [w.name, workerExecutionIds(w.file)]));
+		const warm = await callWebhook(`http://127.0.0.1:${port}`, 'rag-eval-batched', body);
+		const callsWarm = (await judgeCalls(judgeUrl)) - callsBefore - callsCold;
+		await new Promise((res) => setTimeout(res, 1500));
+		const execs2 = await executionsByWorkflow(userFolder);
+		const warmPerWorker = workers.map((w) => {
+			const ids = [...workerExecutionIds(w.file)].filter((id) => !seen.get(w.name).has(id));
+			return ids.filter((id) => execs2.get(id)?.workflowId === WORKER_WF).length;
+		});
+		const redisKeys = spawnSync(
+			'redis-cli',
+			['-p', String(redisPort), '--scan', '--pattern', 'n8n-rag-eval:verdict:*'],
+			{ encoding: 'utf8' },
+		)
+			.stdout.split('\n')
+			.filter((l) => l.trim() !== '');
+		log(
+			`judge calls: cold ${callsCold}, warm ${callsWarm}; warm batches per worker ${warmPerWorker.join(', ')}; verdicts in Redis ${redisKeys.length}`,
+		);
+		record(
+			'queue mode: a second run makes no judge call; both workers answer from the shared Redis cache',
+			(() => {
+				try {
+					assert.equal(callsCold, 8, 'the cold run judges each of the 8 rows once');
+					assert.equal(callsWarm, 0, 'the warm run makes no judge call');
+					assert.equal(redisKeys.length, 8, '8 verdicts stored in Redis');
+					for (const n of warmPerWorker) assert.ok(n >= 1, 'each worker ran a warm batch');
+					assert.equal(merged.cost.calls, 8);
+					assert.equal(warm.cost.calls, 0);
+					assert.equal(warm.cost.totalTokens, 0);
+					assert.equal(warm.cost.saved.calls, 8);
+					assert.equal(warm.cost.saved.totalTokens, merged.cost.totalTokens);
+					assert.deepEqual(warm.perMetric, merged.perMetric);
+					return null;
+				} catch (e) {
+					return e;
+				}
+			})(),
+		);
 	} catch (e) {
 		record('queue mode run', e);
 	} finally {
@@ -282,6 +398,7 @@ async function main() {
 	log(
 		`queue phase ${((Date.now() - s) / 1000).toFixed(0)} s; total ${((Date.now() - t0) / 1000).toFixed(0)} s`,
 	);
+	judgeChild?.kill();
 	process.stdout.write(`${passed} passed, ${failed.length} failed\n`);
 	process.exitCode = failed.length ? 1 : 0;
 }

@@ -26,6 +26,7 @@ import {
 	runEstimate,
 	type RowEstimate,
 } from '../../src/judges/estimate';
+import { DEFAULT_CACHE_TTL_MS, openVerdictCache, type CacheOptions } from '../../src/judges/cache';
 import { Governor, type GovernorOptions } from '../../src/judges/governor';
 import {
 	createChatModelSource,
@@ -238,6 +239,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 					},
 					...runtimeOptions,
 					...spendOptions,
+					...cacheProperties,
 					{
 						displayName: 'Result Key',
 						name: 'resultKey',
@@ -431,6 +433,72 @@ function estimateOutput(
 	return routeScored(ctx, out);
 }
 
+// ---- Judge verdict cache (issue 15 item 1) ----
+
+/** The verdict-cache options of every judge node. */
+const cacheProperties: INodeProperties[] = [
+	{
+		displayName: 'Cache Verdicts',
+		name: 'cache',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to reuse the verdict of an identical earlier call (same endpoint, model, temperature, seed, prompt, params and inputs) instead of calling the model. Cached scores say cached: true; details.cache names the store.',
+	},
+	{
+		displayName: 'Cache TTL (Hours)',
+		name: 'cacheTtlHours',
+		type: 'number',
+		default: DEFAULT_CACHE_TTL_MS / 3_600_000,
+		typeOptions: { minValue: 0 },
+		description: 'Verdicts older than this are judged again. 0 = never expire.',
+	},
+	{
+		displayName: 'Cache Store',
+		name: 'cacheStore',
+		type: 'options',
+		default: 'auto',
+		options: [
+			{
+				name: 'Automatic',
+				value: 'auto',
+				description:
+					"Redis when n8n runs in queue mode (its QUEUE_BULL_REDIS_* settings) or RAG_EVAL_CACHE_REDIS_URL is set; else the disk in n8n's user folder",
+			},
+			{ name: 'Disk', value: 'disk', description: 'A cache folder on this n8n instance' },
+			{
+				name: 'Redis',
+				value: 'redis',
+				description: "RAG_EVAL_CACHE_REDIS_URL, else n8n's QUEUE_BULL_REDIS_* settings",
+			},
+		],
+	},
+	{
+		displayName: 'Cache Folder',
+		name: 'cacheFolder',
+		type: 'string',
+		default: '',
+		placeholder: '~/.n8n/rag-eval-cache',
+		description:
+			"Disk store folder. Empty: RAG_EVAL_CACHE_DIR, else rag-eval-cache in n8n's user folder.",
+	},
+];
+
+/** Verdict-cache settings from the node's Options: on by default, 7-day TTL, store chosen by mode. */
+export function cacheOptions(options: IDataObject): CacheOptions {
+	const ttl = options.cacheTtlHours;
+	const store = options.cacheStore;
+	return {
+		enabled: options.cache !== false,
+		store: store === 'disk' || store === 'redis' ? store : 'auto',
+		ttlMs:
+			typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0
+				? ttl * 3_600_000
+				: DEFAULT_CACHE_TTL_MS,
+		dir: typeof options.cacheFolder === 'string' ? options.cacheFolder : undefined,
+	};
+}
+
 /** Governor settings from the node's Options; absent or invalid values take the defaults. */
 export function governorOptions(options: IDataObject): GovernorOptions {
 	const num = (name: string, fallback: number, min = 0): number => {
@@ -490,6 +558,10 @@ export async function executeJudge(
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const source = await resolveSource(this);
 	const governor = new Governor(governorOptions(options));
+	// Verdict cache (issue 15 item 1); no model means no calls, so no store is opened. Estimate
+	// Only prices a cold run and must never store the recording source's placeholder replies.
+	const cache =
+		source && options.runMode !== 'estimate' ? openVerdictCache(cacheOptions(options)) : undefined;
 	const signal = this.getExecutionCancelSignal?.();
 	const modelOverride = (this.getNodeParameter('model', 0, '') as string) || undefined;
 	const temperature = (options.temperature as number | undefined) ?? 0;
@@ -553,6 +625,7 @@ export async function executeJudge(
 			params,
 			signal,
 			spend,
+			cache,
 		};
 		const run = everyTurn ? runEveryTurn : runJudge;
 		if (!estimateOpts) return run(decl, raw, judgeCtx);
@@ -565,7 +638,8 @@ export async function executeJudge(
 		);
 		return score;
 	});
-	const scores = await Promise.all(tasks);
+	// Every task resolves to a Score (none throws), so the store is always released here.
+	const scores = await Promise.all(tasks).finally(() => cache?.close());
 	const resultKey = (options.resultKey as string) || decl.id;
 	if (estimateOpts) {
 		for (let i = 0; i < items.length; i++) {

@@ -147,6 +147,12 @@ export interface GroupPartial {
 	spendStopped?: CausePartial;
 	/** Estimate-only rows' estimated judge calls and tokens, by model and by estimate key. */
 	estimate?: EstimatePartial;
+	/**
+	 * Calls and tokens the judge verdict cache saved (the cached verdicts' original cost), by model
+	 * and by eval key; absent until a row carries a cached verdict. `cost*` count only calls made.
+	 */
+	savedByModel?: Record<string, UsagePartial>;
+	savedByMetric?: Record<string, UsagePartial>;
 }
 
 /** Summed estimates of estimate-only judge nodes (`item.json.estimate.<key>`). */
@@ -261,6 +267,27 @@ function addUsage(into: UsagePartial, usage: Json, calls: number): void {
 	into.promptTokens += p;
 	into.completionTokens += c;
 	into.totalTokens += tokenCount(usage.totalTokens) ?? p + c;
+}
+
+/** What a Score's `details.cache` says the verdict cache saved: calls and tokens. */
+function cacheSaving(score: Json): { calls: number; usage: Json } | undefined {
+	const details = isObject(score.details) ? score.details : undefined;
+	const cache = details && isObject(details.cache) ? details.cache : undefined;
+	if (!cache) return undefined;
+	const calls = tokenCount(cache.savedCalls) ?? 0;
+	const usage = isObject(cache.savedUsage) ? cache.savedUsage : {};
+	if (calls === 0 && Object.keys(usage).length === 0) return undefined;
+	return { calls, usage };
+}
+
+/** Usage minus what came from the cache, never below zero. */
+function spentUsage(usage: Json, saved: Json): Json {
+	const out: Json = {};
+	for (const k of ['promptTokens', 'completionTokens', 'totalTokens']) {
+		const u = tokenCount(usage[k]);
+		if (u !== undefined) out[k] = Math.max(0, u - (tokenCount(saved[k]) ?? 0));
+	}
+	return out;
 }
 
 function numericField(x: unknown): number | 'absent' | 'invalid' {
@@ -451,12 +478,21 @@ function addRow(g: GroupBuilder, json: Json, config: PartialConfig, registry: Re
 		// A judge Score's `attempts` counts its HTTP calls (retries and re-asks included); calls
 		// that all failed still cost requests, so they count even without token usage.
 		const calls = isObject(score) ? tokenCount(score.attempts) : undefined;
+		// A cached verdict keeps its original usage; what the cache saved is not spent again.
+		const saved = isObject(score) ? cacheSaving(score) : undefined;
 		if (isObject(score) && (isObject(score.usage) || (calls ?? 0) > 0)) {
 			const model =
 				typeof score.model === 'string' && score.model !== '' ? score.model : '(unknown)';
 			const usage = isObject(score.usage) ? score.usage : {};
-			addUsage((g.costByModel[model] ??= emptyUsage()), usage, calls ?? 1);
-			addUsage((g.costByMetric[key] ??= emptyUsage()), usage, calls ?? 1);
+			const spent = saved ? spentUsage(usage, saved.usage) : usage;
+			addUsage((g.costByModel[model] ??= emptyUsage()), spent, calls ?? 1);
+			addUsage((g.costByMetric[key] ??= emptyUsage()), spent, calls ?? 1);
+		}
+		if (isObject(score) && saved) {
+			const model =
+				typeof score.model === 'string' && score.model !== '' ? score.model : '(unknown)';
+			addUsage(((g.savedByModel ??= {})[model] ??= emptyUsage()), saved.usage, saved.calls);
+			addUsage(((g.savedByMetric ??= {})[key] ??= emptyUsage()), saved.usage, saved.calls);
 		}
 	}
 	for (const f of AGENT_FIELDS) {
@@ -702,6 +738,19 @@ function mergeGroup(
 		costByModel: mergeRecords(a.costByModel, b.costByModel, mergeUsage),
 		costByMetric: mergeRecords(a.costByMetric, b.costByMetric, mergeUsage),
 		...mergeSpendAndEstimates(a, b, limit),
+		...mergeSaved(a, b),
+	};
+}
+
+/** The cache savings of two groups, absent when neither has any. */
+function mergeSaved(
+	a: GroupPartial,
+	b: GroupPartial,
+): Pick<GroupPartial, 'savedByModel' | 'savedByMetric'> {
+	if (!a.savedByModel && !b.savedByModel) return {};
+	return {
+		savedByModel: mergeRecords(a.savedByModel ?? {}, b.savedByModel ?? {}, mergeUsage),
+		savedByMetric: mergeRecords(a.savedByMetric ?? {}, b.savedByMetric ?? {}, mergeUsage),
 	};
 }
 

@@ -204,6 +204,11 @@ export interface CostSummary extends CostLine {
 	byMetric: Record<string, UsagePartial>;
 	/** Models that made calls but have no price (their tokens are not in `usd`). */
 	unpricedModels?: string[];
+	/**
+	 * What the judge verdict cache saved: calls and tokens (USD when priced) the cached verdicts
+	 * cost when first judged, by eval key. Not part of the totals above, which count calls made.
+	 */
+	saved?: CostLine & { byMetric: Record<string, UsagePartial> };
 }
 
 /**
@@ -446,6 +451,29 @@ function costSummary(g: GroupPartial, ctx: Ctx): CostSummary {
 		out.usd = exactSum(usd);
 		if (unpriced.length > 0) out.unpricedModels = unpriced;
 	}
+	if (g.savedByModel) out.saved = cacheSaved(g, ctx);
+	return out;
+}
+
+/** Calls, tokens and (priced) USD the verdict cache saved. */
+function cacheSaved(g: GroupPartial, ctx: Ctx): NonNullable<CostSummary['saved']> {
+	const total: UsagePartial = { calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+	const usd: number[] = [];
+	let allPriced = true;
+	for (const model of Object.keys(g.savedByModel ?? {}).sort()) {
+		const line = costLine((g.savedByModel ?? {})[model], model, ctx);
+		total.calls += line.calls;
+		total.promptTokens += line.promptTokens;
+		total.completionTokens += line.completionTokens;
+		total.totalTokens += line.totalTokens;
+		if (line.usd !== undefined) usd.push(line.usd);
+		else allPriced = false;
+	}
+	const byMetric: Record<string, UsagePartial> = {};
+	for (const k of Object.keys(g.savedByMetric ?? {}).sort())
+		byMetric[k] = { ...(g.savedByMetric ?? {})[k] };
+	const out: NonNullable<CostSummary['saved']> = { ...total, byMetric };
+	if (ctx.prices && allPriced) out.usd = exactSum(usd);
 	return out;
 }
 

@@ -48,6 +48,11 @@ export interface Score {
 	model?: string;
 	latencyMs?: number;
 	attempts?: number;
+	/**
+	 * True when the verdict came from the judge verdict cache: `attempts` is 0 (no HTTP call) and
+	 * `usage` is what the verdict cost when first judged; `details.cache` says which store.
+	 */
+	cached?: boolean;
 	/** Extra per-row numbers (ROUGE precision/recall, per-chunk verdicts...). */
 	details?: Record<string, unknown>;
 	/** Mergeable sufficient statistics for corpus-level aggregation (e.g. BLEU n-gram counts). */

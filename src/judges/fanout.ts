@@ -9,6 +9,7 @@
 import { InputError } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
+import { cachedBareCall, foldCacheInfo } from './cache';
 import { ModelCallError } from './errors';
 import type { ChatRequest } from './model';
 import { truncate } from './parse';
@@ -66,10 +67,11 @@ function callDetail(o: CallOutcome): Record<string, unknown> {
 	if (s.error !== undefined) d.error = s.error;
 	if (s.details) {
 		const rest = Object.fromEntries(
-			Object.entries(s.details).filter(([k]) => k !== 'responseMode'),
+			Object.entries(s.details).filter(([k]) => k !== 'responseMode' && k !== 'cache'),
 		);
 		if (Object.keys(rest).length > 0) d.details = rest;
 	}
+	if (s.cached) d.cached = true;
 	return d;
 }
 
@@ -142,7 +144,11 @@ async function runCall(
 ): Promise<CallOutcome> {
 	if (call.skip !== undefined)
 		return { key: call.key, score: notApplicableScore(base('none'), call.skip) };
-	if (call.bare) return { key: call.key, score: await runBareCall(decl, call.bare, ctx, base) };
+	const bare = call.bare;
+	if (bare) {
+		const run = () => runBareCall(decl, bare, ctx, base);
+		return { key: call.key, score: await cachedBareCall(decl, bare, ctx, base, run) };
+	}
 	// An edited prompt replaces the judge's own prompt; a call with another prompt (batched) keeps it.
 	const callCtx =
 		call.decl && call.decl.prompt !== decl.prompt ? { ...ctx, promptOverride: undefined } : ctx;
@@ -204,6 +210,9 @@ export async function runFanOut(
 	}
 	const calls = outcomes.map(callDetail);
 	const extras = { usage, model, attempts, latencyMs: Date.now() - started };
+	// The row's cache summary: hits, misses and what the cached calls saved.
+	const cache = foldCacheInfo(outcomes.map((o) => o.score));
+	const withCache = cache ? { cache } : {};
 	const failed = outcomes.find((o) => o.score.status === 'error');
 	if (failed) {
 		const why = (failed.score.error ?? 'failed').replace(`${decl.displayName}: `, '');
@@ -211,16 +220,24 @@ export async function runFanOut(
 		return errorScore(
 			base(model),
 			`${decl.displayName}: ${failed.key}: ${why}${n > 1 ? ` (${n} of ${outcomes.length} calls failed)` : ''}`,
-			{ ...extras, details: { calls, ...spendStopDetails(outcomes.map((o) => o.score)) } },
+			{
+				...extras,
+				details: { calls, ...withCache, ...spendStopDetails(outcomes.map((o) => o.score)) },
+			},
 		);
 	}
 	const folded = fan.fold(outcomes, values, params);
 	if ('notApplicable' in folded) {
-		return notApplicableScore(base(model), folded.notApplicable, { ...extras, details: { calls } });
+		return notApplicableScore(base(model), folded.notApplicable, {
+			...extras,
+			details: { calls, ...withCache },
+		});
 	}
-	return okScore(base(model), folded.value, {
+	const score = okScore(base(model), folded.value, {
 		...extras,
 		reason: folded.reason,
-		details: { calls, ...(folded.details ?? {}) },
+		details: { calls, ...(folded.details ?? {}), ...withCache },
 	});
+	if (cache?.hit && score.status === 'ok') score.cached = true;
+	return score;
 }

@@ -59,3 +59,14 @@ export {
 	type RunEstimate,
 	type TokenizerChoice,
 } from './estimate';
+export {
+	DEFAULT_CACHE_TTL_MS,
+	VerdictCache,
+	defaultCacheDir,
+	diskBackend,
+	openVerdictCache,
+	pruneDiskCache,
+	redisBackend,
+	redisSettingsFromEnv,
+} from './cache';
+export type { CacheBackend, CacheInfo, CacheOptions, CacheStoreKind, RedisSettings } from './cache';

@@ -5,8 +5,9 @@
  */
 import { errorScore, okScore, scoreBase, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
+import { cachedJudgeRow, type VerdictCache } from './cache';
 import { ModelCallError } from './errors';
-import { runFanOut } from './fanout';
+import { judgeParams, runFanOut } from './fanout';
 import type { Governor, RowClock } from './governor';
 import type { ChatMessage, ChatRequest, ChatResult, ModelSource, ResponseMode } from './model';
 import { parseReply, truncate } from './parse';
@@ -33,6 +34,8 @@ export interface JudgeContext {
 	signal?: AbortSignal;
 	/** The node execution's spend limit: checked before each call, charged after (./spend). */
 	spend?: SpendLimit;
+	/** The judge verdict cache; absent = every call goes to the model. */
+	cache?: VerdictCache;
 }
 
 const MODE_ORDER: ResponseMode[] = ['json_schema', 'json_object', 'text'];
@@ -137,7 +140,16 @@ export async function runJudge(
 		// Multi-call judges fan out in ./fanout, each call coming back through this function.
 		if (decl.fanOut)
 			return await runFanOut(decl, inputs, ctx, runJudge, (m) => judgeBase(decl, ctx, m));
-		return await judgeRow(decl, inputs, ctx);
+		// Single calls (fan-out calls and turns come back here too) go through the verdict cache.
+		return await cachedJudgeRow(
+			decl,
+			inputs,
+			ctx,
+			effectivePrompt(decl, ctx.promptOverride),
+			judgeParams(decl, inputs, ctx),
+			(m) => judgeBase(decl, ctx, m),
+			() => judgeRow(decl, inputs, ctx),
+		);
 	} catch (e) {
 		// A bug in a declaration (toValue, notApplicable...) must not take the whole run down.
 		return errorScore(

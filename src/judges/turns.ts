@@ -11,6 +11,7 @@
 import { coerceInput, InputError, type ChatTurn, type ContextDoc } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, scoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
+import { foldCacheInfo } from './cache';
 import { sumUsage } from './fanout';
 import { judgeSignature, runJudge, type JudgeContext } from './run';
 import { spendStopDetails } from './spend';
@@ -157,7 +158,15 @@ export async function runEveryTurn(
 			...(s.error !== undefined ? { error: s.error } : {}),
 		})),
 	};
-	const extras = { usage, attempts, model: answered, latencyMs: Date.now() - started, details };
+	// The row's cache summary over its turns (hits, misses, what the cached turns saved).
+	const cache = foldCacheInfo(scores);
+	const extras = {
+		usage,
+		attempts,
+		model: answered,
+		latencyMs: Date.now() - started,
+		details: cache ? { ...details, cache } : details,
+	};
 	const failed = scores.findIndex((s) => s.status === 'error');
 	if (failed >= 0)
 		return errorScore(base(answered), `turn ${failed + 1}: ${scores[failed].error ?? ''}`, {
@@ -179,5 +188,7 @@ export async function runEveryTurn(
 	const reason = `${ok.length} of ${turns.length} turns judged: ${ok
 		.map((s) => `turn ${scores.indexOf(s) + 1} ${String(s.value)}`)
 		.join(', ')}. Last turn: ${scores[scores.length - 1].reason ?? 'not judged'}`;
-	return okScore(base(answered), value, { ...extras, reason });
+	const score = okScore(base(answered), value, { ...extras, reason });
+	if (cache?.hit && score.status === 'ok') score.cached = true;
+	return score;
 }

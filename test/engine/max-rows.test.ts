@@ -173,6 +173,11 @@ describe('Eval Dataset Max Rows on the real engine', () => {
 			credentials,
 		});
 		expect(unlimited.output('Similarity')).toHaveLength(3);
-		expect(server.chatRequests()).toHaveLength(6);
+		// The same rows again: every one is judged, by the verdict cache (on by default).
+		expect(server.chatRequests()).toHaveLength(3);
+		for (const item of unlimited.output('Similarity')) {
+			const score = (item.eval as Record<string, { status: string; cached?: boolean }>).similarity;
+			expect(score).toMatchObject({ status: 'ok', cached: true });
+		}
 	});
 });

@@ -1,0 +1,597 @@
+/**
+ * The judge verdict cache: re-runs of unchanged rows answer from the cache instead of the model.
+ * The key is a SHA-256 of everything that decides a verdict (endpoint, model, temperature, seed,
+ * response mode, prompt templates, output schema, params, canonical input values); it never holds
+ * the per-call nonce or the API key, and inputs are only hashed. The value is the verdict, its
+ * reason and details, the model that answered, the HTTP calls and usage it cost, and when.
+ * Stores: `cacache` on disk (integrity-checked reads, so a corrupt entry is detected) and Redis
+ * (`ioredis`) so n8n queue-mode workers share hits. A broken store never fails a row: the judge
+ * is called and the Score says the cache was skipped (`details.cache.skipped`).
+ */
+import cacache from 'cacache';
+import IORedis from 'ioredis';
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { okScore, type ScoreBase } from '../core/score';
+import type { Score, Usage } from '../core/types';
+import type { JudgeContext } from './run';
+import { readJudgeRow } from './row';
+import { placeholderProblems } from './prompt';
+import type { BareCall, JudgeDecl, JudgePrompt } from './types';
+
+/** Which store answered: `disk` (cacache in n8n's user folder) or `redis` (shared by workers). */
+export type CacheStoreKind = 'disk' | 'redis';
+
+/** A raw key-value store under the verdict cache; every method may throw (the cache catches). */
+export interface CacheBackend {
+	readonly kind: CacheStoreKind;
+	/** Where it lives, for messages: a folder or `host:port/db` (never a password). */
+	readonly location: string;
+	get(key: string): Promise<string | null>;
+	set(key: string, value: string, ttlMs: number): Promise<void>;
+	remove(key: string): Promise<void>;
+	close(): Promise<void>;
+}
+
+/** What one Score says about the cache (`details.cache`); fan-out and per-turn rows sum calls. */
+export interface CacheInfo {
+	store: CacheStoreKind;
+	/** True when every model call of the Score was answered by the cache. */
+	hit: boolean;
+	/** Calls answered by the cache, and calls that went to the model (fan-out rows have several). */
+	hits: number;
+	misses: number;
+	/** HTTP calls and tokens the cached verdicts cost when they were first judged. */
+	savedCalls: number;
+	savedUsage?: Usage;
+	/** Why the cache was not used for (one of) the calls: corrupt entry, store unreachable... */
+	skipped?: string;
+}
+
+const CACHE_FORMAT = 'rag-eval-verdict/1';
+/** Default time to live of a verdict: 7 days. */
+export const DEFAULT_CACHE_TTL_MS = 7 * 24 * 3600 * 1000;
+
+const usageSchema = z.object({
+	promptTokens: z.number().int().nonnegative(),
+	completionTokens: z.number().int().nonnegative(),
+	totalTokens: z.number().int().nonnegative(),
+});
+const entrySchema = z.object({
+	format: z.literal(CACHE_FORMAT),
+	key: z.string(),
+	value: z.union([z.number().finite(), z.boolean()]),
+	reason: z.string().optional(),
+	details: z.record(z.unknown()).optional(),
+	usage: usageSchema.optional(),
+	model: z.string().optional(),
+	attempts: z.number().int().nonnegative(),
+	latencyMs: z.number().nonnegative().optional(),
+	storedAt: z.number().int().nonnegative(),
+});
+type CacheEntry = z.infer<typeof entrySchema>;
+
+type Lookup =
+	| { kind: 'hit'; entry: CacheEntry }
+	| { kind: 'miss' }
+	| { kind: 'skipped'; why: string };
+
+function errorText(e: unknown): string {
+	const err = e as { code?: unknown; message?: unknown };
+	const msg = typeof err?.message === 'string' ? err.message : String(e);
+	// A Redis URL may carry a password: never let one reach a Score.
+	return msg.replace(/\/\/[^@\s/]*@/g, '//***@').slice(0, 300);
+}
+
+/**
+ * Verdicts in one store with one time to live. Lookups and writes never throw: a broken store
+ * turns into a `skipped` reason on the row.
+ */
+export class VerdictCache {
+	constructor(
+		readonly backend: CacheBackend,
+		/** Entries older than this are misses; 0 keeps them forever. */
+		readonly ttlMs: number = DEFAULT_CACHE_TTL_MS,
+		private readonly now: () => number = Date.now,
+	) {}
+
+	/** The store kind, for `details.cache.store`. */
+	get store(): CacheStoreKind {
+		return this.backend.kind;
+	}
+
+	/** A cached verdict, a miss (absent or expired), or why the cache could not be read. */
+	async lookup(key: string): Promise<Lookup> {
+		let raw: string | null;
+		try {
+			raw = await this.backend.get(key);
+		} catch (e) {
+			const code = (e as { code?: unknown })?.code;
+			if (code === 'EINTEGRITY' || code === 'EBADSIZE') {
+				await this.forget(key);
+				return { kind: 'skipped', why: `corrupt cache entry (${String(code)}), judged again` };
+			}
+			return {
+				kind: 'skipped',
+				why: `${this.backend.kind} cache unreadable at ${this.backend.location}: ${errorText(e)}`,
+			};
+		}
+		if (raw === null) return { kind: 'miss' };
+		let parsed: z.SafeParseReturnType<unknown, CacheEntry>;
+		try {
+			parsed = entrySchema.safeParse(JSON.parse(raw));
+		} catch {
+			parsed = { success: false } as z.SafeParseReturnType<unknown, CacheEntry>;
+		}
+		if (!parsed.success || parsed.data.key !== key) {
+			await this.forget(key);
+			return { kind: 'skipped', why: 'corrupt cache entry (not a verdict), judged again' };
+		}
+		if (this.ttlMs > 0 && this.now() - parsed.data.storedAt > this.ttlMs) {
+			await this.forget(key);
+			return { kind: 'miss' };
+		}
+		return { kind: 'hit', entry: parsed.data };
+	}
+
+	/** Stores an ok verdict; returns why it could not be stored, or null. */
+	async save(key: string, score: Score): Promise<string | null> {
+		if (score.status !== 'ok' || score.value === null) return null;
+		const entry: CacheEntry = {
+			format: CACHE_FORMAT,
+			key,
+			value: score.value,
+			reason: score.reason,
+			details: score.details,
+			usage: score.usage,
+			model: score.model,
+			attempts: score.attempts ?? 0,
+			latencyMs: score.latencyMs,
+			storedAt: this.now(),
+		};
+		try {
+			await this.backend.set(key, JSON.stringify(entry), this.ttlMs);
+			return null;
+		} catch (e) {
+			return `${this.backend.kind} cache not writable at ${this.backend.location}: ${errorText(e)}`;
+		}
+	}
+
+	private async forget(key: string): Promise<void> {
+		try {
+			await this.backend.remove(key);
+		} catch {
+			// Best effort: the next write replaces the entry anyway.
+		}
+	}
+
+	/** Releases the store (the Redis connection). */
+	async close(): Promise<void> {
+		try {
+			await this.backend.close();
+		} catch {
+			// Closing a broken connection has nothing left to lose.
+		}
+	}
+}
+
+/** JSON with object keys sorted at every level, `undefined` dropped: one text per value. */
+export function canonicalJson(v: unknown): string {
+	if (v === undefined) return 'null';
+	if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+	if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+	const obj = v as Record<string, unknown>;
+	const keys = Object.keys(obj)
+		.filter((k) => obj[k] !== undefined)
+		.sort();
+	return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+}
+
+function sha256(text: string): string {
+	return createHash('sha256').update(text).digest('hex');
+}
+
+/** What decides a verdict besides the judge's own declaration. */
+interface CallIdentity {
+	endpoint: string;
+	model: string;
+	temperature: number;
+	seed: number | null;
+	maxTokens: number | null;
+	responseMode: string;
+}
+
+function identity(ctx: JudgeContext, mode: string, temperature: number, maxTokens?: number) {
+	const id: CallIdentity = {
+		// The source key is endpoint + default model, built without the API key (model.ts).
+		endpoint: ctx.source.key,
+		model: ctx.model ?? ctx.source.defaultModel,
+		temperature,
+		seed: ctx.seed ?? null,
+		maxTokens: maxTokens ?? null,
+		responseMode: mode,
+	};
+	return id;
+}
+
+/** The cache key of one structured judge call: `verdict:<sha256>` of its canonical parts. */
+export function verdictKey(
+	decl: JudgeDecl,
+	prompt: JudgePrompt,
+	values: Record<string, unknown>,
+	params: Record<string, unknown>,
+	ctx: JudgeContext,
+): string {
+	const inputs: Record<string, unknown> = {};
+	for (const i of decl.inputs) inputs[i.name] = values[i.name];
+	const parts = {
+		format: CACHE_FORMAT,
+		call: identity(
+			ctx,
+			// Where the output ladder starts; a fallback from there is decided by the same endpoint.
+			ctx.source.supportsResponseFormat ? 'json_schema' : 'text',
+			ctx.temperature ?? 0,
+			ctx.maxTokens,
+		),
+		judge: `${decl.id}@${decl.version}`,
+		output: { name: decl.output.name, schema: sha256(canonicalJson(decl.output.jsonSchema)) },
+		prompt: sha256(canonicalJson(prompt)),
+		params: sha256(canonicalJson(params)),
+		inputs: sha256(canonicalJson(inputs)),
+	};
+	return `verdict:${sha256(canonicalJson(parts))}`;
+}
+
+/** The cache key of one bare (MiniCheck) call: its whole prompt is hashed. */
+export function bareKey(decl: JudgeDecl, bare: BareCall, ctx: JudgeContext): string {
+	const parts = {
+		format: CACHE_FORMAT,
+		call: identity(ctx, 'bare', 0, bare.maxTokens),
+		judge: `${decl.id}@${decl.version}`,
+		prompt: sha256(bare.user),
+	};
+	return `verdict:${sha256(canonicalJson(parts))}`;
+}
+
+function info(cache: VerdictCache, hit: boolean, extra: Partial<CacheInfo> = {}): CacheInfo {
+	return {
+		store: cache.store,
+		hit,
+		hits: hit ? 1 : 0,
+		misses: hit ? 0 : 1,
+		savedCalls: 0,
+		...extra,
+	};
+}
+
+function scoreFromEntry(
+	entry: CacheEntry,
+	cache: VerdictCache,
+	base: (model: string) => ScoreBase,
+	started: number,
+): Score {
+	const model = entry.model ?? 'unknown';
+	const cacheInfo = info(cache, true, { savedCalls: entry.attempts, savedUsage: entry.usage });
+	const score = okScore(base(model), entry.value, {
+		reason: entry.reason,
+		usage: entry.usage,
+		model,
+		// This run's time (the lookup); the original judging time is in details.cache.
+		latencyMs: Date.now() - started,
+		attempts: 0,
+		details: {
+			...(entry.details ?? {}),
+			cache: {
+				...cacheInfo,
+				storedAt: new Date(entry.storedAt).toISOString(),
+				originalLatencyMs: entry.latencyMs,
+			},
+		},
+	});
+	if (score.status === 'ok') score.cached = true;
+	return score;
+}
+
+async function around(
+	cache: VerdictCache,
+	key: string,
+	base: (model: string) => ScoreBase,
+	call: () => Promise<Score>,
+): Promise<Score> {
+	const started = Date.now();
+	const found = await cache.lookup(key);
+	if (found.kind === 'hit') return scoreFromEntry(found.entry, cache, base, started);
+	const score = await call();
+	// A deterministic answer (fixedResult) costs nothing and is not cached.
+	const fixed = score.details?.fixedResult === true;
+	let skipped = found.kind === 'skipped' ? found.why : undefined;
+	// The first problem is the one to report: an unreachable store fails the read before the write.
+	if (score.status === 'ok' && !fixed) {
+		const unsaved = await cache.save(key, score);
+		skipped ??= unsaved ?? undefined;
+	}
+	if (score.status !== 'not_applicable' && !fixed) {
+		score.details = {
+			...(score.details ?? {}),
+			cache: info(cache, false, skipped ? { skipped } : {}),
+		};
+	}
+	return score;
+}
+
+/**
+ * The single-call path behind the cache: rows the judge cannot take, deterministic answers and
+ * unusable prompts go straight to `run`; otherwise the verdict comes from the cache or from `run`,
+ * and an ok verdict is stored.
+ */
+export async function cachedJudgeRow(
+	decl: JudgeDecl,
+	inputs: Record<string, unknown>,
+	ctx: JudgeContext,
+	prompt: JudgePrompt,
+	params: Record<string, unknown>,
+	base: (model: string) => ScoreBase,
+	run: () => Promise<Score>,
+): Promise<Score> {
+	const cache = ctx.cache;
+	if (!cache) return run();
+	const row = readJudgeRow(decl, inputs, base(ctx.model ?? ctx.source.defaultModel));
+	if ('score' in row) return row.score;
+	if (decl.fixedResult?.(row.values)) return run();
+	if (placeholderProblems(decl, prompt).length > 0) return run();
+	return around(cache, verdictKey(decl, prompt, row.values, params, ctx), base, run);
+}
+
+/** A bare (MiniCheck) call behind the cache. */
+export async function cachedBareCall(
+	decl: JudgeDecl,
+	bare: BareCall,
+	ctx: JudgeContext,
+	base: (model: string) => ScoreBase,
+	run: () => Promise<Score>,
+): Promise<Score> {
+	const cache = ctx.cache;
+	if (!cache) return run();
+	return around(cache, bareKey(decl, bare, ctx), base, run);
+}
+
+function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
+	if (!b) return a;
+	if (!a) return { ...b };
+	return {
+		promptTokens: a.promptTokens + b.promptTokens,
+		completionTokens: a.completionTokens + b.completionTokens,
+		totalTokens: a.totalTokens + b.totalTokens,
+	};
+}
+
+/** The `details.cache` of a Score, when it has a well-formed one. */
+export function cacheInfoOf(score: Pick<Score, 'details'> | undefined): CacheInfo | undefined {
+	const c = score?.details?.cache as Partial<CacheInfo> | undefined;
+	if (typeof c !== 'object' || c === null) return undefined;
+	if (c.store !== 'disk' && c.store !== 'redis') return undefined;
+	return c as CacheInfo;
+}
+
+/**
+ * Folds the cache of a row's calls (fan-out) or turns into the row's: hits and misses counted,
+ * saved calls and tokens summed, the first skip reason kept. Undefined when no call used a cache.
+ */
+export function foldCacheInfo(scores: ReadonlyArray<Score>): CacheInfo | undefined {
+	let out: CacheInfo | undefined;
+	for (const s of scores) {
+		const c = cacheInfoOf(s);
+		if (!c) continue;
+		out ??= { store: c.store, hit: true, hits: 0, misses: 0, savedCalls: 0 };
+		out.hits += c.hits;
+		out.misses += c.misses;
+		out.savedCalls += c.savedCalls;
+		out.savedUsage = addUsage(out.savedUsage, c.savedUsage);
+		out.skipped ??= c.skipped;
+	}
+	if (out) out.hit = out.misses === 0 && out.hits > 0;
+	return out;
+}
+
+/** Where the disk cache lives by default: `<N8N_USER_FOLDER or home>/.n8n/rag-eval-cache`. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+	const explicit = env.RAG_EVAL_CACHE_DIR;
+	if (explicit && explicit.trim() !== '') return explicit.trim();
+	const user = env.N8N_USER_FOLDER && env.N8N_USER_FOLDER.trim() !== '' ? env.N8N_USER_FOLDER : '';
+	return join(user || homedir(), '.n8n', 'rag-eval-cache');
+}
+
+/** How often the disk store sweeps out verdicts older than the TTL: once a day. */
+export const DISK_PRUNE_INTERVAL_MS = 24 * 3600 * 1000;
+
+/**
+ * Removes index entries older than `ttlMs` and the content no entry points to (cacache's
+ * mark-and-sweep `verify`, which also drops corrupt content), when the last sweep is older than
+ * `intervalMs`. Returns whether it swept.
+ */
+export async function pruneDiskCache(
+	dir: string,
+	ttlMs: number,
+	intervalMs = DISK_PRUNE_INTERVAL_MS,
+	now: () => number = Date.now,
+): Promise<boolean> {
+	if (ttlMs <= 0) return false;
+	const last = await cacache.verify.lastRun(dir).catch(() => undefined);
+	if (last && now() - last.getTime() < intervalMs) return false;
+	// The types give `filter` as a string; cacache calls it with each index entry.
+	const verify = cacache.verify as unknown as (
+		cache: string,
+		opts: { filter: (entry: { time: number }) => boolean },
+	) => Promise<unknown>;
+	await verify(dir, { filter: (entry) => now() - entry.time <= ttlMs });
+	return true;
+}
+
+/**
+ * A disk store in `dir` (cacache: content-addressed, integrity-checked, safe for concurrent use).
+ * With `ttlMs`, closing it sweeps out expired verdicts once a day, so the folder stays bounded.
+ */
+export function diskBackend(dir: string, ttlMs = 0): CacheBackend {
+	return {
+		kind: 'disk',
+		location: dir,
+		async get(key) {
+			try {
+				const got = await cacache.get(dir, key);
+				return got.data.toString('utf8');
+			} catch (e) {
+				if ((e as { code?: unknown }).code === 'ENOENT') return null;
+				throw e;
+			}
+		},
+		async set(key, value) {
+			await cacache.put(dir, key, value);
+		},
+		async remove(key) {
+			const found = await cacache.get.info(dir, key);
+			// removeFully (drop the index bucket, not append a tombstone) is missing from the types.
+			const rmEntry = cacache.rm.entry as (
+				cache: string,
+				key: string,
+				opts: { removeFully: boolean },
+			) => Promise<unknown>;
+			await rmEntry(dir, key, { removeFully: true });
+			if (found) await cacache.rm.content(dir, found.integrity);
+		},
+		async close() {
+			await pruneDiskCache(dir, ttlMs);
+		},
+	};
+}
+
+/** Redis connection settings (n8n's queue settings or an explicit URL). */
+export interface RedisSettings {
+	url?: string;
+	host?: string;
+	port?: number;
+	db?: number;
+	username?: string;
+	password?: string;
+	tls?: boolean;
+	/** Key prefix; default `n8n-rag-eval:`. */
+	prefix?: string;
+	/** Connect and command timeout; default 2000 ms. */
+	timeoutMs?: number;
+}
+
+/**
+ * Redis settings from the environment: `RAG_EVAL_CACHE_REDIS_URL` when set, else n8n's queue
+ * Redis (`QUEUE_BULL_REDIS_HOST/PORT/DB/USERNAME/PASSWORD/TLS`) when n8n runs in queue mode
+ * (`EXECUTIONS_MODE=queue`) or `force` is set; undefined otherwise.
+ */
+export function redisSettingsFromEnv(
+	env: NodeJS.ProcessEnv = process.env,
+	force = false,
+): RedisSettings | undefined {
+	const url = env.RAG_EVAL_CACHE_REDIS_URL;
+	if (url && url.trim() !== '') return { url: url.trim() };
+	if (env.EXECUTIONS_MODE !== 'queue' && !force) return undefined;
+	const int = (v: string | undefined, d: number): number => {
+		const n = Number(v);
+		return v !== undefined && v.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : d;
+	};
+	return {
+		host: env.QUEUE_BULL_REDIS_HOST || 'localhost',
+		port: int(env.QUEUE_BULL_REDIS_PORT, 6379),
+		db: int(env.QUEUE_BULL_REDIS_DB, 0),
+		username: env.QUEUE_BULL_REDIS_USERNAME || undefined,
+		password: env.QUEUE_BULL_REDIS_PASSWORD || undefined,
+		tls: env.QUEUE_BULL_REDIS_TLS === 'true',
+	};
+}
+
+/**
+ * A Redis store. It connects once, fails fast (no offline queue, no reconnect loop) and every
+ * entry carries the TTL as a Redis expiry, so the shared store never grows without bound.
+ */
+export function redisBackend(settings: RedisSettings): CacheBackend {
+	const timeout = settings.timeoutMs ?? 2000;
+	const common = {
+		lazyConnect: true,
+		enableOfflineQueue: false,
+		maxRetriesPerRequest: 0,
+		connectTimeout: timeout,
+		commandTimeout: timeout,
+		retryStrategy: () => null,
+		keyPrefix: settings.prefix ?? 'n8n-rag-eval:',
+	};
+	const client = settings.url
+		? new IORedis(settings.url, common)
+		: new IORedis({
+				...common,
+				host: settings.host,
+				port: settings.port,
+				db: settings.db,
+				username: settings.username,
+				password: settings.password,
+				tls: settings.tls ? {} : undefined,
+			});
+	// Without a listener ioredis prints every connection error; the rows report them instead.
+	client.on('error', () => undefined);
+	let location = `${settings.host ?? 'localhost'}:${settings.port ?? 6379}/${settings.db ?? 0}`;
+	if (settings.url) {
+		try {
+			const u = new URL(settings.url);
+			location = `${u.hostname}:${u.port || 6379}${u.pathname && u.pathname !== '/' ? u.pathname : '/0'}`;
+		} catch {
+			location = 'the configured Redis URL';
+		}
+	}
+	let connecting: Promise<void> | undefined;
+	const ready = (): Promise<void> => (connecting ??= client.connect());
+	return {
+		kind: 'redis',
+		location,
+		async get(key) {
+			await ready();
+			return client.get(key);
+		},
+		async set(key, value, ttlMs) {
+			await ready();
+			if (ttlMs > 0) await client.set(key, value, 'PX', Math.ceil(ttlMs));
+			else await client.set(key, value);
+		},
+		async remove(key) {
+			await ready();
+			await client.del(key);
+		},
+		async close() {
+			if (client.status === 'ready') await client.quit();
+			else client.disconnect();
+		},
+	};
+}
+
+/** How a node asks for its cache. */
+export interface CacheOptions {
+	enabled: boolean;
+	/** `auto`: Redis in queue mode or with an explicit URL, the disk otherwise. */
+	store: 'auto' | 'disk' | 'redis';
+	ttlMs: number;
+	/** Disk folder; default {@link defaultCacheDir}. */
+	dir?: string;
+}
+
+/** The verdict cache a node asked for, or undefined when it is switched off. */
+export function openVerdictCache(
+	opts: CacheOptions,
+	env: NodeJS.ProcessEnv = process.env,
+): VerdictCache | undefined {
+	if (!opts.enabled) return undefined;
+	const redis =
+		opts.store === 'disk' ? undefined : redisSettingsFromEnv(env, opts.store === 'redis');
+	const backend = redis
+		? redisBackend(redis)
+		: diskBackend(
+				opts.dir && opts.dir.trim() !== '' ? opts.dir.trim() : defaultCacheDir(env),
+				opts.ttlMs,
+			);
+	return new VerdictCache(backend, opts.ttlMs);
+}
