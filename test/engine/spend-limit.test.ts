@@ -5,6 +5,9 @@
  * any call; a row stopped mid fan-out is an error, never a partial score; Estimate Only calls
  * nothing and writes estimates, never scores.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
 import type { RowEstimate, RunEstimate } from '../../src/judges/estimate';
@@ -35,7 +38,8 @@ function workflow(type: string, name: string, options: IDataObject): WorkflowJso
 				type: `n8n-nodes-rag-eval.${type}`,
 				typeVersion: 1,
 				position: [200, 0],
-				parameters: { options: { concurrency: 1, ...options } },
+				// The verdict cache is off: every test counts the calls its own limit lets through.
+				parameters: { options: { concurrency: 1, cache: false, ...options } },
 				credentials: { ragEvalLlmApi: { id: '1', name: 'Judge' } },
 			},
 			{
@@ -64,12 +68,15 @@ describe('spend limit and estimate only on the real engine', () => {
 	});
 	const run = (wf: WorkflowJson, input = rows) =>
 		runWorkflow(wf, { startItems: input.map((json) => ({ json })), credentials: credentials() });
+	let cacheDir: string;
 	beforeEach(async () => {
 		server = await startOpenAIServer();
+		cacheDir = mkdtempSync(join(tmpdir(), 'rag-eval-spend-cache-'));
 	});
 	afterEach(async () => {
 		server.assertNoUnexpected();
 		await server.close();
+		rmSync(cacheDir, { recursive: true, force: true });
 	});
 
 	it('a token limit stops at exactly the row whose call would cross it; later rows error too', async () => {
@@ -93,6 +100,24 @@ describe('spend limit and estimate only on the real engine', () => {
 			expect(s.error).toMatch(new RegExp(`^row ${i + 4} \\(request_id "q${i + 4}"\\): .*`));
 			expect(s.error).toMatch(/spend limit reached: 3000 tokens of 3200 tokens spent/);
 		}
+	});
+
+	it('cached verdicts make no call, so they never count toward the limit', async () => {
+		server.setDefault(() => ({ json: { reason: 'Supported.', score: 5 }, usage: USAGE }));
+		const cached = { cache: true, cacheFolder: cacheDir };
+		await run(workflow('judgeGroundedness', 'Groundedness', cached));
+		expect(server.chatRequests()).toHaveLength(5);
+		// A limit that would stop the 2nd call: every row is a hit, so all five are scored.
+		const r = await run(
+			workflow('judgeGroundedness', 'Groundedness', {
+				...cached,
+				spendLimitUnit: 'tokens',
+				spendLimit: 1500,
+			}),
+		);
+		expect(server.chatRequests()).toHaveLength(5);
+		const scores = r.output('After').map((x) => (x.eval as Record<string, Score>).groundedness);
+		expect(scores.map((s) => [s.status, s.cached])).toEqual(rows.map(() => ['ok', true]));
 	});
 
 	it('a USD limit prices each call from Model Prices and stops at the crossing row', async () => {
