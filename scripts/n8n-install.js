@@ -399,10 +399,29 @@ async function publishSubWorkflows(workflows, env) {
  * Copy of a workflow whose judge nodes use the given credential, and whose OpenAI Chat Model
  * nodes use `chatCred` when given, as if both were picked in the editor.
  */
+/**
+ * Node types of the built package that read the judge credential (every judge, and the safety
+ * nodes with their LLM backend), from the nodes' own descriptions in dist/.
+ */
+function llmCredentialNodeTypes() {
+	const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
+	const types = new Set();
+	for (const file of pkg.n8n.nodes) {
+		for (const NodeClass of Object.values(require(path.join(REPO, file)))) {
+			if (typeof NodeClass !== 'function') continue;
+			const d = new NodeClass().description;
+			if ((d?.credentials ?? []).some((c) => c.name === 'ragEvalLlmApi'))
+				types.add(`n8n-nodes-rag-eval.${d.name}`);
+		}
+	}
+	return types;
+}
+
 function withCredential(wf, cred, chatCred) {
 	const copy = JSON.parse(JSON.stringify(wf));
+	const llmTypes = llmCredentialNodeTypes();
 	for (const node of copy.nodes) {
-		if (node.type.startsWith('n8n-nodes-rag-eval.judge')) {
+		if (llmTypes.has(node.type)) {
 			node.credentials = { ragEvalLlmApi: { id: cred.id, name: cred.name } };
 		}
 		if (chatCred && node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') {

@@ -112,7 +112,13 @@ function fillSafety(schema, text, category, key) {
 		case 'object': {
 			const out = {};
 			for (const [k, v] of Object.entries(schema.properties || {}))
-				out[k] = fillSafety(v, text, CATEGORIES.includes(k) ? k : category, k);
+				// A field named by a category (`violence`, `violence_severity`) is that category's.
+				out[k] = fillSafety(
+					v,
+					text,
+					CATEGORIES.find((c) => k === c || k.startsWith(`${c}_`)) ?? category,
+					k,
+				);
 			return out;
 		}
 		case 'array': {
