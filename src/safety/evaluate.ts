@@ -165,6 +165,25 @@ function turnLabel(k: number, n: number): string {
 	return n > 1 ? `turn ${k + 1}: ` : '';
 }
 
+/** The exchanges a row's harms or protected material are judged on: the last, or every turn. */
+function exchangesToJudge(
+	v: Record<string, unknown>,
+	turns: 'last' | 'every' | undefined,
+): { request?: string; response: string }[] {
+	const request = v.request as string | undefined;
+	const response = v.response as string;
+	return turns === 'last'
+		? [{ request, response }]
+		: rowExchanges(v.history as ChatTurn[] | undefined, request, response);
+}
+
+/** What every backend call of a row shares: the governor, the cancel signal and the row clock. */
+function callOptions(
+	opts: Pick<SafetyCallOptions, 'governor' | 'signal' | 'clock'>,
+): SafetyCallOptions {
+	return { governor: opts.governor, signal: opts.signal, clock: opts.clock };
+}
+
 /**
  * Rates the harm categories of one row: one Score per requested category, keyed by category id.
  * Never throws: bad input, a missing backend capability and backend failures are error Scores.
@@ -209,19 +228,8 @@ export async function evaluateHarms(
 		);
 	const harms = backend.harms.bind(backend);
 	const v = read.values;
-	const exchanges =
-		opts.turns === 'last'
-			? [{ request: v.request as string | undefined, response: v.response as string }]
-			: rowExchanges(
-					v.history as ChatTurn[] | undefined,
-					v.request as string | undefined,
-					v.response as string,
-				);
-	const callOpts: SafetyCallOptions = {
-		governor: opts.governor,
-		signal: opts.signal,
-		clock: opts.clock,
-	};
+	const exchanges = exchangesToJudge(v, opts.turns);
+	const callOpts = callOptions(opts);
 	const outcomes = await Promise.all(
 		exchanges.map((x) =>
 			settle(() => harms({ response: x.response, request: x.request, categories }, callOpts)),
@@ -297,19 +305,8 @@ export async function evaluateProtectedMaterial(
 		});
 	const check = backend.protectedMaterial.bind(backend);
 	const v = read.values;
-	const exchanges =
-		opts.turns === 'last'
-			? [{ request: v.request as string | undefined, response: v.response as string }]
-			: rowExchanges(
-					v.history as ChatTurn[] | undefined,
-					v.request as string | undefined,
-					v.response as string,
-				);
-	const callOpts: SafetyCallOptions = {
-		governor: opts.governor,
-		signal: opts.signal,
-		clock: opts.clock,
-	};
+	const exchanges = exchangesToJudge(v, opts.turns);
+	const callOpts = callOptions(opts);
 	const outcomes = await Promise.all(
 		exchanges.map((x) =>
 			settle(() => check({ response: x.response, request: x.request }, callOpts)),

@@ -2,8 +2,9 @@
  * Groundedness Judge with Backend = Azure AI Content Safety on the real engine: Eval Dataset ->
  * Groundedness -> Pass / Fail / Not Scored, answered over HTTP by the local Azure server.
  */
+import type { INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
-import { runWorkflow, type WorkflowJson } from '../support/engine';
+import { chain, runWorkflow, type WorkflowJson } from '../support/engine';
 import {
 	azureFaults,
 	azureReplies,
@@ -28,47 +29,23 @@ const rows = [
 ];
 
 function workflow(parameters: Record<string, unknown> = {}, withCred = true): WorkflowJson {
-	return {
-		nodes: [
-			{
-				id: 't',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'd',
-				name: 'Eval Dataset',
-				type: 'n8n-nodes-rag-eval.evalDataset',
-				typeVersion: 1,
-				position: [200, 0],
-				parameters: { source: 'items' },
-			},
-			{
-				id: 'g',
-				name: 'Groundedness',
-				type: 'n8n-nodes-rag-eval.judgeGroundedness',
-				typeVersion: 1,
-				position: [400, 0],
-				parameters: {
-					backend: 'azure_content_safety',
-					threshold: 3,
-					splitOutputs: true,
-					options: { maxRetries: 2 },
-					...parameters,
-				},
-				credentials: withCred
-					? { azureContentSafetyApi: { id: '2', name: 'Content Safety' } }
-					: undefined,
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Eval Dataset', type: 'main', index: 0 }]] },
-			'Eval Dataset': { main: [[{ node: 'Groundedness', type: 'main', index: 0 }]] },
+	return chain(
+		{ name: 'Eval Dataset', type: 'evalDataset', parameters: { source: 'items' } },
+		{
+			name: 'Groundedness',
+			type: 'judgeGroundedness',
+			parameters: {
+				backend: 'azure_content_safety',
+				threshold: 3,
+				splitOutputs: true,
+				options: { maxRetries: 2 },
+				...parameters,
+			} as INodeParameters,
+			credentials: withCred
+				? { azureContentSafetyApi: { id: '2', name: 'Content Safety' } }
+				: undefined,
 		},
-	};
+	);
 }
 
 describe('Groundedness Judge through Azure AI Content Safety on the real engine', () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
-import { runWorkflow, type WorkflowJson } from '../support/engine';
+import { chain, runWorkflow, type WorkflowJson } from '../support/engine';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server';
 
 const rows = [1, 2, 3, 4].map((i) => ({
@@ -18,49 +18,16 @@ const rows = [1, 2, 3, 4].map((i) => ({
 }));
 
 function workflow(options: INodeParameters): WorkflowJson {
-	const creds = { ragEvalLlmApi: { id: '1', name: 'Judge' } };
-	return {
-		nodes: [
-			{
-				id: 't',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'd',
-				name: 'Eval Dataset',
-				type: 'n8n-nodes-rag-eval.evalDataset',
-				typeVersion: 1,
-				position: [200, 0],
-				parameters: { source: 'items' },
-			},
-			{
-				id: 'r',
-				name: 'Coherence',
-				type: 'n8n-nodes-rag-eval.judgeCoherence',
-				typeVersion: 1,
-				position: [400, 0],
-				parameters: { threshold: 3, options },
-				credentials: creds,
-			},
-			{
-				id: 'a',
-				name: 'Eval Aggregate',
-				type: 'n8n-nodes-rag-eval.evalAggregate',
-				typeVersion: 1,
-				position: [600, 0],
-				parameters: {},
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: 'Eval Dataset', type: 'main', index: 0 }]] },
-			'Eval Dataset': { main: [[{ node: 'Coherence', type: 'main', index: 0 }]] },
-			Coherence: { main: [[{ node: 'Eval Aggregate', type: 'main', index: 0 }]] },
+	return chain(
+		{ name: 'Eval Dataset', type: 'evalDataset', parameters: { source: 'items' } },
+		{
+			name: 'Coherence',
+			type: 'judgeCoherence',
+			parameters: { threshold: 3, options },
+			credentials: { ragEvalLlmApi: { id: '1', name: 'Judge' } },
 		},
-	};
+		{ name: 'Eval Aggregate', type: 'evalAggregate' },
+	);
 }
 
 describe('judge verdict cache on the real engine', () => {

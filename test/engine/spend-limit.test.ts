@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
 import type { RowEstimate, RunEstimate } from '../../src/judges/estimate';
-import { runWorkflow, type WorkflowJson } from '../support/engine';
+import { chain, runWorkflow, type WorkflowJson } from '../support/engine';
 import { startOpenAIServer, type OpenAIServer } from '../support/openai-server';
 
 const rows = [1, 2, 3, 4, 5].map((n) => ({
@@ -22,40 +22,16 @@ const rows = [1, 2, 3, 4, 5].map((n) => ({
 }));
 
 function workflow(type: string, name: string, options: IDataObject): WorkflowJson {
-	return {
-		nodes: [
-			{
-				id: 's',
-				name: 'Start',
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'j',
-				name,
-				type: `n8n-nodes-rag-eval.${type}`,
-				typeVersion: 1,
-				position: [200, 0],
-				// The verdict cache is off: every test counts the calls its own limit lets through.
-				parameters: { options: { concurrency: 1, cache: false, ...options } },
-				credentials: { ragEvalLlmApi: { id: '1', name: 'Judge' } },
-			},
-			{
-				id: 'n',
-				name: 'After',
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [400, 0],
-				parameters: {},
-			},
-		],
-		connections: {
-			Start: { main: [[{ node: name, type: 'main', index: 0 }]] },
-			[name]: { main: [[{ node: 'After', type: 'main', index: 0 }]] },
+	return chain(
+		{
+			name,
+			type,
+			// The verdict cache is off: every test counts the calls its own limit lets through.
+			parameters: { options: { concurrency: 1, cache: false, ...options } },
+			credentials: { ragEvalLlmApi: { id: '1', name: 'Judge' } },
 		},
-	};
+		{ name: 'After', type: 'n8n-nodes-base.noOp' },
+	);
 }
 
 // Every call reports 1000 tokens (900 prompt + 100 completion), whatever it was sent.

@@ -210,6 +210,38 @@ export function singleNode(type: string, parameters: INodeParameters = {}): Work
 	};
 }
 
+/** One node of a {@link chain}: its name, type (short types get the package prefix) and settings. */
+export interface ChainNode {
+	name: string;
+	type: string;
+	parameters?: INodeParameters;
+	credentials?: INode['credentials'];
+}
+
+/**
+ * Start (a Manual Trigger) -> the given nodes, each feeding the next on its first output: the
+ * straight pipelines engine tests run. A type without a dot is one of ours (`judgeCoherence`).
+ */
+export function chain(...nodes: ChainNode[]): WorkflowJson {
+	const all: ChainNode[] = [{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' }, ...nodes];
+	const connections: IConnections = {};
+	all.slice(0, -1).forEach((n, i) => {
+		connections[n.name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	});
+	return {
+		nodes: all.map((n, i) => ({
+			id: `c${i}`,
+			name: n.name,
+			type: n.type.includes('.') ? n.type : `n8n-nodes-rag-eval.${n.type}`,
+			typeVersion: 1,
+			position: [i * 200, 0] as [number, number],
+			parameters: n.parameters ?? {},
+			...(n.credentials ? { credentials: n.credentials } : {}),
+		})),
+		connections,
+	};
+}
+
 export interface EngineRun {
 	run: IRun;
 	/** JSON of the items a node emitted on one output (first run of the node). */
