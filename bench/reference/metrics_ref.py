@@ -5,13 +5,15 @@ default lazily loaded `nltk.corpus.wordnet`) and prints one JSON line per (metri
 (pairs_per_sec by wall clock, cpu_pairs_per_sec by this process's CPU time, time.process_time).
 
 Usage: python3 metrics_ref.py CONFORMANCE_DIR [--pairs FILE] [--only m1,m2] [--sets s1,s2]
-                              [--window SEC] [--repeat N] [--first-call]
+                              [--window SEC] [--repeat N] [--first-call] [--serve]
 
 Warm sets (the conformance sets, and every set of --pairs whose name does not start with "cold"):
 an untimed warm-up (one pass, cut after 0.2 s), then --repeat timed windows of at least --window seconds (whole passes;
 a first window longer than 3x --window is not repeated); the best window is printed.
 Cold sets ("cold:<metric>" in --pairs, each used by that metric only): one timed pass, no warm-up,
 each pair scored once, so every word is new to the process (and to nltk's caches).
+--serve: takes timing commands on stdin instead (see serve()); metrics.bench.js uses it to
+alternate the reference's windows with ours.
 --first-call: before anything else, times `import nltk` and the first meteor_score call (which
 loads WordNet) and prints {"first_call": ...}.
 
@@ -46,6 +48,7 @@ def main():
     ap.add_argument("--window", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--first-call", action="store_true")
+    ap.add_argument("--serve", action="store_true")
     args = ap.parse_args()
 
     t_start, c_start = time.perf_counter(), time.process_time()
@@ -145,6 +148,9 @@ def main():
                     rec = json.loads(line)
                     sets.setdefault(rec["set"], []).append((rec["response"], rec["ground_truth"]))
     wanted = set(filter(None, args.sets.split(",")))
+    if args.serve:
+        serve(metrics, sets)
+        return
 
     for name, fn in metrics.items():
         if only and name not in only:
@@ -186,6 +192,62 @@ def main():
                 if dt > 3 * args.window:
                     break
             emit({"metric": name, "set": set_name, "pairs": len(pairs), "pairs_per_sec": best, "cpu_pairs_per_sec": best_cpu, "seconds": best_dt, "passes": best_n // len(pairs)})
+
+
+def serve(metrics, sets):
+    """--serve: answers one JSON command per stdin line with one JSON line, so the caller can
+    alternate our windows with these (this process waits, using no CPU, while the caller times).
+    {"op": "warm", "metric", "set", "window", "warmup"}: an optional untimed warm-up pass (cut
+      after 0.2 s), then whole passes over the set until this process's CPU time reaches window s.
+    {"op": "cold", "metric", "window", "pairs": [[r, g], ...]}: scores each given pair once (words
+      new to this process) until the CPU time reaches window s or the pairs run out.
+    Both reply {"pairs", "wall", "cpu"} (seconds; "left": unscored pairs for cold); "quit" ends."""
+    emit({"ready": sorted(metrics)})
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        cmd = json.loads(line)
+        op = cmd.get("op")
+        if op == "quit":
+            return
+        fn = metrics.get(cmd.get("metric"))
+        if fn is None:
+            emit({"error": "no reference for metric %r" % cmd.get("metric")})
+            continue
+        window = float(cmd["window"])
+        if op == "cold":
+            pairs = cmd["pairs"]
+            n = 0
+            t0, c0 = time.perf_counter(), time.process_time()
+            for r, g in pairs:
+                fn(r, g)
+                n += 1
+                if time.process_time() - c0 >= window:
+                    break
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
+            emit({"pairs": n, "wall": dt, "cpu": dc, "left": len(pairs) - n})
+        elif op == "warm":
+            pairs = sets.get(cmd["set"])
+            if not pairs:
+                emit({"error": "no set %r" % cmd.get("set")})
+                continue
+            if cmd.get("warmup"):
+                t0 = time.perf_counter()
+                for r, g in pairs:
+                    fn(r, g)
+                    if time.perf_counter() - t0 > 0.2:
+                        break
+            n = 0
+            t0, c0 = time.perf_counter(), time.process_time()
+            while True:
+                for r, g in pairs:
+                    fn(r, g)
+                n += len(pairs)
+                if time.process_time() - c0 >= window:
+                    break
+            emit({"pairs": n, "wall": time.perf_counter() - t0, "cpu": time.process_time() - c0})
+        else:
+            emit({"error": "unknown op %r" % op})
 
 
 if __name__ == "__main__":
