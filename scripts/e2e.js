@@ -55,16 +55,36 @@ function startJudgeServer() {
 
 /** Parses the run data JSON that `n8n execute --rawOutput` prints after its log lines. */
 function parseRun(stdout) {
+	return readRun(stdout).run;
+}
+
+/**
+ * The run data `n8n execute --rawOutput` prints, and why it could not be read. The block is
+ * pretty-printed, so its closing brace is the first unindented `}` after its opening `{`; lines
+ * that n8n's own processes print while the run is under way or shutting down (task runner
+ * notices, a multi-line error object at exit) may land before, after or inside it, so a block
+ * that does not parse is read again without the unindented lines that cannot belong to it.
+ */
+function readRun(stdout) {
 	const lines = stdout.split('\n');
 	const start = lines.findIndex((l) => l === '{');
-	if (start < 0) return null;
-	// The JSON block ends at the last line that is a lone closing brace.
-	let end = lines.length - 1;
-	while (end > start && lines[end] !== '}') end--;
+	if (start < 0) return { run: null, problem: 'no line "{" opens a run block in stdout' };
+	const end = lines.indexOf('}', start + 1);
+	if (end < 0) return { run: null, problem: `the run block opened at line ${start + 1} never closes` };
+	const block = lines.slice(start, end + 1);
 	try {
-		return JSON.parse(lines.slice(start, end + 1).join('\n'));
-	} catch {
-		return null;
+		return { run: JSON.parse(block.join('\n')) };
+	} catch (e) {
+		const stray = block.filter((l, i) => i > 0 && i < block.length - 1 && !/^\s/.test(l));
+		const kept = block.filter((l, i) => i === 0 || i === block.length - 1 || /^\s/.test(l));
+		try {
+			return { run: JSON.parse(kept.join('\n')), stray };
+		} catch {
+			return {
+				run: null,
+				problem: `lines ${start + 1}-${end + 1} do not parse (${e.message}); unindented lines inside: ${JSON.stringify(stray.slice(0, 5))}`,
+			};
+		}
 	}
 }
 
@@ -304,10 +324,13 @@ async function main() {
 				path.join(ARTIFACTS, `${spec.workflowId}${k ? `.${k + 1}` : ''}.out.txt`),
 				`${r.stdout}\n--- stderr\n${r.stderr}`,
 			);
-			const run = parseRun(r.stdout);
+			const { run, problem, stray } = readRun(r.stdout);
+			if (stray?.length) log(`${name}: ignored ${stray.length} stray line(s) inside the run block`);
 			try {
 				if (!run)
-					throw new Error(`no run data (exit ${r.status}):\n${(r.stdout + r.stderr).slice(-2500)}`);
+					throw new Error(
+						`no run data (exit ${r.status}): ${problem}\n${r.stdout.slice(0, 1500)}\n...\n${(r.stdout + r.stderr).slice(-1500)}`,
+					);
 				const err = run.data.resultData.error;
 				if (err)
 					throw new Error(
