@@ -70,7 +70,8 @@ function readRun(stdout) {
 	const start = lines.findIndex((l) => l === '{');
 	if (start < 0) return { run: null, problem: 'no line "{" opens a run block in stdout' };
 	const end = lines.indexOf('}', start + 1);
-	if (end < 0) return { run: null, problem: `the run block opened at line ${start + 1} never closes` };
+	if (end < 0)
+		return { run: null, problem: `the run block opened at line ${start + 1} never closes` };
 	const block = lines.slice(start, end + 1);
 	try {
 		return { run: JSON.parse(block.join('\n')) };
