@@ -549,7 +549,7 @@ export class Governor {
 						? new ModelCallError('deadline', 'the deadline passed during the call')
 						: new ModelCallError(
 								'timeout',
-								`the judge model did not answer within ${this.timeoutMs} ms`,
+								`the judge model did not answer within ${seconds(this.timeoutMs)}`,
 							),
 				);
 			}, ms);

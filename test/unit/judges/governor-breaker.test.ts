@@ -168,7 +168,7 @@ describe('rate limits with a server-given wait', () => {
 	});
 
 	it("end at the row's deadline with an error naming the deadline and the rate limit", async () => {
-		const gov = new Governor({ rowDeadlineMs: 60 });
+		const gov = new Governor({ rowDeadlineMs: 200 });
 		let calls = 0;
 		const e = await failure(
 			gov.run('k', async () => {
@@ -178,11 +178,12 @@ describe('rate limits with a server-given wait', () => {
 		);
 		expect(e).toMatchObject({ kind: 'deadline' });
 		expect(e.message).toMatch(
-			/^the row's deadline of 60 ms passed after \d+ attempts; last error: rate limited \(429\): slow down \(option Row Deadline\)$/,
+			/^the row's deadline of 200 ms passed after \d+ attempts; last error: rate limited \(429\): slow down \(option Row Deadline\)$/,
 		);
 		expect(e.attempts).toBe(calls);
+		// Paced at 10 ms, 200 ms leave room for at most ~20 calls (fewer when timers fire late).
 		expect(calls).toBeGreaterThan(2);
-		expect(calls).toBeLessThanOrEqual(7);
+		expect(calls).toBeLessThanOrEqual(21);
 	});
 
 	it('without a wait they are ordinary retries, bounded by Max Retries', async () => {
@@ -215,14 +216,14 @@ describe('timeouts and deadlines', () => {
 	});
 
 	it("the row deadline cuts a call short and spans all of a row's calls", async () => {
-		const gov = new Governor({ timeoutMs: 1000, rowDeadlineMs: 40 });
+		// The first call leaves the row most of its deadline even when timers fire late on a loaded
+		// machine; the second hangs, and only the deadline (not the 60 s timeout) can end it.
+		const gov = new Governor({ timeoutMs: 60000, rowDeadlineMs: 400 });
 		const clock: RowClock = {};
-		await gov.run('k', async () => new Promise((r) => setTimeout(() => r(1), 25)), { clock });
-		const t0 = Date.now();
+		await gov.run('k', async () => new Promise((r) => setTimeout(() => r(1), 20)), { clock });
 		const e = await failure(gov.run('k', () => new Promise<never>(() => undefined), { clock }));
-		expect(Date.now() - t0).toBeLessThan(500);
 		expect(e).toMatchObject({ kind: 'deadline', attempts: 1 });
-		expect(e.message).toMatch(/^the row's deadline of 40 ms passed after 1 attempt \(option Row/);
+		expect(e.message).toMatch(/^the row's deadline of 400 ms passed after 1 attempt \(option Row/);
 	});
 
 	it('the node deadline ends queued rows before they call, naming the deadline', async () => {
