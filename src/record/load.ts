@@ -103,48 +103,8 @@ function invalidRow(
 	return out;
 }
 
-/** Canonical key order, so records read the same in n8n's table view whatever the source. */
-function assemble(d: Draft, requestId: string, source: Omit<RecordSource, 'present'>): EvalRecord {
-	const rec: Record<string, unknown> = { request_id: requestId };
-	const keys = [
-		'request',
-		'request_raw',
-		'history',
-		'response',
-		'response_raw',
-		'expected_response',
-		'expected_facts',
-		'guidelines',
-		'retrieved_context',
-		'expected_retrieved_context',
-		'tool_calls',
-		'expected_tool_calls',
-		'tool_definitions',
-		'trace',
-		'latency_seconds',
-		'total_input_token_count',
-		'total_output_token_count',
-		'total_token_count',
-	] as const;
-	for (const k of keys) if (d[k] !== undefined) rec[k] = d[k];
-	rec.metadata = d.metadata ?? {};
-	const present = { request: d.request !== undefined, response: d.response !== undefined };
-	rec.source = { ...source, present };
-	return rec as EvalRecord;
-}
-
-/** Fields whose inner key order our adapters fix; the rest came from the user and get sorted. */
-const BUILT = new Set([
-	'request',
-	'history',
-	'response',
-	'expected_response',
-	'expected_facts',
-	'retrieved_context',
-	'expected_retrieved_context',
-]);
-const CONTENT_KEYS = [
-	'request_id',
+/** A record's fields between `request_id` and `metadata`, in canonical order. */
+const RECORD_FIELDS = [
 	'request',
 	'request_raw',
 	'history',
@@ -163,8 +123,29 @@ const CONTENT_KEYS = [
 	'total_input_token_count',
 	'total_output_token_count',
 	'total_token_count',
-	'metadata',
 ] as const;
+
+/** Canonical key order, so records read the same in n8n's table view whatever the source. */
+function assemble(d: Draft, requestId: string, source: Omit<RecordSource, 'present'>): EvalRecord {
+	const rec: Record<string, unknown> = { request_id: requestId };
+	for (const k of RECORD_FIELDS) if (d[k] !== undefined) rec[k] = d[k];
+	rec.metadata = d.metadata ?? {};
+	const present = { request: d.request !== undefined, response: d.response !== undefined };
+	rec.source = { ...source, present };
+	return rec as EvalRecord;
+}
+
+/** Fields whose inner key order our adapters fix; the rest came from the user and get sorted. */
+const BUILT = new Set([
+	'request',
+	'history',
+	'response',
+	'expected_response',
+	'expected_facts',
+	'retrieved_context',
+	'expected_retrieved_context',
+]);
+const CONTENT_KEYS = ['request_id', ...RECORD_FIELDS, 'metadata'] as const;
 
 /** The draft's content fields (the record without `source`), in canonical order. */
 function contentFields(d: Draft): Record<string, unknown> {
