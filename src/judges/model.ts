@@ -136,6 +136,8 @@ export function classifyStatus(
 	opts: { code?: string | null; type?: string | null; retryAfterMs?: number } = {},
 ): ModelCallError {
 	const text = detail.trim() === '' ? `status ${status}` : detail.trim();
+	// The provider's message as the first sentence of ours (it may already end with a period).
+	const said = text.replace(/\.+$/, '');
 	const quota =
 		opts.code === 'insufficient_quota' ||
 		opts.type === 'insufficient_quota' ||
@@ -143,7 +145,7 @@ export function classifyStatus(
 	if (quota) {
 		return new ModelCallError(
 			'fatal',
-			`the judge model's quota is exhausted (insufficient_quota): ${text}. Add credit or use another credential.`,
+			`the judge model's quota is exhausted (insufficient_quota): ${said}. Add credit or use another credential.`,
 			{ status },
 		);
 	}
@@ -155,19 +157,19 @@ export function classifyStatus(
 	if (status === 401)
 		return new ModelCallError(
 			'fatal',
-			`authentication failed (401): ${text}. Check the API key of the judge credential.`,
+			`authentication failed (401): ${said}. Check the API key of the judge credential.`,
 			{ status },
 		);
 	if (status === 403)
 		return new ModelCallError(
 			'fatal',
-			`permission denied (403): ${text}. The credential may not have access to this model.`,
+			`permission denied (403): ${said}. The credential may not have access to this model.`,
 			{ status },
 		);
 	if (status === 404)
 		return new ModelCallError(
 			'fatal',
-			`not found (404): ${text}. Check the base URL, deployment and model name.`,
+			`not found (404): ${said}. Check the base URL, deployment and model name.`,
 			{ status },
 		);
 	if (status === 400 || status === 422) {

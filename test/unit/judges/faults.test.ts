@@ -205,11 +205,12 @@ describe('insufficient_quota', () => {
 	});
 
 	it.each([
-		[401, /authentication failed/],
-		[403, /permission denied/],
-		[404, /not found/],
+		[401, /authentication failed \(401\): Nope\. Check the API key/],
+		[403, /permission denied \(403\): Nope\. The credential/],
+		[404, /not found \(404\): Nope\. Check the base URL/],
 	])('%i is fatal for the execution and never retried', async (status, message) => {
-		server.setDefault(() => ({ status, error: { message: 'nope' }, delayMs: 10 }));
+		// The provider's message ends with a period; ours continues it without doubling it.
+		server.setDefault(() => ({ status, error: { message: 'Nope.' }, delayMs: 10 }));
 		const governor = new Governor({ maxRetries: 4, backoffBaseMs: 2, concurrency: 1 });
 		const scores = await runJudges(groundedness as JudgeDecl, rows, { source, governor });
 		expect(server.chatRequests()).toHaveLength(1);
