@@ -396,6 +396,42 @@ const ROLE_MAP: Record<ChatMessage['role'], string> = {
  * through the model's own `withStructuredOutput` when present; otherwise JSON is requested in
  * the prompt and parsed by the runner's fallback ladder.
  */
+/**
+ * Where a LangChain chat model sends its calls, as far as its public fields tell (OpenAI-compatible
+ * `clientConfig.baseURL`, Azure OpenAI's endpoint, instance and deployment, Anthropic's `apiUrl`,
+ * Ollama's `baseUrl`, and the like): scheme, host and path only, never user info or a query (where
+ * a key could sit). Empty when the model uses its provider's default endpoint.
+ */
+export function chatModelEndpoint(model: unknown): string {
+	const m = asRecord(model);
+	const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+	const url = (v: unknown) => {
+		const s = str(v);
+		if (!s) return undefined;
+		try {
+			const u = new URL(s);
+			return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
+		} catch {
+			return undefined;
+		}
+	};
+	const azure = [
+		url(m.azureOpenAIEndpoint) ?? url(m.azureOpenAIBasePath),
+		str(m.azureOpenAIApiInstanceName),
+		str(m.azureOpenAIApiDeploymentName),
+	].filter((v): v is string => v !== undefined);
+	if (azure.length) return `azure:${azure.join('/')}`;
+	return (
+		url(asRecord(m.clientConfig).baseURL) ??
+		url(asRecord(m.clientOptions).baseURL) ??
+		url(m.apiUrl) ??
+		url(m.baseUrl) ??
+		url(m.baseURL) ??
+		url(m.endpoint) ??
+		''
+	);
+}
+
 export function createChatModelSource(model: unknown): ModelSource {
 	if (!isDuckChatModel(model)) {
 		throw new Error(
@@ -407,8 +443,11 @@ export function createChatModelSource(model: unknown): ModelSource {
 			(v): v is string => typeof v === 'string' && v !== '',
 		) ?? 'chat-model';
 	const ctor = (model as { constructor?: { name?: unknown } }).constructor?.name;
+	const endpoint = chatModelEndpoint(model);
 	return {
-		key: `chat-model:${typeof ctor === 'string' ? ctor : 'unknown'}|${name}`,
+		// The endpoint keeps two Chat Model nodes of one class and model name on different servers
+		// apart (in the verdict cache, and in the governor's per-source state).
+		key: `chat-model:${typeof ctor === 'string' ? ctor : 'unknown'}|${name}${endpoint ? `@${endpoint}` : ''}`,
 		defaultModel: name,
 		supportsResponseFormat: typeof model.withStructuredOutput === 'function',
 		async chat(req: ChatRequest): Promise<ChatResult> {

@@ -5,6 +5,7 @@
  */
 import { Governor } from '../../../src/judges/governor';
 import {
+	chatModelEndpoint,
 	createChatModelSource,
 	createOpenAIModelSource,
 	testConnection,
@@ -294,6 +295,52 @@ describe('connected chat model (duck-typed)', () => {
 		});
 		expect(s).toMatchObject({ value: 3, attempts: 2 });
 		expect(() => createChatModelSource({})).toThrow(/no invoke\(\) method/);
+	});
+});
+
+describe("a connected chat model's source key", () => {
+	const invoke = async () => ({ content: '{"reason":"r","score":3}' });
+	class ChatOpenAI {
+		model = 'gpt-4o-mini';
+		invoke = invoke;
+		clientConfig: Record<string, unknown>;
+		constructor(baseURL?: string) {
+			this.clientConfig = { apiKey: 'sk-secret-in-config', baseURL };
+		}
+	}
+
+	it('tells two servers apart and never holds a key, user info or a query', () => {
+		const a = createChatModelSource(new ChatOpenAI('https://llm-a.example.com/v1/'));
+		const b = createChatModelSource(
+			new ChatOpenAI('https://user:pw@llm-b.example.com/v1?api-key=k1'),
+		);
+		const d = createChatModelSource(new ChatOpenAI());
+		expect(a.key).toBe('chat-model:ChatOpenAI|gpt-4o-mini@https://llm-a.example.com/v1');
+		expect(b.key).toBe('chat-model:ChatOpenAI|gpt-4o-mini@https://llm-b.example.com/v1');
+		expect(d.key).toBe('chat-model:ChatOpenAI|gpt-4o-mini');
+		for (const k of [a.key, b.key, d.key]) expect(k).not.toMatch(/sk-secret|pw|k1|user/);
+	});
+
+	it('reads the endpoint fields of the common chat model classes', () => {
+		expect(
+			chatModelEndpoint({
+				azureOpenAIApiKey: 'az-key',
+				azureOpenAIApiInstanceName: 'contoso',
+				azureOpenAIApiDeploymentName: 'judge-4o',
+			}),
+		).toBe('azure:contoso/judge-4o');
+		expect(
+			chatModelEndpoint({
+				azureOpenAIEndpoint: 'https://contoso.openai.azure.com/',
+				azureOpenAIApiDeploymentName: 'judge-4o',
+			}),
+		).toBe('azure:https://contoso.openai.azure.com/judge-4o');
+		expect(chatModelEndpoint({ apiUrl: 'https://gateway.example.com/anthropic' })).toBe(
+			'https://gateway.example.com/anthropic',
+		);
+		expect(chatModelEndpoint({ baseUrl: 'http://127.0.0.1:11434' })).toBe('http://127.0.0.1:11434');
+		expect(chatModelEndpoint({ baseUrl: 'not a url' })).toBe('');
+		expect(chatModelEndpoint({ model: 'x' })).toBe('');
 	});
 });
 
