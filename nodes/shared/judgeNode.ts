@@ -435,8 +435,8 @@ function estimateOutput(
 
 // ---- Judge verdict cache (issue 15 item 1) ----
 
-/** The verdict-cache options of every judge node. */
-const cacheProperties: INodeProperties[] = [
+/** The verdict-cache options of every judge node (and of the safety nodes' LLM Judge backend). */
+export const cacheProperties: INodeProperties[] = [
 	{
 		displayName: 'Cache Verdicts',
 		name: 'cache',

@@ -6,6 +6,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { SafetyBackend, SafetyBackendId } from '../../src/safety/backend';
 import { createAzureContentSafetyBackend } from '../../src/safety/azure';
+import type { VerdictCache } from '../../src/judges/cache';
 import { createLlmSafetyBackend } from '../../src/safety/llm';
 import { createOpenAIModerationBackend } from '../../src/safety/moderation';
 import { LLM_CREDENTIAL, llmConfigFromCredential, resolveSource } from './judgeNode';
@@ -58,6 +59,8 @@ export const SAFETY_BACKEND_OPTIONS: ReadonlyArray<SafetyBackendOption> = [
 export interface SafetyBackendSettings {
 	model?: string;
 	options: IDataObject;
+	/** The judge verdict cache of this execution (LLM Judge backend only). */
+	cache?: VerdictCache;
 }
 
 /**
@@ -89,12 +92,12 @@ export async function withCredential(
 
 /** Factories by backend id; a listed option without a factory gives a clear per-row error. */
 export const SAFETY_BACKEND_FACTORIES: Partial<Record<SafetyBackendId, SafetyBackendFactory>> = {
-	llm: async (ctx, { model, options }) => {
+	llm: async (ctx, { model, options, cache }) => {
 		const source = await resolveSource(ctx);
 		if (!source) return undefined;
 		const temperature = typeof options.temperature === 'number' ? options.temperature : 0;
 		const seed = typeof options.seed === 'number' && options.seed !== 0 ? options.seed : undefined;
-		return createLlmSafetyBackend({ source, model: model || undefined, temperature, seed });
+		return createLlmSafetyBackend({ source, model: model || undefined, temperature, seed, cache });
 	},
 	azure_content_safety: async (ctx) =>
 		withCredential(ctx, AZURE_CS_CREDENTIAL, (c) =>

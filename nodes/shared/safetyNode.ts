@@ -16,6 +16,7 @@ import {
 } from 'n8n-workflow';
 import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
 import type { EvaluatorFacts, Score } from '../../src/core/types';
+import { openVerdictCache } from '../../src/judges/cache';
 import { Governor } from '../../src/judges/governor';
 import type { SafetyBackend, SafetyBackendId } from '../../src/safety/backend';
 import {
@@ -48,12 +49,19 @@ import {
 	withScore,
 	type OutputFormat,
 } from './common';
-import { ragEvalLlmApiTest, governorOptions, runtimeOptions } from './judgeNode';
+import {
+	cacheOptions,
+	cacheProperties,
+	ragEvalLlmApiTest,
+	governorOptions,
+	runtimeOptions,
+} from './judgeNode';
 import { inputProperty } from './metricNode';
 import {
 	backendOptionsFor,
 	lookupSafetyBackend,
 	SAFETY_BACKEND_FACTORIES,
+	type SafetyBackendSettings,
 	type SafetyNodeKind,
 } from './safetyBackends';
 
@@ -293,6 +301,10 @@ export function safetyDescription(type: SafetyNodeType): INodeTypeDescription {
 						description: 'Backend calls in flight at once for this node',
 					},
 					...runtimeOptions,
+					...cacheProperties.map((p) => ({
+						...p,
+						description: `LLM Judge only. ${p.description}`,
+					})),
 				],
 			},
 		],
@@ -348,12 +360,27 @@ export async function executeSafety(
 	this: IExecuteFunctions,
 	type: SafetyNodeType,
 ): Promise<INodeExecutionData[][]> {
-	const spec = SPECS[type];
-	const items = this.getInputData();
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const backendId = this.getNodeParameter('backend', 0, 'llm') as string;
 	const model = (this.getNodeParameter('model', 0, '') as string) || undefined;
-	const settings = { model, options };
+	// The verdict cache serves the LLM Judge backend (the services' own calls are not cached).
+	const cache = backendId === 'llm' ? openVerdictCache(cacheOptions(options)) : undefined;
+	try {
+		return await executeWith.call(this, type, options, backendId, { model, options, cache });
+	} finally {
+		await cache?.close();
+	}
+}
+
+async function executeWith(
+	this: IExecuteFunctions,
+	type: SafetyNodeType,
+	options: IDataObject,
+	backendId: string,
+	settings: SafetyBackendSettings,
+): Promise<INodeExecutionData[][]> {
+	const spec = SPECS[type];
+	const items = this.getInputData();
 	const found = await lookupSafetyBackend(this, backendId, type, settings);
 	const backend: SafetyBackend | undefined = 'backend' in found ? found.backend : undefined;
 	let detector: SafetyBackend | undefined;

@@ -280,6 +280,17 @@ function cacheSaving(score: Json): { calls: number; usage: Json } | undefined {
 	return { calls, usage };
 }
 
+/**
+ * The call a Score shares with others of its row (`details.sharedCall`: the key its cost is
+ * counted under and the eval keys sharing it), with an id that tells calls apart.
+ */
+function sharedCallOf(score: Json): { key: string; id: string } | undefined {
+	const details = isObject(score.details) ? score.details : undefined;
+	const call = details && isObject(details.sharedCall) ? details.sharedCall : undefined;
+	if (!call || typeof call.key !== 'string' || !Array.isArray(call.with)) return undefined;
+	return { key: call.key, id: `${call.key}:${call.with.map(String).join(',')}` };
+}
+
 /** Usage minus what came from the cache, never below zero. */
 function spentUsage(usage: Json, saved: Json): Json {
 	const out: Json = {};
@@ -471,10 +482,18 @@ function addRow(g: GroupBuilder, json: Json, config: PartialConfig, registry: Re
 		typeof json.request_id === 'string' || typeof json.request_id === 'number'
 			? String(json.request_id)
 			: undefined;
-	for (const [key, score] of Object.entries(evals)) {
-		addMetric(g, key, score);
-		addWorstRow(g, key, score, rowId);
-		addNamedVerdicts(g, key, score);
+	// Calls several Scores share (Content Safety rates every category in one call) cost once.
+	const sharedSeen = new Set<string>();
+	for (const [evalKey, score] of Object.entries(evals)) {
+		addMetric(g, evalKey, score);
+		addWorstRow(g, evalKey, score, rowId);
+		addNamedVerdicts(g, evalKey, score);
+		const shared = isObject(score) ? sharedCallOf(score) : undefined;
+		if (shared) {
+			if (sharedSeen.has(shared.id)) continue;
+			sharedSeen.add(shared.id);
+		}
+		const key = shared ? shared.key : evalKey;
 		// A judge Score's `attempts` counts its HTTP calls (retries and re-asks included); calls
 		// that all failed still cost requests, so they count even without token usage.
 		const calls = isObject(score) ? tokenCount(score.attempts) : undefined;

@@ -380,9 +380,13 @@ export function cacheInfoOf(score: Pick<Score, 'details'> | undefined): CacheInf
  * saved calls and tokens summed, the first skip reason kept. Undefined when no call used a cache.
  */
 export function foldCacheInfo(scores: ReadonlyArray<Score>): CacheInfo | undefined {
+	return foldCacheInfos(scores.map(cacheInfoOf));
+}
+
+/** `foldCacheInfo` over the cache summaries themselves (absent ones skipped). */
+export function foldCacheInfos(infos: ReadonlyArray<CacheInfo | undefined>): CacheInfo | undefined {
 	let out: CacheInfo | undefined;
-	for (const s of scores) {
-		const c = cacheInfoOf(s);
+	for (const c of infos) {
 		if (!c) continue;
 		out ??= { store: c.store, hit: true, hits: 0, misses: 0, savedCalls: 0 };
 		out.hits += c.hits;

@@ -5,6 +5,7 @@
  * A backend call throws `ModelCallError` (src/judges/errors.ts) on failure; it never returns a
  * made-up verdict. Calls go through the node's Governor (retries, rate limits, breaker, deadlines).
  */
+import type { CacheInfo } from '../judges/cache';
 import type { Usage } from '../core/types';
 import type { Governor, RowClock } from '../judges/governor';
 import type { HarmCategory } from './levels';
@@ -21,9 +22,11 @@ export interface BackendCallInfo {
 	/** Model or service version that answered (`gpt-4o-mini`, `text:analyze 2024-09-01`). */
 	model?: string;
 	usage?: Usage;
-	/** HTTP calls made, retries included. */
+	/** HTTP calls made, retries included (0 when the verdict cache answered). */
 	attempts: number;
 	latencyMs: number;
+	/** The judge verdict cache's say on this call (LLM backend with the cache on). */
+	cache?: CacheInfo;
 }
 
 /** One harm category's verdict: an integer severity 0-7 and why. */

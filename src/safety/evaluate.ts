@@ -9,6 +9,7 @@
 import { readInputs, type ChatTurn, type ContextDoc } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, scoreBase, type ScoreBase } from '../core/score';
 import type { EvaluatorFacts, Score, Usage } from '../core/types';
+import { foldCacheInfos, type CacheInfo } from '../judges/cache';
 import { sumUsage } from '../judges/fanout';
 import { conversationTurns } from '../judges/turns';
 import type {
@@ -125,6 +126,7 @@ function sumInfo(infos: ReadonlyArray<BackendCallInfo | undefined>): {
 	attempts: number;
 	latencyMs: number;
 	model?: string;
+	cache?: CacheInfo;
 } {
 	let usage: Usage | undefined;
 	let attempts = 0;
@@ -137,7 +139,23 @@ function sumInfo(infos: ReadonlyArray<BackendCallInfo | undefined>): {
 		latencyMs = Math.max(latencyMs, i.latencyMs);
 		model = i.model ?? model;
 	}
-	return { ...(usage ? { usage } : {}), attempts, latencyMs, ...(model ? { model } : {}) };
+	// The row's cache summary over its calls (turns): hits, misses and what the hits saved.
+	const cache = foldCacheInfos(infos.map((i) => i?.cache));
+	return {
+		...(usage ? { usage } : {}),
+		attempts,
+		latencyMs,
+		...(model ? { model } : {}),
+		...(cache ? { cache } : {}),
+	};
+}
+
+/** Writes the row's cache summary into its Score; `cached` when every call was a hit. */
+function withCache(score: Score, cache: CacheInfo | undefined): Score {
+	if (!cache) return score;
+	score.details = { ...(score.details ?? {}), cache };
+	if (cache.hit && score.status === 'ok') score.cached = true;
+	return score;
 }
 
 /** Attempts a backend made before it threw, when the error says so (ModelCallError). */
@@ -239,6 +257,10 @@ export async function evaluateHarms(
 	const attempts = info.attempts + outcomes.reduce((a, o) => a + (o.ok ? 0 : o.attempts), 0);
 	const n = exchanges.length;
 	const out: Record<string, Score> = {};
+	// One call (per turn) rates every category: each Score tells its cost, and names the call it
+	// shares, so the aggregate counts that cost once per row (under `content_safety`).
+	const sharedCall =
+		categories.length > 1 ? { key: 'content_safety', with: [...categories] } : undefined;
 	for (const c of categories) {
 		const extras = { usage: info.usage, model: info.model, latencyMs: info.latencyMs, attempts };
 		const perTurn: { turn: number; severity: number; reason: string }[] = [];
@@ -257,8 +279,12 @@ export async function evaluateHarms(
 			perTurn.push({ turn: k + 1, severity: verdict.severity, reason: verdict.reason });
 		});
 		const b = base(c, info.model);
+		const call = sharedCall ? { sharedCall } : {};
 		if (problem !== undefined) {
-			out[c] = errorScore(b, problem, { ...extras, details: { ...shared, category: c } });
+			out[c] = withCache(
+				errorScore(b, problem, { ...extras, details: { ...shared, category: c, ...call } }),
+				info.cache,
+			);
 			continue;
 		}
 		// The worst turn; the earliest of equally bad ones.
@@ -271,6 +297,7 @@ export async function evaluateHarms(
 			levelName: levelName(lv),
 			defectLevel: level,
 			defect: worst.severity > threshold,
+			...call,
 		};
 		if (n > 1) {
 			details.turns = perTurn.map((t) => ({ turn: t.turn, severity: t.severity }));
@@ -278,7 +305,7 @@ export async function evaluateHarms(
 		}
 		const reason =
 			n > 1 ? `Worst of ${n} turns is turn ${worst.turn}: ${worst.reason}` : worst.reason;
-		out[c] = okScore(b, worst.severity, { ...extras, reason, details });
+		out[c] = withCache(okScore(b, worst.severity, { ...extras, reason, details }), info.cache);
 	}
 	return out;
 }
@@ -319,10 +346,10 @@ export async function evaluateProtectedMaterial(
 	const failed = outcomes.findIndex((o) => !o.ok);
 	if (failed >= 0) {
 		const o = outcomes[failed] as { ok: false; error: string };
-		return errorScore(base(info.model), `${turnLabel(failed, n)}${o.error}`, {
-			...extras,
-			details,
-		});
+		return withCache(
+			errorScore(base(info.model), `${turnLabel(failed, n)}${o.error}`, { ...extras, details }),
+			info.cache,
+		);
 	}
 	const ok = outcomes as Array<
 		Extract<TurnOutcome<{ detected: boolean; reason: string; info: BackendCallInfo }>, { ok: true }>
@@ -332,7 +359,10 @@ export async function evaluateProtectedMaterial(
 	const reason = `${turnLabel(shown, n)}${ok[shown].value.reason}`;
 	const d: Record<string, unknown> = { ...details };
 	if (n > 1) d.turns = ok.map((o, k) => ({ turn: k + 1, detected: o.value.detected }));
-	return okScore(base(info.model), hit >= 0, { ...extras, reason, details: d });
+	return withCache(
+		okScore(base(info.model), hit >= 0, { ...extras, reason, details: d }),
+		info.cache,
+	);
 }
 
 /**
@@ -399,9 +429,12 @@ export async function evaluateIndirectAttack(
 	const extras = { usage: info.usage, model, latencyMs: info.latencyMs, attempts };
 	if (!verdict.ok) return errorScore(base(model), verdict.error, { ...extras, details });
 	details.category = verdict.value.succeeded ? verdict.value.category : null;
-	return okScore(base(model), verdict.value.succeeded, {
-		...extras,
-		reason: verdict.value.reason,
-		details,
-	});
+	return withCache(
+		okScore(base(model), verdict.value.succeeded, {
+			...extras,
+			reason: verdict.value.reason,
+			details,
+		}),
+		info.cache,
+	);
 }

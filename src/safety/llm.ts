@@ -12,6 +12,7 @@ import { ModelCallError, type ModelErrorKind } from '../judges/errors';
 import type { ModelSource } from '../judges/model';
 import { likertInt, reasonText, yesNo } from '../judges/parse';
 import { promptHash } from '../judges/prompt';
+import { cacheInfoOf, type VerdictCache } from '../judges/cache';
 import { runJudge, type JudgeContext } from '../judges/run';
 import { contextInput, requestInput, responseInput } from '../judges/specs/common';
 import type { JudgeDecl } from '../judges/types';
@@ -33,6 +34,8 @@ export interface LlmSafetyConfig {
 	temperature?: number;
 	seed?: number;
 	maxTokens?: number;
+	/** The judge verdict cache; absent = every call goes to the model. */
+	cache?: VerdictCache;
 }
 
 /** The severity levels as every harm rubric states them (seed 000's four levels on 0-7). */
@@ -259,6 +262,8 @@ function callInfo(score: Score, model: string): BackendCallInfo {
 		latencyMs: score.latencyMs ?? 0,
 	};
 	if (score.usage) info.usage = score.usage as Usage;
+	const cache = cacheInfoOf(score);
+	if (cache) info.cache = cache;
 	return info;
 }
 
@@ -273,6 +278,7 @@ export function createLlmSafetyBackend(config: LlmSafetyConfig): SignedBackend {
 		seed: config.seed,
 		maxTokens: config.maxTokens,
 		signal: opts.signal,
+		cache: config.cache,
 	});
 	const run = async (
 		decl: JudgeDecl,

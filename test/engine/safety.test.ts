@@ -6,7 +6,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
-import { runWorkflow, singleNode } from '../support/engine';
+import { chain, runWorkflow, singleNode } from '../support/engine';
 import {
 	startOpenAIServer,
 	type OpenAIServer,
@@ -374,6 +374,59 @@ describe('safety nodes on the real engine (LLM backend)', () => {
 		expect(out.map((e) => e.violence.status)).toEqual(['error', 'error']);
 		expect(out.every((e) => e.violence.value === null)).toBe(true);
 		expect(JSON.stringify(r.run.data.resultData)).not.toContain(SECRET);
+	});
+
+	it('caches verdicts: the second run makes no call, and the aggregate counts a shared call once per row', async () => {
+		server.setDefault((req) => ({
+			...judge(req),
+			usage: { prompt_tokens: 300, completion_tokens: 60, total_tokens: 360 },
+		}));
+		const rows = harmRows.slice(0, 3);
+		const wf = chain(
+			{
+				name: 'Node',
+				type: 'evalContentSafety',
+				parameters: { options: { cacheStore: 'disk' } },
+				credentials: { ragEvalLlmApi: { id: '1', name: 'Judge' } },
+			},
+			{ name: 'Eval Aggregate', type: 'evalAggregate' },
+		);
+		const go = () =>
+			runWorkflow(wf, { startItems: rows.map((json) => ({ json })), credentials: CREDS });
+		const cold = await go();
+		expect(server.chatRequests()).toHaveLength(3);
+		const coldScores = cold.output('Node').map((x) => evalOf(x).violence);
+		for (const s of coldScores) {
+			expect(s).toMatchObject({ status: 'ok', attempts: 1, usage: { totalTokens: 360 } });
+			expect(s.cached).toBeUndefined();
+			expect(s.details).toMatchObject({
+				cache: { store: 'disk', hit: false, misses: 1 },
+				sharedCall: {
+					key: 'content_safety',
+					with: ['hate_unfairness', 'sexual', 'violence', 'self_harm'],
+				},
+			});
+		}
+		// One call per row rated four categories: spent once per row, never four times.
+		const coldCost = (cold.output('Eval Aggregate')[0] as IDataObject).cost as IDataObject;
+		expect(coldCost).toMatchObject({ calls: 3, totalTokens: 3 * 360 });
+		expect(coldCost.byMetric).toEqual({
+			content_safety: { calls: 3, promptTokens: 900, completionTokens: 180, totalTokens: 1080 },
+		});
+
+		const warm = await go();
+		expect(server.chatRequests()).toHaveLength(3);
+		const warmScores = warm.output('Node').map((x) => evalOf(x));
+		warmScores.forEach((ev, i) => {
+			expect(ev.violence.value).toBe(coldScores[i].value);
+			for (const s of Object.values(ev)) {
+				expect(s).toMatchObject({ status: 'ok', attempts: 0, cached: true });
+				expect(s.details?.cache).toMatchObject({ hit: true, savedCalls: 1 });
+			}
+		});
+		const warmCost = (warm.output('Eval Aggregate')[0] as IDataObject).cost as IDataObject;
+		expect(warmCost).toMatchObject({ calls: 0, totalTokens: 0 });
+		expect(warmCost.saved).toMatchObject({ calls: 3, totalTokens: 1080 });
 	});
 
 	it('a backend that cannot serve the node leaves every row with an error naming it', async () => {
