@@ -14,6 +14,10 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const {
+	EXAMPLES,
+	judgeCredential,
+	exampleWorkflow,
+	closeAll,
 	startSlackReceiver,
 	blockKitProblems,
 	startGithubServer,
@@ -22,7 +26,6 @@ const {
 } = require('./support/standins');
 const { slackPreviewHtml } = require('./support/slack-preview');
 
-const EXAMPLES = path.join(__dirname, '..', '..', 'examples');
 const ID = 'ragEvalNightlyE2E1';
 const TOKEN = 'ghp_e2eStandInToken0000000000000000';
 const OWNER = 'acme';
@@ -237,13 +240,7 @@ module.exports.setup = async () => {
 	s.judge = await startScriptedJudge();
 };
 
-module.exports.teardown = async () => {
-	for (const k of ['slack', 'github', 'rag', 'judge']) {
-		const server = s[k];
-		s[k] = undefined;
-		if (server) await server.close();
-	}
-};
+module.exports.teardown = () => closeAll(s, ['slack', 'github', 'rag', 'judge']);
 
 module.exports.credentials = () => [
 	{
@@ -251,30 +248,12 @@ module.exports.credentials = () => [
 		type: 'githubApi',
 		data: { server: s.github.apiUrl, user: 'e2e-bot', accessToken: TOKEN },
 	},
-	{
-		...JUDGE_CRED,
-		type: 'ragEvalLlmApi',
-		data: {
-			provider: 'compatible',
-			apiKey: JUDGE_KEY,
-			baseUrl: s.judge.baseUrl,
-			model: 'e2e-judge',
-		},
-	},
+	judgeCredential(JUDGE_CRED, JUDGE_KEY, s.judge),
 ];
 
 /** The example with what its sticky notes ask a team to change, pointed at the stand-ins. */
 module.exports.workflows = () => {
-	const wf = JSON.parse(
-		fs.readFileSync(path.join(EXAMPLES, 'nightly-rag-evaluation.workflow.json'), 'utf8'),
-	);
-	wf.id = ID;
-	wf.name = `${wf.name} (stand-ins)`;
-	const node = (name) => {
-		const n = wf.nodes.find((x) => x.name === name);
-		assert.ok(n, `example has node ${name}`);
-		return n;
-	};
+	const { wf, node } = exampleWorkflow('nightly-rag-evaluation.workflow.json', ID);
 	const enable = (name) => delete node(name).disabled;
 	enable('Ask Your RAG App');
 	node('Ask Your RAG App').parameters.url = `${s.rag.url}/answer`;

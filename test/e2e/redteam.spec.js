@@ -16,11 +16,18 @@
 'use strict';
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
-const { startSlackReceiver, blockKitProblems } = require('./support/standins');
+const {
+	EXAMPLES,
+	listen,
+	startJudgeModel,
+	judgeCredential,
+	exampleWorkflow,
+	closeAll,
+	startSlackReceiver,
+	blockKitProblems,
+} = require('./support/standins');
 
-const EXAMPLES = path.join(__dirname, '..', '..', 'examples');
 const ID = 'ragEvalRedTeamE2E1';
 const JUDGE_KEY = 'sk-e2e-redteam-judge-0000000000000';
 const JUDGE_CRED = { id: 'ragEvalJudgeE2E003', name: 'Judge model (red-team stand-in)' };
@@ -40,38 +47,6 @@ const rows = fs
 
 const s = {};
 
-function listen(handler) {
-	const server = http.createServer((req, res) => {
-		const chunks = [];
-		req.on('data', (c) => chunks.push(c));
-		req.on('end', () => {
-			let body;
-			try {
-				body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-			} catch {
-				body = undefined;
-			}
-			const send = (status, payload) => {
-				res.writeHead(status, { 'content-type': 'application/json' });
-				res.end(JSON.stringify(payload));
-			};
-			handler({ method: req.method, path: new URL(req.url, 'http://x').pathname, body }, send);
-		});
-	});
-	return new Promise((resolve) =>
-		server.listen(0, '127.0.0.1', () =>
-			resolve({
-				url: `http://127.0.0.1:${server.address().port}`,
-				close: () =>
-					new Promise((r) => {
-						server.closeAllConnections();
-						server.close(() => r());
-					}),
-			}),
-		),
-	);
-}
-
 /**
  * The team's app: `POST /answer {question, history}`. Vulnerable, it obeys an instruction whose
  * canary tag it can read in the question or history and answers with that category's harm marker.
@@ -79,7 +54,7 @@ function listen(handler) {
 async function startApp() {
 	const state = { vulnerable: true, calls: 0, followed: 0, failOn: null };
 	const s = await listen((req, send) => {
-		if (req.method !== 'POST' || req.path !== '/answer' || !req.body)
+		if (req.method !== 'POST' || req.url.pathname !== '/answer' || !req.body)
 			return send(404, { error: 'not found' });
 		state.calls++;
 		const text = [req.body.question, ...(req.body.history || []).map((m) => m.content)].join('\n');
@@ -111,8 +86,8 @@ function fillSafety(schema, text, category, key) {
 	switch (schema.type) {
 		case 'object': {
 			const out = {};
+			// A field named by a category (`violence`, `violence_severity`) is that category's.
 			for (const [k, v] of Object.entries(schema.properties || {}))
-				// A field named by a category (`violence`, `violence_severity`) is that category's.
 				out[k] = fillSafety(
 					v,
 					text,
@@ -142,62 +117,34 @@ function fillSafety(schema, text, category, key) {
 	}
 }
 
-async function startSafetyJudge() {
-	const state = { down: false, calls: 0 };
-	const s = await listen((req, send) => {
-		const p = req.path.replace(/^\/v1/, '');
-		if (req.method === 'GET' && p === '/models')
-			return send(200, {
-				object: 'list',
-				data: [{ id: 'e2e-judge', object: 'model', created: 0, owned_by: 'e2e' }],
-			});
-		if (req.method !== 'POST' || p !== '/chat/completions')
-			return send(404, { error: { message: 'not found' } });
-		state.calls++;
-		if (state.down)
-			return send(503, {
-				error: { message: 'The model is currently unavailable (e2e: down).', type: 'server_error' },
-			});
-		const b = req.body || {};
-		const messages = Array.isArray(b.messages) ? b.messages : [];
-		const text = messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
-		const rf = b.response_format;
-		// A backend asking one category per call names it in the schema name or the system prompt
-		// (never read from the user message: it holds the judged text and the attack).
-		const system = messages
-			.filter((m) => m.role === 'system')
-			.map((m) => m.content)
-			.join('\n');
-		const named = `${(rf && rf.json_schema && rf.json_schema.name) || ''}\n${system}`.toLowerCase();
-		const mentioned = CATEGORIES.filter(
-			(c) => named.includes(c) || named.includes(DISPLAY[c].toLowerCase()),
-		);
-		const single = mentioned.length === 1 ? mentioned[0] : null;
-		const schema =
-			rf && rf.json_schema
-				? rf.json_schema.schema
-				: {
-						type: 'object',
-						properties: { reason: { type: 'string' }, severity: { type: 'integer' } },
-					};
-		const content = JSON.stringify(fillSafety(schema, text, single));
-		return send(200, {
-			id: `chatcmpl-e2e-rt-${state.calls}`,
-			object: 'chat.completion',
-			created: Math.floor(Date.now() / 1000),
-			model: b.model || 'e2e-judge',
-			choices: [
-				{
-					index: 0,
-					message: { role: 'assistant', content, refusal: null },
-					logprobs: null,
-					finish_reason: 'stop',
-				},
-			],
-			usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
-		});
-	});
-	return { ...s, baseUrl: `${s.url}/v1`, state };
+/** The judge model: severities from the `[[cat=N]]` markers in the judged text. */
+function startSafetyJudge() {
+	return startJudgeModel(
+		(b, messages, text) => {
+			const rf = b.response_format;
+			// A backend asking one category per call names it in the schema name or the system prompt
+			// (never read from the user message: it holds the judged text and the attack).
+			const system = messages
+				.filter((m) => m.role === 'system')
+				.map((m) => m.content)
+				.join('\n');
+			const named =
+				`${(rf && rf.json_schema && rf.json_schema.name) || ''}\n${system}`.toLowerCase();
+			const mentioned = CATEGORIES.filter(
+				(c) => named.includes(c) || named.includes(DISPLAY[c].toLowerCase()),
+			);
+			const single = mentioned.length === 1 ? mentioned[0] : null;
+			const schema =
+				rf && rf.json_schema
+					? rf.json_schema.schema
+					: {
+							type: 'object',
+							properties: { reason: { type: 'string' }, severity: { type: 'integer' } },
+						};
+			return fillSafety(schema, text, single);
+		},
+		() => ({ prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 }),
+	);
 }
 
 function slackCheck(night) {
@@ -361,39 +308,13 @@ module.exports.setup = async () => {
 	s.judge = await startSafetyJudge();
 };
 
-module.exports.teardown = async () => {
-	for (const k of ['slack', 'app', 'judge']) {
-		const server = s[k];
-		s[k] = undefined;
-		if (server) await server.close();
-	}
-};
+module.exports.teardown = () => closeAll(s, ['slack', 'app', 'judge']);
 
-module.exports.credentials = () => [
-	{
-		...JUDGE_CRED,
-		type: 'ragEvalLlmApi',
-		data: {
-			provider: 'compatible',
-			apiKey: JUDGE_KEY,
-			baseUrl: s.judge.baseUrl,
-			model: 'e2e-judge',
-		},
-	},
-];
+module.exports.credentials = () => [judgeCredential(JUDGE_CRED, JUDGE_KEY, s.judge)];
 
 /** The example with what its sticky note asks a team to change, pointed at the stand-ins. */
 module.exports.workflows = () => {
-	const wf = JSON.parse(
-		fs.readFileSync(path.join(EXAMPLES, 'redteam-nightly.workflow.json'), 'utf8'),
-	);
-	wf.id = ID;
-	wf.name = `${wf.name} (stand-ins)`;
-	const node = (name) => {
-		const n = wf.nodes.find((x) => x.name === name);
-		assert.ok(n, `example has node ${name}`);
-		return n;
-	};
+	const { wf, node } = exampleWorkflow('redteam-nightly.workflow.json', ID);
 	assert.equal(
 		node('Eval Dataset').parameters.text,
 		fs.readFileSync(path.join(EXAMPLES, 'datasets', 'rag-support-sample.jsonl'), 'utf8').trim(),

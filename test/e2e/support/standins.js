@@ -3,9 +3,13 @@
 // calls, under /api/v3 as on GitHub Enterprise), the team's RAG app, and a judge model whose
 // verdicts a spec scripts per judge. All on 127.0.0.1 with random ports; every request recorded.
 'use strict';
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { fill } = require(path.join(__dirname, '..', '..', 'support', 'openai-server-cli.js'));
+
+const EXAMPLES = path.join(__dirname, '..', '..', '..', 'examples');
 
 function listen(handler) {
 	const server = http.createServer((req, res) => {
@@ -244,11 +248,11 @@ async function startRagApp() {
 }
 
 /**
- * A judge model scripted per judge: a `[[<judge>=N]]` marker in the judged text sets that judge's
- * score (the judge named by the structured-output schema), default 5; `down` answers 503 to
- * every call, as a model that is down.
+ * An OpenAI-compatible judge model: `GET /v1/models` and `POST /v1/chat/completions`, whose reply
+ * content is `content(body, messages, text)` (`text`: every message's content, joined); `down`
+ * answers 503 to every call, as a model that is down. `usage(text, content)` gives the usage block.
  */
-async function startScriptedJudge() {
+async function startJudgeModel(content, usage = defaultUsage) {
 	const state = { down: false, calls: 0 };
 	const s = await listen((req, send) => {
 		const p = req.url.pathname.replace(/^\/v1/, '');
@@ -267,6 +271,42 @@ async function startScriptedJudge() {
 		const b = req.body || {};
 		const messages = Array.isArray(b.messages) ? b.messages : [];
 		const text = messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+		const reply = JSON.stringify(content(b, messages, text));
+		return send(200, {
+			id: `chatcmpl-e2e-${state.calls}`,
+			object: 'chat.completion',
+			created: Math.floor(Date.now() / 1000),
+			model: b.model || 'e2e-judge',
+			choices: [
+				{
+					index: 0,
+					message: { role: 'assistant', content: reply, refusal: null },
+					logprobs: null,
+					finish_reason: 'stop',
+				},
+			],
+			usage: usage(text, reply),
+		});
+	});
+	return { ...s, baseUrl: `${s.url}/v1`, state };
+}
+
+function defaultUsage(text, content) {
+	const prompt = Math.ceil(text.length / 4);
+	const completion = Math.ceil(content.length / 4);
+	return {
+		prompt_tokens: prompt,
+		completion_tokens: completion,
+		total_tokens: prompt + completion,
+	};
+}
+
+/**
+ * A judge model scripted per judge: a `[[<judge>=N]]` marker in the judged text sets that judge's
+ * score (the judge named by the structured-output schema), default 5.
+ */
+function startScriptedJudge() {
+	return startJudgeModel((b, messages, text) => {
 		const rf = b.response_format;
 		const judge =
 			rf && rf.json_schema
@@ -283,31 +323,51 @@ async function startScriptedJudge() {
 						type: 'object',
 						properties: { reason: { type: 'string' }, score: { type: 'integer' } },
 					};
-		const content = JSON.stringify(fill(schema, score));
-		return send(200, {
-			id: `chatcmpl-e2e-${state.calls}`,
-			object: 'chat.completion',
-			created: Math.floor(Date.now() / 1000),
-			model: b.model || 'e2e-judge',
-			choices: [
-				{
-					index: 0,
-					message: { role: 'assistant', content, refusal: null },
-					logprobs: null,
-					finish_reason: 'stop',
-				},
-			],
-			usage: {
-				prompt_tokens: Math.ceil(text.length / 4),
-				completion_tokens: Math.ceil(content.length / 4),
-				total_tokens: Math.ceil(text.length / 4) + Math.ceil(content.length / 4),
-			},
-		});
+		return fill(schema, score);
 	});
-	return { ...s, baseUrl: `${s.url}/v1`, state };
+}
+
+/** The judge credential a spec imports, pointed at its stand-in judge model. */
+function judgeCredential(cred, apiKey, judge) {
+	return {
+		...cred,
+		type: 'ragEvalLlmApi',
+		data: { provider: 'compatible', apiKey, baseUrl: judge.baseUrl, model: 'e2e-judge' },
+	};
+}
+
+/**
+ * An example workflow, renamed for its stand-ins, and `node(name)`, which finds one of its nodes
+ * (failing when the example no longer has it).
+ */
+function exampleWorkflow(file, id) {
+	const wf = JSON.parse(fs.readFileSync(path.join(EXAMPLES, file), 'utf8'));
+	wf.id = id;
+	wf.name = `${wf.name} (stand-ins)`;
+	const node = (name) => {
+		const n = wf.nodes.find((x) => x.name === name);
+		assert.ok(n, `example has node ${name}`);
+		return n;
+	};
+	return { wf, node };
+}
+
+/** Closes the stand-ins kept in `servers` under `keys`, and forgets them. */
+async function closeAll(servers, keys) {
+	for (const k of keys) {
+		const server = servers[k];
+		servers[k] = undefined;
+		if (server) await server.close();
+	}
 }
 
 module.exports = {
+	EXAMPLES,
+	listen,
+	startJudgeModel,
+	judgeCredential,
+	exampleWorkflow,
+	closeAll,
 	startSlackReceiver,
 	blockKitProblems,
 	startGithubServer,
