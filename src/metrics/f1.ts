@@ -74,19 +74,25 @@ let refIds: Int32Array = new Int32Array(256);
  * as a whole ("a", "an", "the" are dropped); a token holding other units (a possible inner word
  * boundary) and an "a" or "t" goes through the regex and str.split() like f1Tokens.
  */
-function f1Ids(text: string, out: Int32Array, count: number[]): Int32Array {
+function f1Ids(text: string, out: Int32Array, count: number[], probe: boolean): Int32Array {
 	// Lowercased unit by unit (lowerUnitTable); a unit without a context-free one-unit lowercase
 	// restarts the scan on text.toLowerCase().
 	return (
-		f1Scan(text, out, count, true) ?? (f1Scan(text.toLowerCase(), out, count, false) as Int32Array)
+		f1Scan(text, out, count, true, probe) ??
+		(f1Scan(text.toLowerCase(), out, count, false, probe) as Int32Array)
 	);
 }
 
+/**
+ * `probe`: intern nothing; a token gets its id if the other text (interned first) has it, else
+ * -1 (it cannot be shared, so its identity does not matter).
+ */
 function f1Scan(
 	src: string,
 	out: Int32Array,
 	count: number[],
 	perUnit: boolean,
+	probe: boolean,
 ): Int32Array | null {
 	const low = perUnit ? lowerUnitTable() : null;
 	let n = 0;
@@ -145,17 +151,17 @@ function f1Scan(
 				continue;
 			}
 			if (n === out.length) out = grow(out);
-			out[n++] = table.commit(start, pos, h);
+			out[n++] = probe ? table.lookup(start, pos, h) : table.commit(start, pos, h);
 		} else if (!articleCandidate(buf, start, pos)) {
 			if (n === out.length) out = grow(out);
-			out[n++] = table.commit(start, pos, h);
+			out[n++] = probe ? table.lookup(start, pos, h) : table.commit(start, pos, h);
 		} else {
 			let tok = '';
 			for (let j = start; j < pos; j++) tok += String.fromCharCode(buf[j]);
-			table.commit(start, start, FNV_OFFSET);
+			if (!probe) table.commit(start, start, FNV_OFFSET);
 			for (const piece of pySplit(tok.replace(ARTICLES_RE, ' '))) {
 				if (n === out.length) out = grow(out);
-				out[n++] = table.intern(piece);
+				out[n++] = probe ? table.lookupString(piece) : table.intern(piece);
 			}
 			// intern may have replaced the buffer: take it again with room for the rest.
 			buf = table.reserve(len - i);
@@ -205,18 +211,33 @@ export function f1Score(response: string, groundTruth: string): number {
 	const resp = requireText(response, 'response');
 	const gt = requireText(groundTruth, 'groundTruth');
 	table.reset();
-	predIds = f1Ids(resp, predIds, lens);
-	const predLen = lens[0];
-	refIds = f1Ids(gt, refIds, lens);
-	const refLen = lens[0];
+	// The shorter text is interned, the longer only probed: a token of one that the other lacks
+	// is never shared (id -1), so a long context's own words cost no table entries.
+	const predFirst = resp.length <= gt.length;
+	let predLen: number;
+	let refLen: number;
+	if (predFirst) {
+		predIds = f1Ids(resp, predIds, lens, false);
+		predLen = lens[0];
+		refIds = f1Ids(gt, refIds, lens, true);
+		refLen = lens[0];
+	} else {
+		refIds = f1Ids(gt, refIds, lens, false);
+		refLen = lens[0];
+		predIds = f1Ids(resp, predIds, lens, true);
+		predLen = lens[0];
+	}
 	// common = sum((Counter(pred) & Counter(ref)).values()): each prediction token takes one
 	// remaining reference occurrence.
 	const left = refLeft.zeroed(table.size);
-	for (let i = 0; i < refLen; i++) left[refIds[i]]++;
+	for (let i = 0; i < refLen; i++) {
+		const id = refIds[i];
+		if (id >= 0) left[id]++;
+	}
 	let common = 0;
 	for (let i = 0; i < predLen; i++) {
 		const id = predIds[i];
-		if (left[id] > 0) {
+		if (id >= 0 && left[id] > 0) {
 			left[id]--;
 			common++;
 		}

@@ -178,6 +178,45 @@ export class CharTokenTable {
 		return this.find(this.start, len, mix(this.hash ^ len));
 	}
 
+	/**
+	 * The id of units [start, end) written after `reserve` (FNV-1a hash as for `commit`) if that
+	 * token was interned since the last reset, else -1; interns nothing and leaves `cursor` as it was.
+	 */
+	lookup(start: number, end: number, fnv: number): number {
+		const len = end - start;
+		const hash = mix(fnv ^ len);
+		const buf = this.buf;
+		const slotGen = this.slotGen;
+		const slotId = this.slotId;
+		const mask = this.mask;
+		let i = hash & mask;
+		while (slotGen[i] === this.gen) {
+			const id = slotId[i];
+			if (this.idHash[id] === hash && this.idLen[id] === len) {
+				const s = this.idStart[id];
+				let k = 0;
+				while (k < len && buf[s + k] === buf[start + k]) k++;
+				if (k === len) return id;
+			}
+			i = (i + 1) & mask;
+		}
+		return -1;
+	}
+
+	/** `lookup` for a whole string: its id if interned since the last reset, else -1. */
+	lookupString(s: string): number {
+		const len = s.length;
+		const buf = this.reserve(len);
+		const start = this.pos;
+		let h = 0x811c9dc5;
+		for (let i = 0; i < len; i++) {
+			const c = s.charCodeAt(i);
+			buf[start + i] = c;
+			h = Math.imul(h ^ c, 0x01000193);
+		}
+		return this.lookup(start, start + len, h);
+	}
+
 	/** The id of units [start, start + len) (mixed hash `hash`): an existing one, or a new one. */
 	private find(start: number, len: number, hash: number): number {
 		const buf = this.buf;
@@ -295,6 +334,20 @@ export class PairTable {
 		return id;
 	}
 
+	/** The id of (a, b) if it was assigned since the last reset, else -1 (also for a < 0). */
+	lookup(a: number, b: number): number {
+		if (a < 0) return -1;
+		const mask = this.mask;
+		const gen = this.gen;
+		const slotGen = this.slotGen;
+		let i = mix(Math.imul(a, 0x9e3779b1) ^ b) & mask;
+		while (slotGen[i] === gen) {
+			if (this.slotA[i] === a && this.slotB[i] === b) return this.slotId[i];
+			i = (i + 1) & mask;
+		}
+		return -1;
+	}
+
 	private rehash(): void {
 		const oldGen = this.slotGen;
 		const oldA = this.slotA;
@@ -365,6 +418,15 @@ export class NgramMatcher {
 		maxN: number,
 		matches: number[],
 	): void {
+		// Matches are symmetric: the shorter list is the one whose n-grams get ids.
+		if (hLen > rLen) {
+			const list = hyp;
+			hyp = ref;
+			ref = list;
+			const len = hLen;
+			hLen = rLen;
+			rLen = len;
+		}
 		if (this.hIds.length < hLen) {
 			this.hIds = new Int32Array(hLen * 2);
 			this.hPrev = new Int32Array(hLen * 2);
@@ -391,9 +453,11 @@ export class NgramMatcher {
 			}
 			let size = vocab;
 			if (n > 1) {
-				// Ids of order n from order n-1 ids (in *p) and the n-th token.
-				for (let i = 0; i < rn; i++) rc[i] = pairs.id(rp[i], ref[i + n - 1] * 8 + n);
+				// Ids of order n from order n-1 ids (in *p) and the n-th token. Only the hypothesis's
+				// n-grams get ids; a reference n-gram the hypothesis lacks is -1 (it cannot match), so
+				// a long reference's own n-grams cost no table entries.
 				for (let i = 0; i < hn; i++) hc[i] = pairs.id(hp[i], hyp[i + n - 1] * 8 + n);
+				for (let i = 0; i < rn; i++) rc[i] = pairs.lookup(rp[i], ref[i + n - 1] * 8 + n);
 				size = pairs.size;
 				let t = hp;
 				hp = hc;
@@ -404,7 +468,10 @@ export class NgramMatcher {
 			}
 			// hp / rp now hold order-n ids.
 			const counts = this.refCounts.zeroed(size);
-			for (let i = 0; i < rn; i++) counts[rp[i]]++;
+			for (let i = 0; i < rn; i++) {
+				const id = rp[i];
+				if (id >= 0) counts[id]++;
+			}
 			let m = 0;
 			for (let i = 0; i < hn; i++) {
 				const id = hp[i];
