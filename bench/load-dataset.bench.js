@@ -8,7 +8,9 @@
  * are interleaved (reference, load, reference, load...) so machine noise hits both alike.
  * Peak memory is the child's peak RSS above its RSS with the file's bytes already read. A third
  * child measures the memory floor: a bare streaming loader that keeps every parsed row but checks
- * nothing (the text here holds non-Latin-1 words, so V8 keeps it in two-byte strings).
+ * nothing. The text holds words outside Latin-1 (CJK, Cyrillic), so V8 keeps nearly every string
+ * at two bytes a character and the floor alone is above 2x the file; TEXT=latin1 measures the same
+ * rows with Latin-1 words of equal UTF-8 length instead (one-byte strings).
  *
  * Build first (`npm run build`); run: `node bench/load-dataset.bench.js` (ROWS=n, PASSES=n).
  */
@@ -25,11 +27,14 @@ const WARM_ROWS = 2000;
 
 // Deterministic text so runs compare: mulberry32 over a fixed vocabulary.
 const rand = mulberry32(12345);
+// TEXT=latin1 swaps the three words outside Latin-1 for Latin-1 words of the same UTF-8 length
+// (same file size, same draws), so V8 keeps every string one byte a character.
+const LATIN1 = process.env.TEXT === 'latin1';
 const VOCAB = (
 	'the a of to and in is for on with that by as are from this be it at or an data model query ' +
 	'retrieval context answer document spark delta lake table cluster job pipeline vector index ' +
 	'embedding chunk token latency score metric judge ground truth response request user agent ' +
-	'café naïve résumé 数据 検索 очередь'
+	(LATIN1 ? 'café naïve résumé crème déjà smörgåsbords' : 'café naïve résumé 数据 検索 очередь')
 ).split(' ');
 function words(n) {
 	const out = new Array(n);
@@ -146,7 +151,7 @@ function main() {
 			`commit ${commit()}, node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), reference: bare TextDecoder + split + JSON.parse (same node)`,
 		);
 		console.log(
-			`input: ${ROWS} JSONL rows, ${mb(bytes)} (${Math.round(bytes / ROWS)} bytes/row); each figure from a fresh child process`,
+			`input: ${ROWS} JSONL rows, ${mb(bytes)} (${Math.round(bytes / ROWS)} bytes/row), text ${LATIN1 ? 'Latin-1 only (TEXT=latin1: one-byte strings)' : 'with CJK and Cyrillic words (two-byte strings)'}; each figure from a fresh child process`,
 		);
 		for (const warm of [false, true]) {
 			const best = { load: null, ref: null, stream: null };
