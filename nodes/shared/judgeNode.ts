@@ -175,15 +175,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 			: `={{ "${decl.displayName} ${decl.threshold.direction === 'higher' ? '>=' : '<='} " + $parameter.threshold }}`,
 		description: decl.description,
 		defaults: { name: decl.displayName },
-		inputs: [
-			NodeConnectionTypes.Main,
-			{
-				type: NodeConnectionTypes.AiLanguageModel,
-				displayName: 'Chat Model',
-				required: false,
-				maxConnections: 1,
-			},
-		],
+		inputs: JUDGE_NODE_INPUTS,
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
 		credentials: [{ name: LLM_CREDENTIAL, required: false, testedBy: 'ragEvalLlmApiTest' }],
 		properties: [
@@ -434,6 +426,17 @@ function estimateOutput(
 }
 
 // ---- Judge verdict cache (issue 15 item 1) ----
+
+/** Rows in, and an optional Chat Model sub-node that judges instead of the credential. */
+export const JUDGE_NODE_INPUTS: INodeTypeDescription['inputs'] = [
+	NodeConnectionTypes.Main,
+	{
+		type: NodeConnectionTypes.AiLanguageModel,
+		displayName: 'Chat Model',
+		required: false,
+		maxConnections: 1,
+	},
+];
 
 /** The verdict-cache options of every judge node (and of the safety nodes' LLM Judge backend). */
 export const cacheProperties: INodeProperties[] = [

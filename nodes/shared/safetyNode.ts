@@ -4,7 +4,6 @@
  * leaving with its Scores (ok, not_applicable or error) and, when split, on Pass / Fail / Not Scored.
  */
 import {
-	NodeConnectionTypes,
 	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
@@ -52,6 +51,7 @@ import {
 import {
 	cacheOptions,
 	cacheProperties,
+	JUDGE_NODE_INPUTS,
 	ragEvalLlmApiTest,
 	governorOptions,
 	runtimeOptions,
@@ -222,15 +222,7 @@ export function safetyDescription(type: SafetyNodeType): INodeTypeDescription {
 		subtitle: spec.subtitle,
 		description: spec.description,
 		defaults: { name: spec.displayName },
-		inputs: [
-			NodeConnectionTypes.Main,
-			{
-				type: NodeConnectionTypes.AiLanguageModel,
-				displayName: 'Chat Model',
-				required: false,
-				maxConnections: 1,
-			},
-		],
+		inputs: JUDGE_NODE_INPUTS,
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
 		credentials,
 		properties: [
