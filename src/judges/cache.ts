@@ -15,6 +15,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { okScore, type ScoreBase } from '../core/score';
+import { sumUsage } from '../core/usage';
 import type { Score, Usage } from '../core/types';
 import type { JudgeContext } from './run';
 import { readJudgeRow } from './row';
@@ -357,16 +358,6 @@ export async function cachedBareCall(
 	return around(cache, bareKey(decl, bare, ctx), base, run);
 }
 
-function addUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-	if (!b) return a;
-	if (!a) return { ...b };
-	return {
-		promptTokens: a.promptTokens + b.promptTokens,
-		completionTokens: a.completionTokens + b.completionTokens,
-		totalTokens: a.totalTokens + b.totalTokens,
-	};
-}
-
 /** The `details.cache` of a Score, when it has a well-formed one. */
 export function cacheInfoOf(score: Pick<Score, 'details'> | undefined): CacheInfo | undefined {
 	const c = score?.details?.cache as Partial<CacheInfo> | undefined;
@@ -392,7 +383,7 @@ export function foldCacheInfos(infos: ReadonlyArray<CacheInfo | undefined>): Cac
 		out.hits += c.hits;
 		out.misses += c.misses;
 		out.savedCalls += c.savedCalls;
-		out.savedUsage = addUsage(out.savedUsage, c.savedUsage);
+		out.savedUsage = sumUsage(out.savedUsage, c.savedUsage);
 		out.skipped ??= c.skipped;
 	}
 	if (out) out.hit = out.misses === 0 && out.hits > 0;

@@ -9,6 +9,7 @@
 import { InputError } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
+import { sumUsage } from '../core/usage';
 import { cachedBareCall, foldCacheInfo } from './cache';
 import { ModelCallError } from './errors';
 import type { ChatRequest } from './model';
@@ -35,17 +36,6 @@ export function singleCall(decl: JudgeDecl): JudgeDecl {
 		singles.set(decl, s);
 	}
 	return s;
-}
-
-/** Sum of two usages; either may be absent. */
-export function sumUsage(a: Usage | undefined, b: Usage | undefined): Usage | undefined {
-	if (!b) return a;
-	if (!a) return { ...b };
-	return {
-		promptTokens: a.promptTokens + b.promptTokens,
-		completionTokens: a.completionTokens + b.completionTokens,
-		totalTokens: a.totalTokens + b.totalTokens,
-	};
 }
 
 /** The judge's params for one row: the context's, then the row's, then the declared default. */

@@ -4,6 +4,7 @@
  * ladder (json_schema -> json_object -> tagged text -> one re-ask), parsing, and the Score.
  */
 import { errorScore, okScore, scoreBase, type ScoreBase } from '../core/score';
+import { sumUsage } from '../core/usage';
 import type { Score, Usage } from '../core/types';
 import { cachedJudgeRow, type VerdictCache } from './cache';
 import { ModelCallError } from './errors';
@@ -93,16 +94,6 @@ function formatInstruction(decl: JudgeDecl, mode: ResponseMode): string {
 		return `Reply with exactly these tags, in this order, and nothing else: ${tags}\nFields (lists as JSON arrays):\n${fields}`;
 	}
 	return `Reply with a single JSON object with these keys, in this order (write the reasoning before the verdict):\n${fields}`;
-}
-
-function addUsage(a: Usage | undefined, b: Usage | null): Usage | undefined {
-	if (!b) return a;
-	if (!a) return { ...b };
-	return {
-		promptTokens: a.promptTokens + b.promptTokens,
-		completionTokens: a.completionTokens + b.completionTokens,
-		totalTokens: a.totalTokens + b.totalTokens,
-	};
 }
 
 /** Problems with a model reply that are errors, not scores. */
@@ -268,7 +259,7 @@ async function judgeRow(
 			}
 			return fail(err.message, { errorKind: err.kind, fatal: err.fatal });
 		}
-		usage = addUsage(usage, result.usage);
+		usage = sumUsage(usage, result.usage ?? undefined);
 		model = result.model || model;
 		const problem = replyProblem(result);
 		if (problem !== null) {

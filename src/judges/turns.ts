@@ -12,7 +12,7 @@ import { coerceInput, InputError, type ChatTurn, type ContextDoc } from '../core
 import { errorScore, notApplicableScore, okScore, scoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
 import { foldCacheInfo } from './cache';
-import { sumUsage } from './fanout';
+import { sumUsage } from '../core/usage';
 import { judgeSignature, runJudge, type JudgeContext } from './run';
 import { spendStopDetails } from './spend';
 import type { JudgeDecl } from './types';

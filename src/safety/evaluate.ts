@@ -10,7 +10,7 @@ import { readInputs, type ChatTurn, type ContextDoc } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, scoreBase, type ScoreBase } from '../core/score';
 import type { EvaluatorFacts, Score, Usage } from '../core/types';
 import { foldCacheInfos, type CacheInfo } from '../judges/cache';
-import { sumUsage } from '../judges/fanout';
+import { sumUsage } from '../core/usage';
 import { conversationTurns } from '../judges/turns';
 import type {
 	BackendCallInfo,
