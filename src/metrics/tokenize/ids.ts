@@ -184,41 +184,22 @@ export class CharTokenTable {
 	 */
 	lookup(start: number, end: number, fnv: number): number {
 		const len = end - start;
-		const hash = mix(fnv ^ len);
-		const buf = this.buf;
-		const slotGen = this.slotGen;
-		const slotId = this.slotId;
-		const mask = this.mask;
-		let i = hash & mask;
-		while (slotGen[i] === this.gen) {
-			const id = slotId[i];
-			if (this.idHash[id] === hash && this.idLen[id] === len) {
-				const s = this.idStart[id];
-				let k = 0;
-				while (k < len && buf[s + k] === buf[start + k]) k++;
-				if (k === len) return id;
-			}
-			i = (i + 1) & mask;
-		}
-		return -1;
+		const found = this.probe(start, len, mix(fnv ^ len));
+		return found >= 0 ? found : -1;
 	}
 
 	/** `lookup` for a whole string: its id if interned since the last reset, else -1. */
 	lookupString(s: string): number {
-		const len = s.length;
-		const buf = this.reserve(len);
 		const start = this.pos;
-		let h = 0x811c9dc5;
-		for (let i = 0; i < len; i++) {
-			const c = s.charCodeAt(i);
-			buf[start + i] = c;
-			h = Math.imul(h ^ c, 0x01000193);
-		}
-		return this.lookup(start, start + len, h);
+		const h = this.write(s);
+		return this.lookup(start, start + s.length, h);
 	}
 
-	/** The id of units [start, start + len) (mixed hash `hash`): an existing one, or a new one. */
-	private find(start: number, len: number, hash: number): number {
+	/**
+	 * Where units [start, start + len) (mixed hash `hash`) stand in the table: their id, or
+	 * -(slot + 1) for the empty slot where they would go.
+	 */
+	private probe(start: number, len: number, hash: number): number {
 		const buf = this.buf;
 		const slotGen = this.slotGen;
 		const slotId = this.slotId;
@@ -234,22 +215,30 @@ export class CharTokenTable {
 				const s = idStart[id];
 				let k = 0;
 				while (k < len && buf[s + k] === buf[start + k]) k++;
-				if (k === len) {
-					this.pos = start;
-					return id;
-				}
+				if (k === len) return id;
 			}
 			i = (i + 1) & mask;
 		}
+		return -(i + 1);
+	}
+
+	/** The id of units [start, start + len) (mixed hash `hash`): an existing one, or a new one. */
+	private find(start: number, len: number, hash: number): number {
+		const found = this.probe(start, len, hash);
+		if (found >= 0) {
+			this.pos = start;
+			return found;
+		}
+		const slot = -found - 1;
 		const id = this.size++;
-		if (id === idStart.length) this.growIds();
+		if (id === this.idStart.length) this.growIds();
 		this.idStart[id] = start;
 		this.idLen[id] = len;
 		this.idHash[id] = hash;
-		slotGen[i] = gen;
-		slotId[i] = id;
+		this.slotGen[slot] = this.gen;
+		this.slotId[slot] = id;
 		this.pos = start + len;
-		if (this.size * 2 > mask) this.rehash();
+		if (this.size * 2 > this.mask) this.rehash();
 		return id;
 	}
 
@@ -266,6 +255,13 @@ export class CharTokenTable {
 
 	/** Interns a whole string (same ids as pushing its units one by one). */
 	intern(s: string): number {
+		const start = this.pos;
+		const h = this.write(s);
+		return this.find(start, s.length, mix(h ^ s.length));
+	}
+
+	/** Writes the units of `s` at the cursor (not moving it); returns their FNV-1a hash. */
+	private write(s: string): number {
 		const len = s.length;
 		const buf = this.reserve(len);
 		const start = this.pos;
@@ -275,7 +271,7 @@ export class CharTokenTable {
 			buf[start + i] = c;
 			h = Math.imul(h ^ c, 0x01000193);
 		}
-		return this.find(start, len, mix(h ^ len));
+		return h;
 	}
 
 	private rehash(): void {
@@ -315,6 +311,27 @@ export class PairTable {
 
 	/** The id of (a, b), assigning the next one when new. */
 	id(a: number, b: number): number {
+		const found = this.probe(a, b);
+		if (found >= 0) return found;
+		const i = -found - 1;
+		const id = this.size++;
+		this.slotGen[i] = this.gen;
+		this.slotA[i] = a;
+		this.slotB[i] = b;
+		this.slotId[i] = id;
+		if (this.size * 2 > this.mask) this.rehash();
+		return id;
+	}
+
+	/** The id of (a, b) if it was assigned since the last reset, else -1 (also for a < 0). */
+	lookup(a: number, b: number): number {
+		if (a < 0) return -1;
+		const found = this.probe(a, b);
+		return found >= 0 ? found : -1;
+	}
+
+	/** The id of (a, b), or -(slot + 1) for the empty slot where it would go. */
+	private probe(a: number, b: number): number {
 		const mask = this.mask;
 		const gen = this.gen;
 		const slotGen = this.slotGen;
@@ -325,27 +342,7 @@ export class PairTable {
 			if (slotA[i] === a && slotB[i] === b) return this.slotId[i];
 			i = (i + 1) & mask;
 		}
-		const id = this.size++;
-		slotGen[i] = gen;
-		slotA[i] = a;
-		slotB[i] = b;
-		this.slotId[i] = id;
-		if (this.size * 2 > mask) this.rehash();
-		return id;
-	}
-
-	/** The id of (a, b) if it was assigned since the last reset, else -1 (also for a < 0). */
-	lookup(a: number, b: number): number {
-		if (a < 0) return -1;
-		const mask = this.mask;
-		const gen = this.gen;
-		const slotGen = this.slotGen;
-		let i = mix(Math.imul(a, 0x9e3779b1) ^ b) & mask;
-		while (slotGen[i] === gen) {
-			if (this.slotA[i] === a && this.slotB[i] === b) return this.slotId[i];
-			i = (i + 1) & mask;
-		}
-		return -1;
+		return -(i + 1);
 	}
 
 	private rehash(): void {
