@@ -2,14 +2,16 @@
  * Pieces every node of the package shares: naming, icons, the Score-writing item loop and
  * the Pass / Fail / Not Scored routing with pairedItem set on every emitted item.
  */
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-	NodeParameterValueType,
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+	type NodeParameterValueType,
 } from 'n8n-workflow';
 import type { EvaluatorFacts, Score } from '../../src/core/types';
+import type { Governor } from '../../src/judges/governor';
 
 /** Package name as n8n prefixes our node types. */
 export const PACKAGE_NAME = 'n8n-nodes-rag-eval';
@@ -199,4 +201,23 @@ export function readThreshold(
 		ok: false,
 		error: `threshold: expected a number, got ${JSON.stringify(v) ?? String(v)}`,
 	};
+}
+
+/**
+ * Fails the node with the first error no retry can fix (bad key, model, quota or endpoint) that
+ * the governor saw for `key`, unless Continue On Fail lets every row leave with it. `advice` says
+ * who rejected the calls and what to check.
+ */
+export function throwIfFatal(
+	ctx: IExecuteFunctions,
+	governor: Governor,
+	key: string | undefined,
+	advice: string,
+): void {
+	const fatal = key !== undefined ? governor.fatalError(key) : undefined;
+	if (fatal && !ctx.continueOnFail()) {
+		throw new NodeOperationError(ctx.getNode(), fatal.message, {
+			description: `${advice} Enable "Continue On Fail" to let rows leave with this error instead.`,
+		});
+	}
 }

@@ -51,6 +51,7 @@ import {
 	splitProperties,
 	withScore,
 	type OutputFormat,
+	throwIfFatal,
 } from './common';
 import { priceTableOption } from './collect';
 import { inputProperty, paramProperty } from './metricNode';
@@ -652,13 +653,12 @@ export async function executeJudge(
 		return estimateOutput(this, items, estimates, resultKey, judgeModel);
 	}
 
-	const fatal = source ? governor.fatalError(source.key) : undefined;
-	if (fatal && !this.continueOnFail()) {
-		throw new NodeOperationError(this.getNode(), fatal.message, {
-			description:
-				'The judge model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter. Enable "Continue On Fail" to let rows leave with this error instead.',
-		});
-	}
+	throwIfFatal(
+		this,
+		governor,
+		source?.key,
+		'The judge model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.',
+	);
 	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
 	const scored = items.map((item, i) => {
 		const score = labelRowError(scores[i], rowLabel(item, i));

@@ -32,6 +32,7 @@ import {
 	rowLabel,
 	withScore,
 	type OutputFormat,
+	throwIfFatal,
 } from './common';
 
 /** Credential type name of Azure AI Content Safety. */
@@ -175,13 +176,12 @@ export async function executeServiceJudge(
 	});
 	const scores = await Promise.all(tasks);
 
-	const fatal = governor.fatalError(backend.key);
-	if (fatal && !this.continueOnFail()) {
-		throw new NodeOperationError(this.getNode(), fatal.message, {
-			description:
-				'Azure AI Content Safety rejected the calls in a way no retry can fix (key, endpoint, api-version or quota). Check the Azure AI Content Safety API credential. Enable "Continue On Fail" to let rows leave with this error instead.',
-		});
-	}
+	throwIfFatal(
+		this,
+		governor,
+		backend.key,
+		'Azure AI Content Safety rejected the calls in a way no retry can fix (key, endpoint, api-version or quota). Check the Azure AI Content Safety API credential.',
+	);
 	const resultKey = (options.resultKey as string) || decl.id;
 	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
 	const scored = items.map((item, i) => {

@@ -47,6 +47,7 @@ import {
 	splitProperties,
 	withScore,
 	type OutputFormat,
+	throwIfFatal,
 } from './common';
 import {
 	cacheOptions,
@@ -450,13 +451,12 @@ async function executeWith(
 	});
 	const rows = await Promise.all(tasks);
 
-	const fatal = backend ? governor.fatalError(backend.key) : undefined;
-	if (fatal && !this.continueOnFail()) {
-		throw new NodeOperationError(this.getNode(), fatal.message, {
-			description:
-				'The backend rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the credential and the Model parameter. Enable "Continue On Fail" to let rows leave with this error instead.',
-		});
-	}
+	throwIfFatal(
+		this,
+		governor,
+		backend?.key,
+		'The backend rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the credential and the Model parameter.',
+	);
 	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
 	const scored = items.map((item, i) => {
 		let out = item;
