@@ -8,13 +8,13 @@
  *   npm run build && node bench/chunk-relevance.bench.js   (ROWS=100 for a quick run)
  */
 'use strict';
-const { execSync, spawn } = require('node:child_process');
+const { execSync } = require('node:child_process');
 const os = require('node:os');
-const path = require('node:path');
 const { Governor } = require('../dist/src/judges/governor');
 const { createOpenAIModelSource } = require('../dist/src/judges/model');
 const { runJudges } = require('../dist/src/judges/run');
 const { chunkRelevance } = require('../dist/src/judges/specs/chunkRelevance');
+const { startJudgeServer } = require('./env');
 
 const ROWS = Number(process.env.ROWS || 500);
 const CHUNKS = Number(process.env.CHUNKS || 5);
@@ -32,25 +32,6 @@ const rows = (n) =>
 					: `Section ${c}: shipping, warranty and store hours for region ${c}, unrelated to refunds of order ${i}.`,
 		})),
 	}));
-
-function startServer() {
-	const child = spawn(
-		process.execPath,
-		[path.join(__dirname, '../test/support/openai-server-cli.js'), '--latency', String(LATENCY_MS)],
-		{ stdio: ['ignore', 'pipe', 'inherit'] },
-	);
-	return new Promise((resolve, reject) => {
-		child.once('error', reject);
-		child.stdout.once('data', (d) => {
-			const baseUrl = /OPENAI_BASE_URL=(\S+)/.exec(d.toString())[1];
-			resolve({
-				baseUrl,
-				stats: async () => (await fetch(baseUrl.replace(/\/v1$/, '/__stats'))).json(),
-				close: () => child.kill('SIGTERM'),
-			});
-		});
-	});
-}
 
 async function pass(server, mode, n) {
 	const source = createOpenAIModelSource({
@@ -93,7 +74,7 @@ const line = (name, r) =>
 		`chunk-relevance bench: ${ROWS} rows x ${CHUNKS} chunks, ${LATENCY_MS} ms/call, concurrency ${CONCURRENCY}; ` +
 			`commit ${commit}, node ${process.version}, ${os.cpus().length} cores; reference: per-chunk mode (Databricks), same run; warm (one unmeasured pass of each mode first)`,
 	);
-	const server = await startServer();
+	const server = await startJudgeServer(['--latency', String(LATENCY_MS)]);
 	try {
 		await pass(server, 'per_chunk', Math.min(ROWS, 20));
 		await pass(server, 'batched', Math.min(ROWS, 20));

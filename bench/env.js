@@ -1,7 +1,8 @@
 'use strict';
 // Shared by the benches: the header each one prints (commit, Node, machine, reference, warm/cold),
-// the probe for the Python reference, and a check that dist/ is not older than src/.
-const { spawnSync } = require('node:child_process');
+// the probe for the Python reference, a check that dist/ is not older than src/, and the local
+// scripted judge server.
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -136,7 +137,30 @@ function mulberry32(seed) {
 	};
 }
 
+/**
+ * The local scripted judge (test/support/openai-server-cli.js, CLI flags in `args`) in a process
+ * of its own, so its CPU does not compete with the client's loop. Resolves with its base URL, the
+ * process, `stats()` (its request counts) and `close()`.
+ */
+function startJudgeServer(args = []) {
+	const cli = path.join(ROOT, 'test', 'support', 'openai-server-cli.js');
+	const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+	return new Promise((resolve, reject) => {
+		child.once('error', reject);
+		child.stdout.once('data', (d) => {
+			const baseUrl = /OPENAI_BASE_URL=(\S+)/.exec(d.toString())[1];
+			resolve({
+				baseUrl,
+				child,
+				stats: async () => (await fetch(baseUrl.replace(/\/v1$/, '/__stats'))).json(),
+				close: () => child.kill('SIGTERM'),
+			});
+		});
+	});
+}
+
 module.exports = {
+	startJudgeServer,
 	mulberry32,
 	ROOT,
 	commit,

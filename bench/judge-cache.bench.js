@@ -15,7 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 const net = require('node:net');
 const { spawn, spawnSync } = require('node:child_process');
-const { printHeader } = require('./env');
+const { printHeader, startJudgeServer } = require('./env');
 const { aggregate } = require('../dist/src/aggregate');
 const { diskBackend, redisBackend, VerdictCache } = require('../dist/src/judges/cache');
 const { Governor } = require('../dist/src/judges/governor');
@@ -37,20 +37,6 @@ printHeader({
 	figures:
 		'cold = empty cache (every call made and stored); warm = second run on the same cache; one run each',
 });
-
-function startServer() {
-	const child = spawn(
-		process.execPath,
-		[path.join(__dirname, '../test/support/openai-server-cli.js'), '--latency', String(LATENCY)],
-		{ stdio: ['ignore', 'pipe', 'inherit'] },
-	);
-	return new Promise((resolve, reject) => {
-		child.once('error', reject);
-		child.stdout.once('data', (d) => {
-			resolve({ baseUrl: /OPENAI_BASE_URL=(\S+)/.exec(d.toString())[1], child });
-		});
-	});
-}
 
 async function chatCalls(baseUrl) {
 	const res = await fetch(`${baseUrl.replace(/\/v1$/, '')}/__stats`);
@@ -97,7 +83,7 @@ async function startRedis() {
 	}));
 	const bytes = rows.reduce((a, r) => a + Buffer.byteLength(r.retrieved_context[0].content), 0);
 	console.log(`rows: ${ROWS}, mean context ${(bytes / ROWS / 1024).toFixed(1)} kB`);
-	const server = await startServer();
+	const server = await startJudgeServer(['--latency', String(LATENCY)]);
 	const redis = await startRedis();
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'judge-cache-bench-'));
 	const source = createOpenAIModelSource({

@@ -18,9 +18,7 @@
  *   npm run build && node bench/judge-canary.bench.js
  */
 'use strict';
-const path = require('node:path');
-const { spawn } = require('node:child_process');
-const { printHeader } = require('./env');
+const { printHeader, startJudgeServer } = require('./env');
 const { Governor } = require('../dist/src/judges/governor');
 const { createOpenAIModelSource } = require('../dist/src/judges/model');
 const { runJudge } = require('../dist/src/judges/run');
@@ -95,21 +93,6 @@ const MANIPULATIONS = [
 	},
 ];
 
-/** The local scripted judge in its own process; resolves with its base URL. */
-function startLocalServer() {
-	const child = spawn(
-		process.execPath,
-		[path.join(__dirname, '../test/support/openai-server-cli.js'), '--latency', '0'],
-		{ stdio: ['ignore', 'pipe', 'inherit'] },
-	);
-	return new Promise((resolve, reject) => {
-		child.once('error', reject);
-		child.stdout.once('data', (d) => {
-			resolve({ baseUrl: /OPENAI_BASE_URL=(\S+)/.exec(d.toString())[1], child });
-		});
-	});
-}
-
 /**
  * Problems with where `injected` landed in one call's messages: it must appear, only inside
  * `<data-NONCE name=...>` blocks of the call's own nonce, and no block may hold a real closing tag.
@@ -176,7 +159,7 @@ function direction(a, b) {
 	let server = null;
 	let baseUrl = BASE_URL;
 	if (!REAL) {
-		server = await startLocalServer();
+		server = await startJudgeServer(['--latency', '0']);
 		baseUrl = server.baseUrl;
 	}
 	printHeader({

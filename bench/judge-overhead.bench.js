@@ -15,9 +15,8 @@
  */
 'use strict';
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const OpenAI = require('openai').default;
-const { printHeader, timeWindows } = require('./env');
+const { printHeader, startJudgeServer, timeWindows } = require('./env');
 const { Governor } = require('../dist/src/judges/governor');
 const { createOpenAIModelSource } = require('../dist/src/judges/model');
 const { runJudge } = require('../dist/src/judges/run');
@@ -65,20 +64,6 @@ function makeRow() {
 	};
 }
 
-function startServer() {
-	const child = spawn(
-		process.execPath,
-		[path.join(__dirname, '../test/support/openai-server-cli.js'), '--latency', '0'],
-		{ stdio: ['ignore', 'pipe', 'inherit'] },
-	);
-	return new Promise((resolve, reject) => {
-		child.once('error', reject);
-		child.stdout.once('data', (d) => {
-			resolve({ baseUrl: /OPENAI_BASE_URL=(\S+)/.exec(d.toString())[1], child });
-		});
-	});
-}
-
 /** Best calls/s (wall and CPU) of `call` made one after another, in windows of >= WINDOW s. */
 async function timeCalls(call) {
 	for (let i = 0; i < 20; i++) await call();
@@ -108,7 +93,7 @@ async function timeCalls(call) {
 	console.log(
 		`row: context ${ctxBytes} bytes in ${row.retrieved_context.length} chunks, response ${row.response.split(' ').length} words`,
 	);
-	const server = await startServer();
+	const server = await startJudgeServer(['--latency', '0']);
 	try {
 		const http = createOpenAIModelSource({
 			provider: 'compatible',

@@ -10,7 +10,6 @@
  */
 'use strict';
 const OpenAI = require('openai').default;
-const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { Governor } = require('../dist/src/judges/governor');
 const { createOpenAIModelSource } = require('../dist/src/judges/model');
@@ -18,7 +17,7 @@ const { runJudges } = require('../dist/src/judges/run');
 const { groundedness } = require('../dist/src/judges/specs/groundedness');
 const { relevance } = require('../dist/src/judges/specs/relevance');
 const { coherence } = require('../dist/src/judges/specs/quality');
-const { printHeader } = require('./env');
+const { printHeader, startJudgeServer } = require('./env');
 
 const ROWS = Number(process.env.ROWS || 1000);
 const LATENCY_MS = Number(process.env.LATENCY_MS || 100);
@@ -38,38 +37,19 @@ const rows = Array.from({ length: ROWS }, (_, i) => ({
 }));
 const ideal = (ROWS * JUDGES.length * LATENCY_MS) / CONCURRENCY / 1000;
 
-/** The judge server runs in its own process so its CPU does not compete with the client's loop. */
-function startServer(latencyMs, rate429) {
-	const child = spawn(
-		process.execPath,
-		[
-			path.join(__dirname, '../test/support/openai-server-cli.js'),
-			'--latency',
-			String(latencyMs),
-			'--rate429',
-			String(rate429),
-			'--retry-after',
-			'0.2',
-		],
-		{ stdio: ['ignore', 'pipe', 'inherit'] },
-	);
-	return new Promise((resolve, reject) => {
-		child.once('error', reject);
-		child.stdout.once('data', (d) => {
-			const baseUrl = /OPENAI_BASE_URL=(\S+)/.exec(d.toString())[1];
-			resolve({
-				baseUrl,
-				stats: async () => (await fetch(baseUrl.replace(/\/v1$/, '/__stats'))).json(),
-				close: async () => {
-					child.kill('SIGTERM');
-				},
-			});
-		});
-	});
-}
+/** The judge server with the bench's latency and a share of 429 replies (Retry-After 0.2 s). */
+const startServer = (rate429) =>
+	startJudgeServer([
+		'--latency',
+		String(LATENCY_MS),
+		'--rate429',
+		String(rate429),
+		'--retry-after',
+		'0.2',
+	]);
 
 async function runtimePass(rate429) {
-	const server = await startServer(LATENCY_MS, rate429);
+	const server = await startServer(rate429);
 	try {
 		const source = createOpenAIModelSource({
 			provider: 'compatible',
@@ -90,7 +70,7 @@ async function runtimePass(rate429) {
 }
 
 async function sdkReference(nRows) {
-	const server = await startServer(LATENCY_MS, 0);
+	const server = await startServer(0);
 	try {
 		const client = new OpenAI({ apiKey: 'not-needed', baseURL: server.baseUrl, maxRetries: 0 });
 		const calls = nRows * JUDGES.length;
