@@ -562,10 +562,6 @@ export async function executeJudge(
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const source = await resolveSource(this);
 	const governor = new Governor(governorOptions(options));
-	// Verdict cache (issue 15 item 1); no model means no calls, so no store is opened. Estimate
-	// Only prices a cold run and must never store the recording source's placeholder replies.
-	const cache =
-		source && options.runMode !== 'estimate' ? openVerdictCache(cacheOptions(options)) : undefined;
 	const signal = this.getExecutionCancelSignal?.();
 	const modelOverride = (this.getNodeParameter('model', 0, '') as string) || undefined;
 	const temperature = (options.temperature as number | undefined) ?? 0;
@@ -580,6 +576,10 @@ export async function executeJudge(
 	const estimating = options.runMode === 'estimate';
 	const judgeModel = modelOverride ?? source?.defaultModel ?? 'unknown';
 	const spend = source && !estimating ? await spendLimitFor(this, options, judgeModel) : undefined;
+	// Verdict cache (issue 15 item 1); no model means no calls, so no store is opened. Estimate
+	// Only prices a cold run and must never store the recording source's placeholder replies.
+	// Opened after the spend check, which may fail the node, so a store is never left open.
+	const cache = source && !estimating ? openVerdictCache(cacheOptions(options)) : undefined;
 	const estimates: RowEstimate[] = [];
 	const estimateOpts = estimating
 		? {
