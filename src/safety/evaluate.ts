@@ -158,6 +158,29 @@ function withCache(score: Score, cache: CacheInfo | undefined): Score {
 	return score;
 }
 
+/**
+ * The start every single-Score evaluator shares: its Score base (signed by the backend and, once
+ * known, the model) and the row's values, or the Score that ends the row first (inputs missing:
+ * not applicable; malformed: an error).
+ */
+function beginRow(
+	decl: EvaluatorFacts,
+	backend: SafetyBackend,
+	inputs: Record<string, unknown>,
+	details: Record<string, unknown>,
+): { base: (model?: string) => ScoreBase } & (
+	| { values: Record<string, unknown> }
+	| { score: Score }
+) {
+	const base = (model?: string) =>
+		scoreBase(decl, decl.id, safetySignature(decl, backend.id, model, partsOf(backend, decl.id)));
+	const read = readRow(decl, inputs);
+	if ('missing' in read)
+		return { base, score: notApplicableScore(base(), read.missing, { details }) };
+	if ('error' in read) return { base, score: errorScore(base(), read.error, { details }) };
+	return { base, values: read.values };
+}
+
 /** Attempts a backend made before it threw, when the error says so (ModelCallError). */
 function attemptsOf(e: unknown): number {
 	const a = (e as { attempts?: unknown } | null)?.attempts;
@@ -318,20 +341,17 @@ export async function evaluateProtectedMaterial(
 	inputs: Record<string, unknown>,
 	opts: SafetyRunOptions,
 ): Promise<Score> {
-	const decl = protectedMaterialDecl;
 	const backend = opts.backend;
-	const base = (model?: string) =>
-		scoreBase(decl, decl.id, safetySignature(decl, backend.id, model, partsOf(backend, decl.id)));
 	const details = { backend: backend.id };
-	const read = readRow(decl, inputs);
-	if ('missing' in read) return notApplicableScore(base(), read.missing, { details });
-	if ('error' in read) return errorScore(base(), read.error, { details });
+	const row = beginRow(protectedMaterialDecl, backend, inputs, details);
+	if ('score' in row) return row.score;
+	const base = row.base;
 	if (!backend.protectedMaterial)
 		return errorScore(base(), `the ${backend.id} backend cannot check protected material`, {
 			details,
 		});
 	const check = backend.protectedMaterial.bind(backend);
-	const v = read.values;
+	const v = row.values;
 	const exchanges = exchangesToJudge(v, opts.turns);
 	const callOpts = callOptions(opts);
 	const outcomes = await Promise.all(
@@ -375,14 +395,11 @@ export async function evaluateIndirectAttack(
 	inputs: Record<string, unknown>,
 	opts: SafetyRunOptions,
 ): Promise<Score> {
-	const decl = indirectAttackDecl;
 	const backend = opts.backend;
-	const base = (model?: string) =>
-		scoreBase(decl, decl.id, safetySignature(decl, backend.id, model, partsOf(backend, decl.id)));
 	const details: Record<string, unknown> = { backend: backend.id };
-	const read = readRow(decl, inputs);
-	if ('missing' in read) return notApplicableScore(base(), read.missing, { details });
-	if ('error' in read) return errorScore(base(), read.error, { details });
+	const row = beginRow(indirectAttackDecl, backend, inputs, details);
+	if ('score' in row) return row.score;
+	const base = row.base;
 	if (!backend.indirectAttack)
 		return errorScore(
 			base(),
@@ -392,15 +409,11 @@ export async function evaluateIndirectAttack(
 			},
 		);
 	const judge = backend.indirectAttack.bind(backend);
-	const v = read.values;
+	const v = row.values;
 	const docs = (v.context as ContextDoc[]).map((d) => d.content ?? '');
 	const request = v.request as string | undefined;
 	const response = v.response as string;
-	const callOpts: SafetyCallOptions = {
-		governor: opts.governor,
-		signal: opts.signal,
-		clock: opts.clock,
-	};
+	const callOpts = callOptions(opts);
 	const detector = opts.detector;
 	const [verdict, detected] = await Promise.all([
 		settle(() => judge({ request, response, documents: docs }, callOpts)),
