@@ -29,28 +29,10 @@ function log(msg) {
 	process.stdout.write(`[e2e] ${msg}\n`);
 }
 
-/** Starts the colleague-owned OpenAI-compatible test server CLI and resolves to its base URL. */
+/** The local judge test server, or null when this checkout has no test server CLI. */
 function startJudgeServer() {
 	const cli = path.join(REPO, 'test', 'support', 'openai-server-cli.js');
-	if (!fs.existsSync(cli)) return Promise.resolve(null);
-	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [cli], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-		let buf = '';
-		const timer = setTimeout(() => reject(new Error(`judge server printed no URL: ${buf}`)), 20000);
-		child.stdout.on('data', (d) => {
-			buf += d;
-			const m = buf.match(/OPENAI_BASE_URL=(\S+)/);
-			if (m) {
-				clearTimeout(timer);
-				resolve({ url: m[1].replace(/\/$/, ''), child });
-			}
-		});
-		child.stderr.on('data', (d) => (buf += d));
-		child.on('exit', (code) => {
-			clearTimeout(timer);
-			reject(new Error(`judge server exited (${code}): ${buf}`));
-		});
-	});
+	return fs.existsSync(cli) ? n8n.spawnJudgeServer() : Promise.resolve(null);
 }
 
 /** Parses the run data JSON that `n8n execute --rawOutput` prints after its log lines. */

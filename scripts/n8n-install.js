@@ -444,6 +444,33 @@ function openAiCredential(apiKey, baseUrl, model) {
 }
 
 /** Id and name of the Header Auth credential that the example webhooks (examples/generate.js) use. */
+/**
+ * Starts the local OpenAI-compatible judge test server (test/support/openai-server-cli.js) in a
+ * child process and resolves to `{ url, child }` once it prints its base URL; rejects when it
+ * exits or prints nothing within 20 s.
+ */
+function spawnJudgeServer() {
+	const cli = path.join(REPO, 'test', 'support', 'openai-server-cli.js');
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [cli], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+		let buf = '';
+		const timer = setTimeout(() => reject(new Error(`judge server printed no URL: ${buf}`)), 20000);
+		child.stdout.on('data', (d) => {
+			buf += d;
+			const m = buf.match(/OPENAI_BASE_URL=(\S+)/);
+			if (m) {
+				clearTimeout(timer);
+				resolve({ url: m[1].replace(/\/$/, ''), child });
+			}
+		});
+		child.stderr.on('data', (d) => (buf += d));
+		child.on('exit', (code) => {
+			clearTimeout(timer);
+			reject(new Error(`judge server exited (${code}): ${buf}`));
+		});
+	});
+}
+
 const WEBHOOK_CREDENTIAL = { id: 'ragEvalWebhookAuth', name: 'RAG eval webhook token' };
 
 /**
@@ -459,6 +486,7 @@ function webhookCredential(token) {
 }
 
 module.exports = {
+	spawnJudgeServer,
 	WEBHOOK_CREDENTIAL,
 	webhookCredential,
 	withCredential,

@@ -127,25 +127,12 @@ function workerExecutionIds(file) {
 // ---- Judge verdict cache in queue mode (issue 15 item 1) ----
 
 /** Starts the local OpenAI-compatible judge server (test/support/openai-server-cli.js). */
-function startJudgeServer() {
-	const cli = path.join(REPO, 'test', 'support', 'openai-server-cli.js');
-	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [cli], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-		// Not in `children`: it outlives the single-process phase's stopAll().
-		process.on('exit', () => child.kill());
-		let buf = '';
-		const timer = setTimeout(() => reject(new Error(`judge server printed no URL: ${buf}`)), 20000);
-		child.stdout.on('data', (d) => {
-			buf += d;
-			const m = buf.match(/OPENAI_BASE_URL=(\S+)/);
-			if (m) {
-				clearTimeout(timer);
-				judgeChild = child;
-				resolve(m[1].replace(/\/$/, ''));
-			}
-		});
-		child.stderr.on('data', (d) => (buf += d));
-	});
+async function startJudgeServer() {
+	const { url, child } = await n8n.spawnJudgeServer();
+	// Not in `children`: it outlives the single-process phase's stopAll().
+	process.on('exit', () => child.kill());
+	judgeChild = child;
+	return url;
 }
 
 /** Chat completions the judge server has answered so far. */
