@@ -17,10 +17,20 @@ import { z } from 'zod';
 import { okScore, type ScoreBase } from '../core/score';
 import { sumUsage } from '../core/usage';
 import type { Score, Usage } from '../core/types';
-import type { JudgeContext } from './run';
-import { readJudgeRow } from './row';
-import { placeholderProblems } from './prompt';
+import type { ModelSource } from './model';
 import type { BareCall, JudgeDecl, JudgePrompt } from './types';
+
+/**
+ * The call settings a key is made of (a judge context has them all). Named here rather than
+ * imported, so the cache depends on nothing that calls it.
+ */
+export interface CallSettings {
+	source: Pick<ModelSource, 'key' | 'defaultModel' | 'supportsResponseFormat'>;
+	model?: string;
+	temperature?: number;
+	seed?: number;
+	maxTokens?: number;
+}
 
 /** Which store answered: `disk` (cacache in n8n's user folder) or `redis` (shared by workers). */
 export type CacheStoreKind = 'disk' | 'redis';
@@ -204,7 +214,7 @@ interface CallIdentity {
 	responseMode: string;
 }
 
-function identity(ctx: JudgeContext, mode: string, temperature: number, maxTokens?: number) {
+function identity(ctx: CallSettings, mode: string, temperature: number, maxTokens?: number) {
 	const id: CallIdentity = {
 		// The source key is endpoint + default model, built without the API key (model.ts).
 		endpoint: ctx.source.key,
@@ -223,7 +233,7 @@ export function verdictKey(
 	prompt: JudgePrompt,
 	values: Record<string, unknown>,
 	params: Record<string, unknown>,
-	ctx: JudgeContext,
+	ctx: CallSettings,
 ): string {
 	const inputs: Record<string, unknown> = {};
 	for (const i of decl.inputs) inputs[i.name] = values[i.name];
@@ -246,7 +256,7 @@ export function verdictKey(
 }
 
 /** The cache key of one bare (MiniCheck) call: its whole prompt is hashed. */
-export function bareKey(decl: JudgeDecl, bare: BareCall, ctx: JudgeContext): string {
+export function bareKey(decl: JudgeDecl, bare: BareCall, ctx: CallSettings): string {
 	const parts = {
 		format: CACHE_FORMAT,
 		call: identity(ctx, 'bare', 0, bare.maxTokens),
@@ -295,7 +305,12 @@ function scoreFromEntry(
 	return score;
 }
 
-async function around(
+/**
+ * One model call behind the cache: the verdict stored under `key`, else `call()`, whose ok verdict
+ * is stored. Wraps the call only: reading the row and deciding whether a call is needed happen
+ * before. Deterministic answers (`details.fixedResult`) are neither stored nor marked.
+ */
+export async function cachedCall(
 	cache: VerdictCache,
 	key: string,
 	base: (model: string) => ScoreBase,
@@ -320,42 +335,6 @@ async function around(
 		};
 	}
 	return score;
-}
-
-/**
- * The single-call path behind the cache: rows the judge cannot take, deterministic answers and
- * unusable prompts go straight to `run`; otherwise the verdict comes from the cache or from `run`,
- * and an ok verdict is stored.
- */
-export async function cachedJudgeRow(
-	decl: JudgeDecl,
-	inputs: Record<string, unknown>,
-	ctx: JudgeContext,
-	prompt: JudgePrompt,
-	params: Record<string, unknown>,
-	base: (model: string) => ScoreBase,
-	run: () => Promise<Score>,
-): Promise<Score> {
-	const cache = ctx.cache;
-	if (!cache) return run();
-	const row = readJudgeRow(decl, inputs, base(ctx.model ?? ctx.source.defaultModel));
-	if ('score' in row) return row.score;
-	if (decl.fixedResult?.(row.values)) return run();
-	if (placeholderProblems(decl, prompt).length > 0) return run();
-	return around(cache, verdictKey(decl, prompt, row.values, params, ctx), base, run);
-}
-
-/** A bare (MiniCheck) call behind the cache. */
-export async function cachedBareCall(
-	decl: JudgeDecl,
-	bare: BareCall,
-	ctx: JudgeContext,
-	base: (model: string) => ScoreBase,
-	run: () => Promise<Score>,
-): Promise<Score> {
-	const cache = ctx.cache;
-	if (!cache) return run();
-	return around(cache, bareKey(decl, bare, ctx), base, run);
 }
 
 /** The `details.cache` of a Score, when it has a well-formed one. */

@@ -4,50 +4,22 @@
  * path (same governor, prompt hardening, output ladder and parsing), and folds their verdicts
  * into one Score with every call's verdict in `details.calls` and usage and attempts summed.
  * Any failed call makes the row an error naming the call: a partial verdict is never a score.
- * Bare calls (MiniCheck) are also run here, so `run.ts` only dispatches.
+ * Bare calls (MiniCheck) are also run here, so `run.ts` only dispatches. This module imports the
+ * single-call path and never the dispatcher, so no runner has to be passed in.
  */
 import { InputError } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, type ScoreBase } from '../core/score';
 import type { Score, Usage } from '../core/types';
 import { sumUsage } from '../core/usage';
-import { cachedBareCall, foldCacheInfo } from './cache';
+import { bareKey, cachedCall, foldCacheInfo } from './cache';
+import type { JudgeContext } from './context';
 import { ModelCallError } from './errors';
 import type { ChatRequest } from './model';
 import { truncate } from './parse';
 import { readJudgeRow } from './row';
-import type { JudgeContext } from './run';
+import { judgeBase, judgeParams, judgeSingle } from './single';
 import { spendStopDetails } from './spend';
 import type { BareCall, CallOutcome, JudgeCall, JudgeDecl } from './types';
-
-/** Runs one row through the single-call path (`runJudge`), passed in to avoid an import cycle. */
-export type RowRunner = (
-	decl: JudgeDecl,
-	inputs: Record<string, unknown>,
-	ctx: JudgeContext,
-) => Promise<Score>;
-
-const singles = new WeakMap<JudgeDecl, JudgeDecl>();
-
-/** The declaration without its fan-out: what one call of the judge's own prompt runs with. */
-export function singleCall(decl: JudgeDecl): JudgeDecl {
-	let s = singles.get(decl);
-	if (!s) {
-		s = { ...decl, fanOut: undefined };
-		singles.set(decl, s);
-	}
-	return s;
-}
-
-/** The judge's params for one row: the context's, then the row's, then the declared default. */
-export function judgeParams(
-	decl: JudgeDecl,
-	inputs: Record<string, unknown>,
-	ctx: Pick<JudgeContext, 'params'>,
-): Record<string, unknown> {
-	const params: Record<string, unknown> = {};
-	for (const p of decl.params) params[p.name] = ctx.params?.[p.name] ?? inputs[p.name] ?? p.default;
-	return params;
-}
 
 /** What a call contributes to `details.calls`. */
 function callDetail(o: CallOutcome): Record<string, unknown> {
@@ -129,7 +101,6 @@ async function runCall(
 	decl: JudgeDecl,
 	call: JudgeCall,
 	ctx: JudgeContext,
-	one: RowRunner,
 	base: (model: string) => ScoreBase,
 ): Promise<CallOutcome> {
 	if (call.skip !== undefined)
@@ -137,12 +108,16 @@ async function runCall(
 	const bare = call.bare;
 	if (bare) {
 		const run = () => runBareCall(decl, bare, ctx, base);
-		return { key: call.key, score: await cachedBareCall(decl, bare, ctx, base, run) };
+		if (!ctx.cache) return { key: call.key, score: await run() };
+		return {
+			key: call.key,
+			score: await cachedCall(ctx.cache, bareKey(decl, bare, ctx), base, run),
+		};
 	}
 	// An edited prompt replaces the judge's own prompt; a call with another prompt (batched) keeps it.
 	const callCtx =
 		call.decl && call.decl.prompt !== decl.prompt ? { ...ctx, promptOverride: undefined } : ctx;
-	return { key: call.key, score: await one(call.decl ?? singleCall(decl), call.values, callCtx) };
+	return { key: call.key, score: await judgeSingle(call.decl ?? decl, call.values, callCtx) };
 }
 
 /**
@@ -153,13 +128,12 @@ export async function runFanOut(
 	decl: JudgeDecl,
 	inputs: Record<string, unknown>,
 	ctx: JudgeContext,
-	one: RowRunner,
-	base: (model: string) => ScoreBase,
 ): Promise<Score> {
 	const started = Date.now();
 	const requested = ctx.model ?? ctx.source.defaultModel;
 	const fan = decl.fanOut;
-	if (!fan) return one(decl, inputs, ctx);
+	if (!fan) return judgeSingle(decl, inputs, ctx);
+	let base = (m: string): ScoreBase => judgeBase(decl, ctx, m);
 	const row = readJudgeRow(decl, inputs, base(requested));
 	if ('score' in row) return row.score;
 	const values = row.values;
@@ -189,7 +163,7 @@ export async function runFanOut(
 			: b;
 	};
 
-	const outcomes = await Promise.all(split.map((c) => runCall(decl, c, ctx, one, base)));
+	const outcomes = await Promise.all(split.map((c) => runCall(decl, c, ctx, base)));
 	let usage: Usage | undefined;
 	let attempts = 0;
 	let model = requested;

@@ -33,7 +33,7 @@ export { springRelevancy } from './specs/springRelevancy';
 export { factCheck, bareYesNo } from './specs/factCheck';
 export { customJudge, customJudgeDecl, customJudgeProblems } from './specs/custom';
 export type { CustomJudgeConfig, CustomChoice, CustomOutputKind } from './specs/custom';
-export { runFanOut, runBareCall, singleCall } from './fanout';
+export { runFanOut, runBareCall } from './fanout';
 export { sumUsage } from '../core/usage';
 export {
 	SpendLimit,

@@ -1,125 +1,17 @@
 /**
- * Running a judge on one row or a dataset: required-field checks (no model call for rows that
- * cannot be judged), prompt rendering with nonce delimiters, the structured-output fallback
- * ladder (json_schema -> json_object -> tagged text -> one re-ask), parsing, and the Score.
+ * Running a judge on one row or a dataset: multi-call judges fan out (./fanout), every other row
+ * is one call (./single). The modules below this one never import it, so the call path has no
+ * import circle: run -> fanout -> single -> cache.
  */
-import { errorScore, okScore, scoreBase, type ScoreBase } from '../core/score';
-import { sumUsage } from '../core/usage';
-import type { Score, Usage } from '../core/types';
-import { cachedJudgeRow, type VerdictCache } from './cache';
-import { ModelCallError } from './errors';
-import { judgeParams, runFanOut } from './fanout';
-import type { Governor, RowClock } from './governor';
-import type { ChatMessage, ChatRequest, ChatResult, ModelSource, ResponseMode } from './model';
-import { parseReply, truncate } from './parse';
-import { readJudgeRow } from './row';
-import { dataRule, placeholderProblems, promptHash, renderPrompt } from './prompt';
-import type { SpendLimit } from './spend';
-import type { JudgeDecl, JudgePrompt } from './types';
+import { errorScore } from '../core/score';
+import type { Score } from '../core/types';
+import type { JudgeContext } from './context';
+import { runFanOut } from './fanout';
+import { judgeBase, judgeSingle } from './single';
+import type { JudgeDecl } from './types';
 
-/** Everything a judge call needs besides the row. */
-export interface JudgeContext {
-	source: ModelSource;
-	governor: Governor;
-	/** Overrides the source's default model. */
-	model?: string;
-	/** Default 0, for reproducible verdicts. */
-	temperature?: number;
-	seed?: number;
-	maxTokens?: number;
-	/** Overrides the declaration's default threshold. */
-	threshold?: number;
-	promptOverride?: { system?: string; user?: string };
-	/** Values for the judge's params (also read from `inputs` under the param name). */
-	params?: Record<string, unknown>;
-	signal?: AbortSignal;
-	/** The node execution's spend limit: checked before each call, charged after (./spend). */
-	spend?: SpendLimit;
-	/** The judge verdict cache; absent = every call goes to the model. */
-	cache?: VerdictCache;
-}
-
-const MODE_ORDER: ResponseMode[] = ['json_schema', 'json_object', 'text'];
-// One source object serves a whole dataset, so the first row's discovery is reused by the rest.
-const modeCache = new WeakMap<ModelSource, ResponseMode>();
-
-/** The prompt actually used: the declaration's default with any non-empty override applied. */
-export function effectivePrompt(
-	decl: JudgeDecl,
-	override?: { system?: string; user?: string },
-): JudgePrompt {
-	return {
-		system:
-			override?.system && override.system.trim() !== '' ? override.system : decl.prompt.system,
-		user: override?.user && override.user.trim() !== '' ? override.user : decl.prompt.user,
-	};
-}
-
-/** `judge:<id>@<version>|model:<m>|temp:<t>|prompt:<sha256-12>`; never holds credentials. */
-export function judgeSignature(
-	decl: JudgeDecl,
-	opts: {
-		model: string;
-		temperature?: number;
-		promptOverride?: { system?: string; user?: string };
-	},
-): string {
-	const hash = promptHash(effectivePrompt(decl, opts.promptOverride));
-	return `judge:${decl.id}@${decl.version}|model:${opts.model}|temp:${opts.temperature ?? 0}|prompt:${hash}`;
-}
-
-function outputKeys(decl: JudgeDecl): string[] {
-	const props = decl.output.jsonSchema.properties;
-	return typeof props === 'object' && props !== null ? Object.keys(props) : [];
-}
-
-function describeProp(schema: unknown): string {
-	const s = (schema ?? {}) as Record<string, unknown>;
-	if (Array.isArray(s.enum)) return `one of ${s.enum.map((v) => JSON.stringify(v)).join(', ')}`;
-	const desc = typeof s.description === 'string' ? ` (${s.description})` : '';
-	if (s.type === 'array') return `a list${desc}`;
-	return `${String(s.type ?? 'value')}${desc}`;
-}
-
-/** Output instructions derived from the schema, appended to every (even edited) system prompt. */
-function formatInstruction(decl: JudgeDecl, mode: ResponseMode): string {
-	const props = (decl.output.jsonSchema.properties ?? {}) as Record<string, unknown>;
-	const fields = Object.keys(props)
-		.map((k) => `- ${k}: ${describeProp(props[k])}`)
-		.join('\n');
-	if (mode === 'text') {
-		const tags = Object.keys(props)
-			.map((k) => `<${k}>...</${k}>`)
-			.join('');
-		return `Reply with exactly these tags, in this order, and nothing else: ${tags}\nFields (lists as JSON arrays):\n${fields}`;
-	}
-	return `Reply with a single JSON object with these keys, in this order (write the reasoning before the verdict):\n${fields}`;
-}
-
-/** Problems with a model reply that are errors, not scores. */
-function replyProblem(r: ChatResult): string | null {
-	if (r.finishReason === 'content_filter') {
-		return 'the provider content filter blocked the judge reply (finish_reason content_filter)';
-	}
-	if (r.refusal && r.refusal.trim() !== '')
-		return `the judge model refused: ${truncate(r.refusal, 300)}`;
-	if (r.finishReason === 'length') {
-		return 'the judge reply was cut off at the token limit (finish_reason length); raise max tokens';
-	}
-	// An empty reply is re-asked once like an unparseable one (parseReply names it).
-	return null;
-}
-
-/**
- * Problems with an edited prompt: placeholders the judge does not declare, and required inputs
- * the prompt no longer shows the model. Empty when the override is usable.
- */
-export function promptOverrideProblems(
-	decl: JudgeDecl,
-	override?: { system?: string; user?: string },
-): string[] {
-	return placeholderProblems(decl, effectivePrompt(decl, override));
-}
+export type { JudgeContext } from './context';
+export { effectivePrompt, judgeSignature, promptOverrideProblems } from './single';
 
 /** Judges one row. Never throws: failures are `error` Scores, missing fields `not_applicable`. */
 export async function runJudge(
@@ -128,173 +20,13 @@ export async function runJudge(
 	ctx: JudgeContext,
 ): Promise<Score> {
 	try {
-		// Multi-call judges fan out in ./fanout, each call coming back through this function.
-		if (decl.fanOut)
-			return await runFanOut(decl, inputs, ctx, runJudge, (m) => judgeBase(decl, ctx, m));
-		// Single calls (fan-out calls and turns come back here too) go through the verdict cache.
-		return await cachedJudgeRow(
-			decl,
-			inputs,
-			ctx,
-			effectivePrompt(decl, ctx.promptOverride),
-			judgeParams(decl, inputs, ctx),
-			(m) => judgeBase(decl, ctx, m),
-			() => judgeRow(decl, inputs, ctx),
-		);
+		return decl.fanOut ? await runFanOut(decl, inputs, ctx) : await judgeSingle(decl, inputs, ctx);
 	} catch (e) {
 		// A bug in a declaration (toValue, notApplicable...) must not take the whole run down.
 		return errorScore(
 			judgeBase(decl, ctx, ctx.model ?? ctx.source.defaultModel),
 			`${decl.displayName}: internal error: ${e instanceof Error ? e.message : String(e)}`,
 		);
-	}
-}
-
-/** The Score base of a judge under a context, signed with the model that answered. */
-function judgeBase(decl: JudgeDecl, ctx: JudgeContext, model: string): ScoreBase {
-	const signature = judgeSignature(decl, {
-		model,
-		temperature: ctx.temperature ?? 0,
-		promptOverride: ctx.promptOverride,
-	});
-	return scoreBase(decl, decl.id, signature, ctx.threshold);
-}
-
-async function judgeRow(
-	decl: JudgeDecl,
-	inputs: Record<string, unknown>,
-	ctx: JudgeContext,
-): Promise<Score> {
-	const started = Date.now();
-	const temperature = ctx.temperature ?? 0;
-	const requestedModel = ctx.model ?? ctx.source.defaultModel;
-	const sign = (model: string): ScoreBase => judgeBase(decl, ctx, model);
-
-	const row = readJudgeRow(decl, inputs, sign(requestedModel));
-	if ('score' in row) return row.score;
-	const values = row.values;
-	const fixed = decl.fixedResult?.(values) ?? null;
-	if (fixed !== null) {
-		return okScore(sign(requestedModel), fixed.value, {
-			reason: fixed.reason,
-			attempts: 0,
-			latencyMs: Date.now() - started,
-			details: { fixedResult: true },
-		});
-	}
-
-	const params: Record<string, unknown> = {};
-	for (const p of decl.params) {
-		params[p.name] = ctx.params?.[p.name] ?? inputs[p.name] ?? p.default;
-	}
-	const prompt = effectivePrompt(decl, ctx.promptOverride);
-	const promptProblems = promptOverrideProblems(decl, ctx.promptOverride);
-	if (promptProblems.length > 0) {
-		return errorScore(
-			sign(requestedModel),
-			`${decl.displayName}: the edited prompt cannot be used: ${promptProblems.join('; ')}`,
-		);
-	}
-	const rendered = renderPrompt(prompt, decl.inputs, values, params);
-	const keys = outputKeys(decl);
-
-	let usage: Usage | undefined;
-	let attempts = 0;
-	let model = requestedModel;
-	let mode: ResponseMode =
-		modeCache.get(ctx.source) ?? (ctx.source.supportsResponseFormat ? 'json_schema' : 'text');
-	let reask: ChatMessage[] = [];
-	let reasked = false;
-	// One deadline across all of this row's calls (retries, format fallbacks, the re-ask).
-	const clock: RowClock = {};
-	const fail = (error: string, details: Record<string, unknown> = {}): Score =>
-		errorScore(sign(model), `${decl.displayName}: ${error}`, {
-			usage,
-			model,
-			latencyMs: Date.now() - started,
-			attempts,
-			details: { responseMode: mode, ...details },
-		});
-
-	for (;;) {
-		const messages: ChatMessage[] = [
-			{
-				role: 'system',
-				content: `${rendered.system}\n\n${dataRule(rendered.tag)}\n\n${formatInstruction(decl, mode)}`,
-			},
-			{ role: 'user', content: rendered.user },
-			...reask,
-		];
-		let result: ChatResult;
-		try {
-			const request: ChatRequest = {
-				messages,
-				mode,
-				jsonSchema:
-					mode === 'json_schema'
-						? { name: decl.output.name, schema: decl.output.jsonSchema }
-						: undefined,
-				model: ctx.model,
-				temperature,
-				seed: ctx.seed,
-				maxTokens: ctx.maxTokens,
-			};
-			const governed = await ctx.governor.run(
-				ctx.source.key,
-				(signal) => ctx.source.chat({ ...request, signal }),
-				{ signal: ctx.signal, headersOf: (r) => r.headers, clock, gate: ctx.spend?.gate(request) },
-			);
-			attempts += governed.attempts;
-			result = governed.value;
-		} catch (e) {
-			const err =
-				e instanceof ModelCallError
-					? e
-					: new ModelCallError('bad_request', String((e as Error)?.message ?? e));
-			attempts += err.attempts ?? 0;
-			if (err.kind === 'response_format_unsupported' && mode !== 'text') {
-				mode = MODE_ORDER[MODE_ORDER.indexOf(mode) + 1];
-				modeCache.set(ctx.source, mode);
-				continue;
-			}
-			return fail(err.message, { errorKind: err.kind, fatal: err.fatal });
-		}
-		usage = sumUsage(usage, result.usage ?? undefined);
-		model = result.model || model;
-		const problem = replyProblem(result);
-		if (problem !== null) {
-			return fail(problem, {
-				finishReason: result.finishReason,
-				rawReply: truncate(result.content),
-			});
-		}
-		const parsed = parseReply(result.content, decl.output.schema, keys);
-		if (parsed.ok) {
-			return okScore(sign(model), decl.toValue(parsed.value), {
-				reason: decl.toReason(parsed.value),
-				usage,
-				model,
-				latencyMs: Date.now() - started,
-				attempts,
-				details: { responseMode: mode, ...(decl.toDetails?.(parsed.value) ?? {}) },
-			});
-		}
-		if (reasked) {
-			return fail(`could not parse the judge reply after one re-ask: ${parsed.error}`, {
-				rawReply: truncate(result.content),
-			});
-		}
-		reasked = true;
-		reask = [
-			// An empty assistant turn is rejected by some servers; the user turn says it was empty.
-			...(result.content.trim() === ''
-				? []
-				: [{ role: 'assistant' as const, content: truncate(result.content, 4000) }]),
-			{
-				role: 'user',
-				content: `Your reply could not be used: ${parsed.error}. Answer again with only the required format.`,
-			},
-		];
 	}
 }
 
