@@ -1,64 +1,58 @@
 /**
  * Builds an n8n node type from a JudgeDecl: the judge model comes from the RAG Eval LLM API
  * credential or a connected Chat Model sub-node; one Governor per execution caps concurrency,
- * retries and fails fast; every row leaves with a Score (ok, not_applicable or error).
+ * retries and fails fast; every row leaves with a Score (ok, not_applicable or error) through the
+ * one item loop (./scoreItems).
  */
-import {
-	NodeConnectionTypes,
-	NodeOperationError,
-	type ICredentialsDecrypted,
-	type ICredentialTestFunctions,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeCredentialTestResult,
-	type INodeExecutionData,
-	type INodeProperties,
-	type INodeType,
-	type INodeTypeDescription,
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypeDescription,
 } from 'n8n-workflow';
 import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
 import type { Score } from '../../src/core/types';
-import { DEFAULT_PRICES, DEFAULT_PRICES_TAKEN } from '../../src/cost';
+import { openVerdictCache } from '../../src/judges/cache';
+import { judgeEvaluator } from '../../src/judges/evaluator';
 import {
-	DEFAULT_REPLY_TOKENS,
 	estimateRow,
 	recordingSource,
 	runEstimate,
 	type RowEstimate,
 } from '../../src/judges/estimate';
-import { DEFAULT_CACHE_TTL_MS, openVerdictCache, type CacheOptions } from '../../src/judges/cache';
-import { Governor, type GovernorOptions } from '../../src/judges/governor';
-import {
-	createChatModelSource,
-	createOpenAIModelSource,
-	testConnection,
-	type LlmConfig,
-	type ModelSource,
-} from '../../src/judges/model';
-import { judgeSignature, runJudge } from '../../src/judges/run';
-import { SpendLimit, SpendLimitError, type SpendUnit } from '../../src/judges/spend';
-import { runEveryTurn } from '../../src/judges/turns';
+import { Governor } from '../../src/judges/governor';
+import { judgeSignature } from '../../src/judges/run';
 import type { JudgeDecl } from '../../src/judges/types';
 import {
-	formatFields,
 	iconFor,
 	outputFormatProperty,
-	readParam,
-	readThreshold,
 	routeScored,
 	rowLabel,
 	SCORING_OUTPUTS,
 	splitProperties,
-	withScore,
-	type OutputFormat,
-	throwIfFatal,
 } from './common';
 import { priceTableOption } from './collect';
+import {
+	cacheOptions,
+	cacheProperties,
+	governorOptions,
+	JUDGE_NODE_INPUTS,
+	LLM_CREDENTIAL,
+	ragEvalLlmApiTest,
+	replyTokensOption,
+	resolveSource,
+	runtimeOptions,
+	samplingOptions,
+	spendLimitFor,
+	spendOptions,
+} from './llmOptions';
 import { inputProperty, paramProperty } from './metricNode';
+import { scoreItems } from './scoreItems';
 import { executeServiceJudge, judgeBackendOf, withServiceBackends } from './judgeServiceBackend';
 
-/** Credential type name of the judge model. */
-export const LLM_CREDENTIAL = 'ragEvalLlmApi';
+export { LLM_CREDENTIAL, ragEvalLlmApiTest } from './llmOptions';
 
 /** Node name of a judge: `judge` + PascalCase of its id (`groundedness` -> `judgeGroundedness`). */
 export function judgeNodeName(id: string): string {
@@ -69,39 +63,6 @@ export function judgeNodeName(id: string): string {
 			.map((p) => p.charAt(0).toUpperCase() + p.slice(1))
 			.join('')
 	);
-}
-
-/** Map the credential's fields onto the library's model configuration. */
-export function llmConfigFromCredential(c: IDataObject, modelOverride?: string): LlmConfig {
-	const provider = (c.provider as LlmConfig['provider']) ?? 'openai';
-	const str = (v: unknown): string | undefined =>
-		typeof v === 'string' && v.trim() ? v.trim() : undefined;
-	return {
-		provider,
-		apiKey: str(c.apiKey),
-		baseUrl:
-			provider === 'compatible'
-				? str(c.baseUrl)
-				: provider === 'openai'
-					? str(c.openaiBaseUrl)
-					: undefined,
-		organization: provider === 'openai' ? str(c.organization) : undefined,
-		azureEndpoint: str(c.azureEndpoint),
-		azureDeployment: str(c.azureDeployment),
-		apiVersion: str(c.apiVersion),
-		model: str(modelOverride) ?? str(c.model) ?? str(c.azureDeployment) ?? 'gpt-4o-mini',
-	};
-}
-
-/** Credential test shared by every judge node: lists models or makes a one-token call. */
-export async function ragEvalLlmApiTest(
-	this: ICredentialTestFunctions,
-	credential: ICredentialsDecrypted,
-): Promise<INodeCredentialTestResult> {
-	const result = await testConnection(
-		llmConfigFromCredential((credential.data ?? {}) as IDataObject),
-	);
-	return { status: result.ok ? 'OK' : 'Error', message: result.message };
 }
 
 function promptProperties(decl: JudgeDecl): INodeProperties[] {
@@ -208,28 +169,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 					...decl.params.map(paramProperty),
 					...promptProperties(decl),
 					outputFormatProperty,
-					{
-						displayName: 'Temperature',
-						name: 'temperature',
-						type: 'number',
-						default: 0,
-						typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
-					},
-					{
-						displayName: 'Seed',
-						name: 'seed',
-						type: 'number',
-						default: 0,
-						description: 'Sampling seed where the server supports one (0 = none)',
-					},
-					{
-						displayName: 'Concurrency',
-						name: 'concurrency',
-						type: 'number',
-						default: 8,
-						typeOptions: { minValue: 1, maxValue: 256 },
-						description: 'Judge calls in flight at once for this node',
-					},
+					...samplingOptions('Judge calls'),
 					...runtimeOptions,
 					...spendOptions,
 					...cacheProperties,
@@ -245,164 +185,6 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 			},
 		],
 	};
-}
-
-/** Retry, deadline and circuit-breaker options; their defaults are the Governor's. */
-export const runtimeOptions: INodeProperties[] = [
-	{
-		displayName: 'Timeout (Seconds)',
-		name: 'timeoutSeconds',
-		type: 'number',
-		default: 60,
-		typeOptions: { minValue: 1 },
-		description: 'Longest single call; a timed-out call is retried at most Timeout Retries times',
-	},
-	{
-		displayName: 'Timeout Retries',
-		name: 'timeoutRetries',
-		type: 'number',
-		default: 1,
-		typeOptions: { minValue: 0, maxValue: 10 },
-		description: 'How many of the retries may follow a timeout',
-	},
-	{
-		displayName: 'Max Retries',
-		name: 'maxRetries',
-		type: 'number',
-		default: 4,
-		typeOptions: { minValue: 0, maxValue: 10 },
-		description:
-			'Retries for server errors, resets, timeouts and rate limits without a wait. A rate limit whose reply says how long to wait (Retry-After) is waited out until the Row Deadline instead.',
-	},
-	{
-		displayName: 'Row Deadline (Seconds)',
-		name: 'rowDeadlineSeconds',
-		type: 'number',
-		default: 180,
-		typeOptions: { minValue: 0 },
-		description:
-			"One row's budget across all its calls, retries and waits, from its first call; then it leaves with an error. 0 = no limit.",
-	},
-	{
-		displayName: 'Node Deadline (Seconds)',
-		name: 'nodeDeadlineSeconds',
-		type: 'number',
-		default: 0,
-		typeOptions: { minValue: 0 },
-		description:
-			'Budget of the whole node; rows not judged by then leave with an error naming the deadline. 0 = no limit.',
-	},
-	{
-		displayName: 'Circuit Breaker Failures',
-		name: 'breakerThreshold',
-		type: 'number',
-		default: 5,
-		typeOptions: { minValue: 0 },
-		description:
-			'Consecutive failed calls (server errors, resets, timeouts; not rate limits) after which the model is treated as down. 0 = never.',
-	},
-	{
-		displayName: 'Circuit Breaker Cool-Down (Seconds)',
-		name: 'breakerCooldownSeconds',
-		type: 'number',
-		default: 10,
-		typeOptions: { minValue: 0 },
-		description:
-			'After the breaker opens, wait this long and probe with one call: if it answers, judging resumes; if not, every remaining row leaves with "judge model unavailable". 0 = no probe.',
-	},
-];
-
-// ---------------------------------------------------------------------------------------------
-// Spend limit and estimate-only mode (issue 15): options, and what the execution does with them.
-
-/** Mode, Spend Limit and the price table they read; off by default. */
-const spendOptions: INodeProperties[] = [
-	{
-		displayName: 'Mode',
-		name: 'runMode',
-		type: 'options',
-		default: 'judge',
-		options: [
-			{ name: 'Judge', value: 'judge', description: 'Call the judge model and score every row' },
-			{
-				name: 'Estimate Only',
-				value: 'estimate',
-				description:
-					'Call nothing: render every prompt, count its tokens and price the run (item.json.estimate)',
-			},
-		],
-		description:
-			'Estimate Only prices a run before enabling it: rows leave with their estimated calls, tokens and USD under estimate.<result key>, never a score',
-	},
-	{
-		displayName: 'Spend Limit Unit',
-		name: 'spendLimitUnit',
-		type: 'options',
-		default: 'none',
-		options: [
-			{ name: 'No Limit', value: 'none' },
-			{ name: 'Tokens', value: 'tokens' },
-			{ name: 'USD', value: 'usd' },
-		],
-		description:
-			'Limit what this node may spend in one execution; once the next call would pass it, the remaining rows leave with a "spend limit reached" error',
-	},
-	{
-		displayName: 'Spend Limit',
-		name: 'spendLimit',
-		type: 'number',
-		default: 0,
-		typeOptions: { minValue: 0, numberPrecision: 4 },
-		description:
-			'Prompt + completion tokens, or USD priced from Model Prices, that one execution may spend (with Spend Limit Unit set)',
-	},
-	{
-		displayName: 'Model Prices (JSON)',
-		name: 'modelPrices',
-		type: 'json',
-		default: JSON.stringify(DEFAULT_PRICES, null, 2),
-		description: `USD per 1M input and output tokens by judge model, for a USD spend limit and estimates; the package's one price table (default: OpenAI list prices of ${DEFAULT_PRICES_TAKEN})`,
-	},
-	{
-		displayName: 'Typical Reply Tokens',
-		name: 'replyTokens',
-		type: 'number',
-		default: DEFAULT_REPLY_TOKENS,
-		typeOptions: { minValue: 1 },
-		description:
-			'Completion tokens counted per call by estimates and reserved per call by the spend limit',
-	},
-];
-
-/** The spend limit the options ask for, or undefined; a limit that cannot work fails the node. */
-async function spendLimitFor(
-	ctx: IExecuteFunctions,
-	options: IDataObject,
-	model: string,
-): Promise<SpendLimit | undefined> {
-	const unit = options.spendLimitUnit as SpendUnit | 'none' | undefined;
-	if (unit !== 'tokens' && unit !== 'usd') return undefined;
-	try {
-		return await SpendLimit.create({
-			unit,
-			amount: Number(options.spendLimit),
-			model,
-			prices: priceTableOption(ctx, options.modelPrices),
-			replyTokens: replyTokensOption(options),
-		});
-	} catch (e) {
-		throw new NodeOperationError(ctx.getNode(), (e as Error).message, {
-			description:
-				e instanceof SpendLimitError
-					? 'No judge call was made. Set Spend Limit to a positive amount, and for USD give the judge model a price in Model Prices.'
-					: 'The spend limit could not be prepared (its tokenizer failed to load); no judge call was made.',
-		});
-	}
-}
-
-function replyTokensOption(options: IDataObject): number {
-	const v = options.replyTokens;
-	return typeof v === 'number' && Number.isFinite(v) && v >= 1 ? v : DEFAULT_REPLY_TOKENS;
 }
 
 /** Estimate-only output: every row with `estimate.<key>` (its own and the run's), never a score. */
@@ -428,144 +210,18 @@ function estimateOutput(
 
 // ---- Judge verdict cache (issue 15 item 1) ----
 
-/** Rows in, and an optional Chat Model sub-node that judges instead of the credential. */
-export const JUDGE_NODE_INPUTS: INodeTypeDescription['inputs'] = [
-	NodeConnectionTypes.Main,
-	{
-		type: NodeConnectionTypes.AiLanguageModel,
-		displayName: 'Chat Model',
-		required: false,
-		maxConnections: 1,
-	},
-];
-
-/** The verdict-cache options of every judge node (and of the safety nodes' LLM Judge backend). */
-export const cacheProperties: INodeProperties[] = [
-	{
-		displayName: 'Cache Verdicts',
-		name: 'cache',
-		type: 'boolean',
-		default: true,
-		description:
-			'Whether to reuse the verdict of an identical earlier call (same endpoint, model, temperature, seed, prompt, params and inputs) instead of calling the model. Cached scores say cached: true; details.cache names the store.',
-	},
-	{
-		displayName: 'Cache TTL (Hours)',
-		name: 'cacheTtlHours',
-		type: 'number',
-		default: DEFAULT_CACHE_TTL_MS / 3_600_000,
-		typeOptions: { minValue: 0 },
-		description: 'Verdicts older than this are judged again. 0 = never expire.',
-	},
-	{
-		displayName: 'Cache Store',
-		name: 'cacheStore',
-		type: 'options',
-		default: 'auto',
-		options: [
-			{
-				name: 'Automatic',
-				value: 'auto',
-				description:
-					"Redis when n8n runs in queue mode (its QUEUE_BULL_REDIS_* settings) or RAG_EVAL_CACHE_REDIS_URL is set; else the disk in n8n's user folder",
-			},
-			{ name: 'Disk', value: 'disk', description: 'A cache folder on this n8n instance' },
-			{
-				name: 'Redis',
-				value: 'redis',
-				description: "RAG_EVAL_CACHE_REDIS_URL, else n8n's QUEUE_BULL_REDIS_* settings",
-			},
-		],
-	},
-	{
-		displayName: 'Cache Folder',
-		name: 'cacheFolder',
-		type: 'string',
-		default: '',
-		placeholder: '~/.n8n/rag-eval-cache',
-		description:
-			"Disk store folder. Empty: RAG_EVAL_CACHE_DIR, else rag-eval-cache in n8n's user folder.",
-	},
-];
-
-/** Verdict-cache settings from the node's Options: on by default, 7-day TTL, store chosen by mode. */
-export function cacheOptions(options: IDataObject): CacheOptions {
-	const ttl = options.cacheTtlHours;
-	const store = options.cacheStore;
-	return {
-		enabled: options.cache !== false,
-		store: store === 'disk' || store === 'redis' ? store : 'auto',
-		ttlMs:
-			typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0
-				? ttl * 3_600_000
-				: DEFAULT_CACHE_TTL_MS,
-		dir: typeof options.cacheFolder === 'string' ? options.cacheFolder : undefined,
-	};
-}
-
-/** Governor settings from the node's Options; absent or invalid values take the defaults. */
-export function governorOptions(options: IDataObject): GovernorOptions {
-	const num = (name: string, fallback: number, min = 0): number => {
-		const v = options[name];
-		return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
-	};
-	return {
-		concurrency: num('concurrency', 8, 1),
-		timeoutMs: num('timeoutSeconds', 60, 0.001) * 1000,
-		timeoutRetries: num('timeoutRetries', 1),
-		maxRetries: num('maxRetries', 4),
-		rowDeadlineMs: num('rowDeadlineSeconds', 180) * 1000,
-		nodeDeadlineMs: num('nodeDeadlineSeconds', 0) * 1000,
-		breakerThreshold: num('breakerThreshold', 5),
-		breakerCooldownMs: num('breakerCooldownSeconds', 10) * 1000,
-	};
-}
-
-/** How an error names a row: its position, and its request_id when it has one. */
-async function connectedChatModel(ctx: IExecuteFunctions): Promise<unknown> {
-	const inputs = ctx.getNodeInputs?.() ?? [];
-	if (!inputs.some((i) => i.type === NodeConnectionTypes.AiLanguageModel)) return undefined;
-	const parents = ctx.getParentNodes?.(ctx.getNode().name, {
-		connectionType: NodeConnectionTypes.AiLanguageModel,
-		depth: 1,
-	});
-	if (parents && parents.length === 0) return undefined;
-	const data = await ctx.getInputConnectionData(NodeConnectionTypes.AiLanguageModel, 0);
-	return Array.isArray(data) ? data[0] : data;
-}
-
-/** The judge model: a connected Chat Model, else the RAG Eval LLM API credential, else none. */
-export async function resolveSource(ctx: IExecuteFunctions): Promise<ModelSource | undefined> {
-	const model = await connectedChatModel(ctx);
-	if (model) return createChatModelSource(model);
-	let cred: IDataObject | undefined;
-	try {
-		cred = (await ctx.getCredentials(LLM_CREDENTIAL)) as IDataObject;
-	} catch {
-		return undefined;
-	}
-	if (!cred) return undefined;
-	return createOpenAIModelSource(
-		llmConfigFromCredential(cred, ctx.getNodeParameter('model', 0, '') as string),
-	);
-}
-
 /** Execute a judge node over all items. */
 export async function executeJudge(
 	this: IExecuteFunctions,
 	decl: JudgeDecl,
 ): Promise<INodeExecutionData[][]> {
 	// Service backends (Groundedness via Azure AI Content Safety): ./judgeServiceBackend.ts.
-	if (judgeBackendOf(this, decl) !== 'llm')
-		return executeServiceJudge.call(this, decl, governorOptions);
-	const items = this.getInputData();
+	if (judgeBackendOf(this, decl) !== 'llm') return executeServiceJudge.call(this, decl);
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const source = await resolveSource(this);
 	const governor = new Governor(governorOptions(options));
-	const signal = this.getExecutionCancelSignal?.();
 	const modelOverride = (this.getNodeParameter('model', 0, '') as string) || undefined;
 	const temperature = (options.temperature as number | undefined) ?? 0;
-	const seed = (options.seed as number) || undefined;
 	const promptOverride = {
 		system: (options.systemPrompt as string) || undefined,
 		user: (options.userPrompt as string) || undefined,
@@ -576,9 +232,9 @@ export async function executeJudge(
 	const estimating = options.runMode === 'estimate';
 	const judgeModel = modelOverride ?? source?.defaultModel ?? 'unknown';
 	const spend = source && !estimating ? await spendLimitFor(this, options, judgeModel) : undefined;
-	// Verdict cache (issue 15 item 1); no model means no calls, so no store is opened. Estimate
-	// Only prices a cold run and must never store the recording source's placeholder replies.
-	// Opened after the spend check, which may fail the node, so a store is never left open.
+	// Verdict cache; no model means no calls, so no store is opened. Estimate Only prices a cold
+	// run and must never store the recording source's placeholder replies. Opened after the spend
+	// check, which may fail the node, so a store is never left open.
 	const cache = source && !estimating ? openVerdictCache(cacheOptions(options)) : undefined;
 	const estimates: RowEstimate[] = [];
 	const estimateOpts = estimating
@@ -588,84 +244,71 @@ export async function executeJudge(
 				replyTokens: replyTokensOption(options),
 			}
 		: undefined;
-
 	const binary = decl.scale.kind === 'binary';
-	const tasks = items.map(async (item, i): Promise<Score> => {
-		const t = binary
-			? ({ ok: true, value: undefined } as const)
-			: readThreshold(this, i, decl.threshold.default);
-		const threshold = t.ok ? t.value : undefined;
-		const base = (model: string) =>
-			scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature }), threshold);
-		if (!t.ok) return errorScore(base(modelOverride ?? 'unknown'), t.error);
-		const raw: Record<string, unknown> = { ...params };
-		for (const input of decl.inputs) {
-			const r = readParam(this, input.name, i);
-			if (!r.ok) return errorScore(base(modelOverride ?? 'unknown'), r.error);
-			raw[input.name] = r.value;
-		}
-		if (!source) {
-			return notApplicableScore(
-				base('none'),
-				'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model',
-			);
-		}
-		const everyTurn =
-			(options.conversationTurns ?? (binary ? 'last' : 'every')) === 'every' &&
-			item.json.history !== undefined;
-		if (everyTurn) {
-			// The transcript and any per-turn contexts come from the record itself.
-			raw.history ??= item.json.history;
-			if (item.json.turn_contexts !== undefined) raw.turn_contexts = item.json.turn_contexts;
-		}
-		const judgeCtx = {
-			source,
-			governor,
-			model: modelOverride,
-			temperature,
-			seed,
-			threshold,
-			promptOverride,
-			params,
-			signal,
-			spend,
-			cache,
-		};
-		const run = everyTurn ? runEveryTurn : runJudge;
-		if (!estimateOpts) return run(decl, raw, judgeCtx);
-		const rec = recordingSource(source);
-		const score = await run(decl, raw, { ...judgeCtx, source: rec.source });
-		estimates[i] = await estimateRow(
-			rec.requests,
-			labelRowError(score, rowLabel(item, i)),
-			estimateOpts,
-		);
-		return score;
-	});
-	// Every task resolves to a Score (none throws), so the store is always released here.
-	const scores = await Promise.all(tasks).finally(() => cache?.close());
-	const resultKey = (options.resultKey as string) || decl.id;
-	if (estimateOpts) {
-		for (let i = 0; i < items.length; i++) {
-			const s = labelRowError(scores[i], rowLabel(items[i], i));
-			estimates[i] ??= await estimateRow([], s, estimateOpts);
-		}
-		return estimateOutput(this, items, estimates, resultKey, judgeModel);
-	}
-
-	throwIfFatal(
-		this,
+	const turns = (options.conversationTurns ?? (binary ? 'last' : 'every')) as 'every' | 'last';
+	const evaluator = judgeEvaluator(decl);
+	const signed = (model: string, threshold?: number) =>
+		scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature }), threshold);
+	const ctx = {
+		source: source!,
 		governor,
-		source?.key,
-		'The judge model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.',
-	);
-	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
-	const scored = items.map((item, i) => {
-		const score = labelRowError(scores[i], rowLabel(item, i));
-		const extra = formatFields(format, resultKey, score, decl);
-		return { item: withScore(item, i, resultKey, score, extra), score };
+		model: modelOverride,
+		temperature,
+		seed: (options.seed as number) || undefined,
+		promptOverride,
+		params,
+		signal: this.getExecutionCancelSignal?.(),
+		spend,
+		cache,
+	};
+	const resultKey = (options.resultKey as string) || decl.id;
+	return scoreItems(this, {
+		inputs: decl.inputs,
+		// A yes/no verdict passes by its value: no threshold is read.
+		threshold: binary ? undefined : decl.threshold.default,
+		factsOf: () => decl,
+		unreadable: (error, row) => ({
+			[decl.id]: errorScore(signed(modelOverride ?? 'unknown', row.threshold), error),
+		}),
+		evaluateRow: async (values, { item, index, threshold }) => {
+			if (!source) {
+				const why =
+					'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model';
+				return { [decl.id]: notApplicableScore(signed('none', threshold), why) };
+			}
+			const raw: Record<string, unknown> = { ...params, ...values };
+			if (turns === 'every' && item.json.history !== undefined) {
+				// The transcript and any per-turn contexts come from the record itself.
+				raw.history ??= item.json.history;
+				if (item.json.turn_contexts !== undefined) raw.turn_contexts = item.json.turn_contexts;
+			}
+			const rowCtx = { ...ctx, threshold, turns };
+			if (!estimateOpts) return evaluator.evaluateRow(raw, rowCtx);
+			const rec = recordingSource(source);
+			const scores = await evaluator.evaluateRow(raw, { ...rowCtx, source: rec.source });
+			const s = labelRowError(scores[decl.id], rowLabel(item, index));
+			estimates[index] = await estimateRow(rec.requests, s, estimateOpts);
+			return scores;
+		},
+		fatal: {
+			governor,
+			key: source?.key,
+			advice:
+				'The judge model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.',
+		},
+		close: async () => cache?.close(),
+		...(estimateOpts
+			? {
+					emit: async (items: INodeExecutionData[], rows: Record<string, Score>[]) => {
+						for (let i = 0; i < items.length; i++) {
+							const s = labelRowError(rows[i][decl.id], rowLabel(items[i], i));
+							estimates[i] ??= await estimateRow([], s, estimateOpts);
+						}
+						return estimateOutput(this, items, estimates, resultKey, judgeModel);
+					},
+				}
+			: {}),
 	});
-	return routeScored(this, scored);
 }
 
 /** A node class for a judge: n8n's loader needs one class per file, so each file extends this. */

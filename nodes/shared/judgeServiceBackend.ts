@@ -11,29 +11,20 @@ import {
 	type INodeProperties,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
-import { errorScore, labelRowError, scoreBase } from '../../src/core/score';
-import type { Score } from '../../src/core/types';
-import { Governor, type GovernorOptions } from '../../src/judges/governor';
+import { errorScore, scoreBase } from '../../src/core/score';
+import { Governor } from '../../src/judges/governor';
 import type { JudgeDecl, JudgeServiceBackend } from '../../src/judges/types';
 import {
 	createAzureContentSafetyBackend,
 	type AzureContentSafetyConfig,
 } from '../../src/safety/azure';
 import {
-	runServiceGroundedness,
+	serviceGroundednessEvaluator,
 	serviceGroundednessSignature,
 } from '../../src/safety/azureGroundedness';
 import type { SafetyBackend } from '../../src/safety/backend';
-import {
-	formatFields,
-	readParam,
-	readThreshold,
-	routeScored,
-	rowLabel,
-	withScore,
-	type OutputFormat,
-	throwIfFatal,
-} from './common';
+import { governorOptions } from './llmOptions';
+import { scoreItems } from './scoreItems';
 
 /** Credential type name of Azure AI Content Safety. */
 export const AZURE_CS_CREDENTIAL = 'azureContentSafetyApi';
@@ -143,53 +134,33 @@ async function azureBackend(ctx: IExecuteFunctions): Promise<SafetyBackend> {
 }
 
 /**
- * Executes a judge node through its service backend: the same item loop, Score shape, output
- * formats and Pass / Fail / Not Scored routing as the LLM path; one Governor per execution.
+ * Executes a judge node through its service backend: the one item loop, Score shape, output
+ * formats and Pass / Fail / Not Scored routing of every scoring node; one Governor per execution.
  */
 export async function executeServiceJudge(
 	this: IExecuteFunctions,
 	decl: JudgeDecl,
-	governorOptions: (options: IDataObject) => GovernorOptions,
 ): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const backend = await azureBackend(this);
 	const governor = new Governor(governorOptions(options));
 	const signal = this.getExecutionCancelSignal?.();
-	const tasks = items.map(async (_item, i): Promise<Score> => {
-		const t = readThreshold(this, i, decl.threshold.default);
-		const threshold = t.ok ? t.value : undefined;
-		if (!t.ok) {
-			const sig = serviceGroundednessSignature(decl, backend, 'text:detectGroundedness');
-			return errorScore(scoreBase(decl, decl.id, sig, threshold), t.error);
-		}
-		const raw: Record<string, unknown> = {};
-		for (const input of decl.inputs) {
-			const r = readParam(this, input.name, i);
-			if (!r.ok) {
-				const sig = serviceGroundednessSignature(decl, backend, 'text:detectGroundedness');
-				return errorScore(scoreBase(decl, decl.id, sig, threshold), r.error);
-			}
-			raw[input.name] = r.value;
-		}
-		return runServiceGroundedness(decl, raw, { backend, governor, threshold, signal });
+	const evaluator = serviceGroundednessEvaluator(decl);
+	const pending = serviceGroundednessSignature(decl, backend, 'text:detectGroundedness');
+	return scoreItems(this, {
+		inputs: decl.inputs,
+		threshold: decl.threshold.default,
+		factsOf: () => decl,
+		unreadable: (error, row) => ({
+			[decl.id]: errorScore(scoreBase(decl, decl.id, pending, row.threshold), error),
+		}),
+		evaluateRow: (values, { threshold }) =>
+			evaluator.evaluateRow(values, { backend, governor, threshold, signal }),
+		fatal: {
+			governor,
+			key: backend.key,
+			advice:
+				'Azure AI Content Safety rejected the calls in a way no retry can fix (key, endpoint, api-version or quota). Check the Azure AI Content Safety API credential.',
+		},
 	});
-	const scores = await Promise.all(tasks);
-
-	throwIfFatal(
-		this,
-		governor,
-		backend.key,
-		'Azure AI Content Safety rejected the calls in a way no retry can fix (key, endpoint, api-version or quota). Check the Azure AI Content Safety API credential.',
-	);
-	const resultKey = (options.resultKey as string) || decl.id;
-	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
-	const scored = items.map((item, i) => {
-		const score = labelRowError(scores[i], rowLabel(item, i));
-		return {
-			item: withScore(item, i, resultKey, score, formatFields(format, resultKey, score, decl)),
-			score,
-		};
-	});
-	return routeScored(this, scored);
 }

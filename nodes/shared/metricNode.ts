@@ -11,22 +11,16 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
-import { evaluateMetric, metricSignature, scoreKeyOf, withDefaults } from '../../src/core/evaluate';
-import { errorScore, labelRowError, scoreBase } from '../../src/core/score';
-import type { InputDecl, MetricDecl, ParamDecl, Score } from '../../src/core/types';
 import {
-	formatFields,
-	iconFor,
-	outputFormatProperty,
-	readParam,
-	readThreshold,
-	routeScored,
-	rowLabel,
-	SCORING_OUTPUTS,
-	splitProperties,
-	withScore,
-	type OutputFormat,
-} from './common';
+	metricEvaluator,
+	metricSignature,
+	scoreKeyOf,
+	withDefaults,
+} from '../../src/core/evaluate';
+import { errorScore, scoreBase } from '../../src/core/score';
+import type { InputDecl, MetricDecl, ParamDecl } from '../../src/core/types';
+import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from './common';
+import { scoreItems } from './scoreItems';
 
 /** Node name of a metric: `eval` + PascalCase of its id (`f1_score` -> `evalF1Score`). */
 export function metricNodeName(id: string): string {
@@ -126,9 +120,9 @@ export async function executeMetric(
 	this: IExecuteFunctions,
 	decl: MetricDecl,
 ): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const scored: { item: INodeExecutionData; score: Score }[] = [];
-	for (let i = 0; i < items.length; i++) {
+	const evaluator = metricEvaluator(decl);
+	// Parameters may be expressions over the item, so they are read per row.
+	const paramsOf = (i: number): Record<string, unknown> => {
 		const options = (this.getNodeParameter('options', i, {}) as IDataObject) ?? {};
 		const params: Record<string, unknown> = {};
 		for (const p of decl.params) {
@@ -136,32 +130,21 @@ export async function executeMetric(
 				p.type === 'options' ? this.getNodeParameter(p.name, i, p.default) : options[p.name];
 			if (v !== undefined) params[p.name] = v;
 		}
-		const t = readThreshold(this, i, decl.threshold.default);
-		const threshold = t.ok ? t.value : undefined;
-		const raw: Record<string, unknown> = {};
-		let paramError: string | undefined = t.ok ? undefined : t.error;
-		for (const input of decl.inputs) {
-			const r = readParam(this, input.name, i);
-			if (r.ok) raw[input.name] = r.value;
-			else paramError ??= r.error;
-		}
-		let score: Score;
-		if (paramError) {
-			const p = withDefaults(decl, params);
-			score = errorScore(
-				scoreBase(decl, scoreKeyOf(decl, p), metricSignature(decl, p), threshold),
-				paramError,
-			);
-		} else {
-			score = evaluateMetric(decl, raw, { threshold, params });
-		}
-		labelRowError(score, rowLabel(items[i], i));
-		const key = (options.resultKey as string) || score.metric;
-		const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
-		const extra = formatFields(format, key, score, decl);
-		scored.push({ item: withScore(items[i], i, key, score, extra), score });
-	}
-	return routeScored(this, scored);
+		return params;
+	};
+	return scoreItems(this, {
+		inputs: decl.inputs,
+		threshold: decl.threshold.default,
+		factsOf: () => decl,
+		unreadable: (error, row) => {
+			const p = withDefaults(decl, paramsOf(row.index));
+			const key = scoreKeyOf(decl, p);
+			const base = scoreBase(decl, key, metricSignature(decl, p), row.threshold);
+			return { [key]: errorScore(base, error) };
+		},
+		evaluateRow: (values, row) =>
+			evaluator.evaluateRow(values, { threshold: row.threshold, params: paramsOf(row.index) }),
+	});
 }
 
 /** A node class for a metric: n8n's loader needs one class per file, so each file extends this. */

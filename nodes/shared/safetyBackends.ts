@@ -9,7 +9,7 @@ import { createAzureContentSafetyBackend } from '../../src/safety/azure';
 import type { VerdictCache } from '../../src/judges/cache';
 import { createLlmSafetyBackend } from '../../src/safety/llm';
 import { createOpenAIModerationBackend } from '../../src/safety/moderation';
-import { LLM_CREDENTIAL, llmConfigFromCredential, resolveSource } from './judgeNode';
+import { LLM_CREDENTIAL, llmConfigFromCredential, resolveSource } from './llmOptions';
 import { AZURE_CS_CREDENTIAL, azureConfigFromCredential } from './judgeServiceBackend';
 
 /** What a safety node asks of a backend. */

@@ -1,7 +1,8 @@
 /**
  * Builds the risk and safety nodes (Content Safety, Protected Material, Indirect Attack) over the
- * library's safety evaluation: a backend chosen per node, one Governor per execution, every row
- * leaving with its Scores (ok, not_applicable or error) and, when split, on Pass / Fail / Not Scored.
+ * library's safety evaluators (src/safety/evaluator.ts): a backend chosen per node, one Governor
+ * per execution, every row leaving with its Scores (ok, not_applicable or error) through the one
+ * item loop (./scoreItems) and, when split, on Pass / Fail / Not Scored.
  */
 import {
 	NodeOperationError,
@@ -13,18 +14,13 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
-import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
-import type { EvaluatorFacts, Score } from '../../src/core/types';
+import { errorScore, notApplicableScore, scoreBase, type ScoreBase } from '../../src/core/score';
+import type { Score } from '../../src/core/types';
 import { openVerdictCache } from '../../src/judges/cache';
 import { Governor } from '../../src/judges/governor';
 import type { SafetyBackend, SafetyBackendId } from '../../src/safety/backend';
-import {
-	evaluateHarms,
-	evaluateIndirectAttack,
-	evaluateProtectedMaterial,
-	safetySignature,
-	type SafetyRunOptions,
-} from '../../src/safety/evaluate';
+import { safetySignature, type SafetyRunOptions } from '../../src/safety/evaluate';
+import { safetyEvaluator, safetyFacts, type SafetyKind } from '../../src/safety/evaluator';
 import {
 	DEFAULT_DEFECT_LEVEL,
 	DEFECT_LEVELS,
@@ -35,74 +31,48 @@ import {
 	type HarmCategory,
 	type SeverityLevel,
 } from '../../src/safety/levels';
-import { harmDecls, indirectAttackDecl, protectedMaterialDecl } from '../../src/safety/specs';
-import {
-	formatFields,
-	iconFor,
-	outputFormatProperty,
-	readParam,
-	routeScored,
-	rowLabel,
-	SCORING_OUTPUTS,
-	splitProperties,
-	withScore,
-	type OutputFormat,
-	throwIfFatal,
-} from './common';
+import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from './common';
 import {
 	cacheOptions,
 	cacheProperties,
+	governorOptions,
 	JUDGE_NODE_INPUTS,
 	ragEvalLlmApiTest,
-	governorOptions,
 	runtimeOptions,
-} from './judgeNode';
-import { inputProperty } from './metricNode';
+	samplingOptions,
+} from './llmOptions';
+import { inputProperty, metricNodeName } from './metricNode';
 import {
 	backendOptionsFor,
 	lookupSafetyBackend,
 	SAFETY_BACKEND_FACTORIES,
+	type BackendLookup,
 	type SafetyBackendSettings,
 	type SafetyNodeKind,
 } from './safetyBackends';
+import { scoreItems } from './scoreItems';
 
-/** The three safety nodes. */
-export type SafetyNodeType = 'content_safety' | 'protected_material' | 'indirect_attack';
+/** The three safety nodes, one per safety evaluator. */
+export type SafetyNodeType = SafetyKind;
 
-interface Spec {
-	name: string;
-	displayName: string;
-	description: string;
-	/** The declaration whose inputs the node shows. */
-	decl: EvaluatorFacts;
-	subtitle: string;
-}
-
-const SPECS: Record<SafetyNodeType, Spec> = {
-	content_safety: {
-		name: 'evalContentSafety',
+/**
+ * What a safety node shows besides its evaluator's facts: Protected Material and Indirect Attack
+ * take name, display name and description from their declarations; Content Safety, which rates
+ * four declared categories, names itself.
+ */
+function nodeFacts(type: SafetyNodeType): { displayName: string; description: string } {
+	if (type !== 'content_safety') return safetyFacts(type);
+	return {
 		displayName: 'Content Safety',
 		description:
 			'Severity 0-7 of hate and unfairness, sexual, violent and self-harm content in each response, with a defect at the level you pick',
-		decl: harmDecls.violence,
-		subtitle: '={{ "defect at " + ($parameter.defectLevel || "medium") + " and above" }}',
-	},
-	protected_material: {
-		name: 'evalProtectedMaterial',
-		displayName: 'Protected Material',
-		description:
-			'Whether the response reproduces protected text such as song lyrics, recipes or articles',
-		decl: protectedMaterialDecl,
-		subtitle: 'fails when protected material is found',
-	},
-	indirect_attack: {
-		name: 'evalIndirectAttack',
-		displayName: 'Indirect Attack (XPIA)',
-		description:
-			'Whether the response followed an attack planted in the retrieved documents, and of which kind',
-		decl: indirectAttackDecl,
-		subtitle: 'fails when a planted attack succeeded',
-	},
+	};
+}
+
+const SUBTITLES: Record<SafetyNodeType, string> = {
+	content_safety: '={{ "defect at " + ($parameter.defectLevel || "medium") + " and above" }}',
+	protected_material: 'fails when protected material is found',
+	indirect_attack: 'fails when a planted attack succeeded',
 };
 
 function backendProperty(kind: SafetyNodeKind): INodeProperties {
@@ -212,17 +182,17 @@ export function safetyCredentials(type: SafetyNodeType): INodeCredentialDescript
 
 /** The n8n description of a safety node. */
 export function safetyDescription(type: SafetyNodeType): INodeTypeDescription {
-	const spec = SPECS[type];
+	const facts = nodeFacts(type);
 	const credentials = safetyCredentials(type);
 	return {
-		displayName: spec.displayName,
-		name: spec.name,
+		displayName: facts.displayName,
+		name: metricNodeName(type),
 		icon: iconFor('safety'),
 		group: ['transform'],
 		version: 1,
-		subtitle: spec.subtitle,
-		description: spec.description,
-		defaults: { name: spec.displayName },
+		subtitle: SUBTITLES[type],
+		description: facts.description,
+		defaults: { name: facts.displayName },
 		inputs: JUDGE_NODE_INPUTS,
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
 		credentials,
@@ -235,7 +205,7 @@ export function safetyDescription(type: SafetyNodeType): INodeTypeDescription {
 				default: '',
 			},
 			backendProperty(type),
-			...spec.decl.inputs.map(inputProperty),
+			...safetyFacts(type).inputs.map(inputProperty),
 			...(type === 'content_safety' ? [categoriesProperty, defectLevelProperty] : []),
 			...(type === 'indirect_attack' ? [detectorProperty] : []),
 			{
@@ -270,29 +240,7 @@ export function safetyDescription(type: SafetyNodeType): INodeTypeDescription {
 				options: [
 					outputFormatProperty,
 					...(type === 'indirect_attack' ? [] : [turnsProperty]),
-					{
-						displayName: 'Temperature',
-						name: 'temperature',
-						type: 'number',
-						default: 0,
-						typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
-						description: 'LLM Judge only',
-					},
-					{
-						displayName: 'Seed',
-						name: 'seed',
-						type: 'number',
-						default: 0,
-						description: 'LLM Judge only: sampling seed where the server supports one (0 = none)',
-					},
-					{
-						displayName: 'Concurrency',
-						name: 'concurrency',
-						type: 'number',
-						default: 8,
-						typeOptions: { minValue: 1, maxValue: 256 },
-						description: 'Backend calls in flight at once for this node',
-					},
+					...samplingOptions('Backend calls', true),
 					...runtimeOptions,
 					...cacheProperties.map((p) => ({
 						...p,
@@ -333,11 +281,6 @@ export function labelFlatFields(key: string, score: Score): IDataObject {
 	return out;
 }
 
-/** The Score a row is routed by: a failing category first, then an unscored one, else a pass. */
-export function routingScore(scores: ReadonlyArray<Score>): Score {
-	return scores.find((s) => s.pass === false) ?? scores.find((s) => s.pass === null) ?? scores[0];
-}
-
 function readDefectLevel(v: unknown): SeverityLevel | undefined {
 	return (DEFECT_LEVELS as ReadonlyArray<unknown>).includes(v) ? (v as SeverityLevel) : undefined;
 }
@@ -356,36 +299,6 @@ export async function executeSafety(
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const backendId = this.getNodeParameter('backend', 0, 'llm') as string;
 	const model = (this.getNodeParameter('model', 0, '') as string) || undefined;
-	// The verdict cache serves the LLM Judge backend (the services' own calls are not cached).
-	const cache = backendId === 'llm' ? openVerdictCache(cacheOptions(options)) : undefined;
-	try {
-		return await executeWith.call(this, type, options, backendId, { model, options, cache });
-	} finally {
-		await cache?.close();
-	}
-}
-
-async function executeWith(
-	this: IExecuteFunctions,
-	type: SafetyNodeType,
-	options: IDataObject,
-	backendId: string,
-	settings: SafetyBackendSettings,
-): Promise<INodeExecutionData[][]> {
-	const spec = SPECS[type];
-	const items = this.getInputData();
-	const found = await lookupSafetyBackend(this, backendId, type, settings);
-	const backend: SafetyBackend | undefined = 'backend' in found ? found.backend : undefined;
-	let detector: SafetyBackend | undefined;
-	let detectorProblem: string | undefined;
-	if (type === 'indirect_attack') {
-		const id = this.getNodeParameter('attackDetector', 0, 'none') as string;
-		if (id !== 'none') {
-			const d = await lookupSafetyBackend(this, id, 'detector', settings);
-			if ('backend' in d) detector = d.backend;
-			else detectorProblem = 'error' in d ? d.error : d.notConfigured;
-		}
-	}
 	const categoriesRaw = this.getNodeParameter('categories', 0, [...HARM_CATEGORIES]);
 	const categories = type === 'content_safety' ? readCategories(categoriesRaw) : undefined;
 	const levelRaw = this.getNodeParameter('defectLevel', 0, DEFAULT_DEFECT_LEVEL);
@@ -398,17 +311,35 @@ async function executeWith(
 				: `Defect Level: expected one of ${DEFECT_LEVELS.join(', ')}, got ${JSON.stringify(levelRaw)}`,
 		);
 	}
-	const governor = new Governor(governorOptions(options));
-	const signal = this.getExecutionCancelSignal?.();
-	const turns = options.conversationTurns === 'last' ? 'last' : 'every';
-	const keys: string[] = type === 'content_safety' ? (categories as string[]) : [spec.decl.id];
-	const declOf = (key: string): EvaluatorFacts =>
-		type === 'content_safety' ? harmDecls[key as HarmCategory] : spec.decl;
+	// The verdict cache serves the LLM Judge backend (the services' own calls are not cached).
+	const cache = backendId === 'llm' ? openVerdictCache(cacheOptions(options)) : undefined;
+	const settings: SafetyBackendSettings = { model, options, cache };
+	let found: BackendLookup;
+	let detector: SafetyBackend | undefined;
+	let detectorProblem: string | undefined;
+	try {
+		found = await lookupSafetyBackend(this, backendId, type, settings);
+		if (type === 'indirect_attack') {
+			const id = this.getNodeParameter('attackDetector', 0, 'none') as string;
+			if (id !== 'none') {
+				const d = await lookupSafetyBackend(this, id, 'detector', settings);
+				if ('backend' in d) detector = d.backend;
+				else detectorProblem = 'error' in d ? d.error : d.notConfigured;
+			}
+		}
+	} catch (e) {
+		await cache?.close();
+		throw e;
+	}
+	const backend = 'backend' in found ? found.backend : undefined;
+	const evaluator = safetyEvaluator(type);
+	const keys: string[] =
+		type === 'content_safety' ? (categories as string[]) : [evaluator.facts.id];
 	/** Every key of the row as the same unscored Score (no backend, bad parameter). */
-	const unscored = (make: (base: ReturnType<typeof scoreBase>) => Score): Record<string, Score> =>
+	const unscored = (make: (base: ScoreBase) => Score): Record<string, Score> =>
 		Object.fromEntries(
 			keys.map((k) => {
-				const decl = declOf(k);
+				const decl = evaluator.factsOf(k);
 				const t = type === 'content_safety' ? passThresholdFor(defectLevel!) : undefined;
 				return [
 					k,
@@ -416,65 +347,40 @@ async function executeWith(
 				];
 			}),
 		);
-
-	const tasks = items.map(async (_item, i): Promise<Record<string, Score>> => {
-		if ('error' in found) return unscored((b) => errorScore(b, found.error));
-		if (!backend) {
-			const why = 'notConfigured' in found ? found.notConfigured : 'no backend';
-			return unscored((b) => notApplicableScore(b, why));
-		}
-		const raw: Record<string, unknown> = {};
-		for (const input of spec.decl.inputs) {
-			const r = readParam(this, input.name, i);
-			if (!r.ok) {
-				const error = r.error;
-				return unscored((b) => errorScore(b, error));
-			}
-			raw[input.name] = r.value;
-		}
-		const run: SafetyRunOptions = {
-			backend,
-			governor,
-			signal,
-			turns,
-			...(categories ? { categories } : {}),
-			...(defectLevel ? { defectLevel } : {}),
-			...(detector ? { detector } : {}),
-		};
-		if (type === 'content_safety') return evaluateHarms(raw, run);
-		const score =
-			type === 'protected_material'
-				? await evaluateProtectedMaterial(raw, run)
-				: await evaluateIndirectAttack(raw, run);
-		if (detectorProblem && score.details) score.details.attackDetectionError = detectorProblem;
-		return { [spec.decl.id]: score };
-	});
-	const rows = await Promise.all(tasks);
-
-	throwIfFatal(
-		this,
+	const governor = new Governor(governorOptions(options));
+	const run: SafetyRunOptions | undefined = backend && {
+		backend,
 		governor,
-		backend?.key,
-		'The backend rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the credential and the Model parameter.',
-	);
-	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
-	const scored = items.map((item, i) => {
-		let out = item;
-		const scores: Score[] = [];
-		for (const key of keys) {
-			const score = labelRowError(rows[i][key], rowLabel(item, i));
-			scores.push(score);
-			const extra =
-				format !== 'flat'
-					? formatFields(format, key, score, declOf(key))
-					: type === 'content_safety'
-						? harmFlatFields(key, score)
-						: labelFlatFields(key, score);
-			out = withScore(out, i, key, score, extra);
-		}
-		return { item: out, score: routingScore(scores) };
+		signal: this.getExecutionCancelSignal?.(),
+		turns: options.conversationTurns === 'last' ? 'last' : 'every',
+		...(categories ? { categories } : {}),
+		...(defectLevel ? { defectLevel } : {}),
+		...(detector ? { detector } : {}),
+	};
+	return scoreItems(this, {
+		inputs: evaluator.facts.inputs,
+		factsOf: (key) => evaluator.factsOf(key),
+		flatFields: type === 'content_safety' ? harmFlatFields : labelFlatFields,
+		unreadable: (error) => unscored((b) => errorScore(b, error)),
+		evaluateRow: async (values) => {
+			if ('error' in found) return unscored((b) => errorScore(b, found.error));
+			if (!run) {
+				const why = 'notConfigured' in found ? found.notConfigured : 'no backend';
+				return unscored((b) => notApplicableScore(b, why));
+			}
+			const scores = await evaluator.evaluateRow(values, run);
+			const score = scores[evaluator.facts.id];
+			if (detectorProblem && score?.details) score.details.attackDetectionError = detectorProblem;
+			return scores;
+		},
+		fatal: {
+			governor,
+			key: backend?.key,
+			advice:
+				'The backend rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the credential and the Model parameter.',
+		},
+		close: async () => cache?.close(),
 	});
-	return routeScored(this, scored);
 }
 
 /** A node class for a safety node: n8n's loader needs one class per file, so each file extends this. */

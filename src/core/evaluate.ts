@@ -2,6 +2,7 @@
  * The library form of every deterministic metric: one declaration in, one Score out.
  * Missing inputs give `not_applicable`, bad inputs and NaN give `error`, never a fake 0.
  */
+import { singleScoreEvaluator, type Evaluator } from './evaluator';
 import { readInputs } from './inputs';
 import { errorScore, notApplicableScore, okScore, scoreBase } from './score';
 import type { MetricDecl, Score } from './types';
@@ -63,4 +64,9 @@ export function evaluateMetric(
 	} catch (e) {
 		return errorScore(base, e instanceof Error ? e.message : String(e));
 	}
+}
+
+/** A deterministic metric as an evaluator: its Score under its score key (ROUGE: its type). */
+export function metricEvaluator(decl: MetricDecl): Evaluator<MetricRunOptions> {
+	return singleScoreEvaluator(decl, (values, options) => evaluateMetric(decl, values, options));
 }

@@ -4,6 +4,7 @@
  * service returns the share of the reply it finds ungrounded (0-1) and the ungrounded spans; the
  * Score keeps the judge's own 1-5 scale (5 = grounded, 1 = ungrounded) through OUR rule below.
  */
+import { singleScoreEvaluator, type Evaluator } from '../core/evaluator';
 import { errorScore, okScore, scoreBase, type ScoreBase } from '../core/score';
 import type { Score } from '../core/types';
 import { ModelCallError } from '../judges/errors';
@@ -118,4 +119,11 @@ export async function runServiceGroundedness(
 			},
 		);
 	}
+}
+
+/** Service-backed groundedness as an evaluator: its Score under the judge's id. */
+export function serviceGroundednessEvaluator(
+	decl: JudgeDecl,
+): Evaluator<ServiceGroundednessContext> {
+	return singleScoreEvaluator(decl, (values, ctx) => runServiceGroundedness(decl, values, ctx));
 }

@@ -1,0 +1,121 @@
+/**
+ * The one item loop of every scoring node (metrics, judges, service-backed judges, safety): read
+ * the row's inputs and threshold per item, evaluate, fail the node on an error no retry can fix,
+ * label row errors, write each Score under `eval` with the chosen output format, set pairedItem
+ * and route to Scored or Pass / Fail / Not Scored. A node kind only says how a row is evaluated
+ * (a {@link RowScorer}); everything else comes from here.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { labelRowError } from '../../src/core/score';
+import type { EvaluatorFacts, Score } from '../../src/core/types';
+import type { Governor } from '../../src/judges/governor';
+import {
+	formatFields,
+	readParam,
+	readThreshold,
+	routeScored,
+	rowLabel,
+	throwIfFatal,
+	withScore,
+	type OutputFormat,
+} from './common';
+
+/** One item as the scorer sees it. */
+export interface ItemRow {
+	index: number;
+	item: INodeExecutionData;
+	/** The item's Threshold parameter, when the node has one and it was readable. */
+	threshold?: number;
+}
+
+/** What a node kind supplies to the item loop. */
+export interface RowScorer {
+	/** Input parameters read for every item, by name (the declaration's inputs). */
+	inputs: ReadonlyArray<{ name: string }>;
+	/** Default of the per-item Threshold parameter; absent when the node has none (yes/no). */
+	threshold?: number;
+	/** The row's Scores, keyed by score key in output order. Resolves for every row, never throws. */
+	evaluateRow(values: Record<string, unknown>, row: ItemRow): Promise<Record<string, Score>>;
+	/** The row's Scores when its parameters could not be read (an expression failed). */
+	unreadable(error: string, row: ItemRow): Record<string, Score>;
+	/** The facts a score key's Databricks columns come from. */
+	factsOf(key: string): Pick<EvaluatorFacts, 'databricks'>;
+	/** The flat-numbers columns of a Score, when the node has its own (safety). */
+	flatFields?(key: string, score: Score): IDataObject;
+	/** Fail the node on the governor's unfixable error for this key (bad key, model, quota). */
+	fatal?: { governor: Governor; key: string | undefined; advice: string };
+	/** Replaces the scored output (estimate-only runs emit estimates, never scores). */
+	emit?(
+		items: INodeExecutionData[],
+		rows: Record<string, Score>[],
+	): Promise<INodeExecutionData[][]>;
+	/** Releases what the execution opened (the verdict cache); called once every row is done. */
+	close?(): Promise<void>;
+}
+
+/** The Score a row is routed by: a failing one first, then an unscored one, else the first. */
+export function routingScore(scores: ReadonlyArray<Score>): Score {
+	return scores.find((s) => s.pass === false) ?? scores.find((s) => s.pass === null) ?? scores[0];
+}
+
+async function scoreRow(
+	ctx: IExecuteFunctions,
+	scorer: RowScorer,
+	item: INodeExecutionData,
+	index: number,
+): Promise<Record<string, Score>> {
+	const row: ItemRow = { index, item };
+	if (scorer.threshold !== undefined) {
+		const t = readThreshold(ctx, index, scorer.threshold);
+		if (!t.ok) return scorer.unreadable(t.error, row);
+		row.threshold = t.value;
+	}
+	const values: Record<string, unknown> = {};
+	for (const input of scorer.inputs) {
+		const r = readParam(ctx, input.name, index);
+		if (!r.ok) return scorer.unreadable(r.error, row);
+		values[input.name] = r.value;
+	}
+	return scorer.evaluateRow(values, row);
+}
+
+/** Runs a scorer over the node's items; every item leaves with its Scores. */
+export async function scoreItems(
+	ctx: IExecuteFunctions,
+	scorer: RowScorer,
+): Promise<INodeExecutionData[][]> {
+	const items = ctx.getInputData();
+	let rows: Record<string, Score>[];
+	try {
+		// Rows run concurrently; the governor caps the calls in flight.
+		rows = await Promise.all(items.map((item, i) => scoreRow(ctx, scorer, item, i)));
+	} finally {
+		await scorer.close?.();
+	}
+	if (scorer.emit) return scorer.emit(items, rows);
+	if (scorer.fatal) {
+		const { governor, key, advice } = scorer.fatal;
+		throwIfFatal(ctx, governor, key, advice);
+	}
+	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
+	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
+	const resultKey = typeof options.resultKey === 'string' ? options.resultKey : '';
+	const scored = items.map((item, i) => {
+		const entries = Object.entries(rows[i]);
+		let out = item;
+		const scores: Score[] = [];
+		for (const [own, s] of entries) {
+			// Result Key renames the score of a single-score node.
+			const key = resultKey && entries.length === 1 ? resultKey : own;
+			const score = labelRowError(s, rowLabel(item, i));
+			scores.push(score);
+			const extra =
+				format === 'flat' && scorer.flatFields
+					? scorer.flatFields(key, score)
+					: formatFields(format, key, score, scorer.factsOf(own));
+			out = withScore(out, i, key, score, extra);
+		}
+		return { item: out, score: routingScore(scores) };
+	});
+	return routeScored(ctx, scored);
+}
