@@ -317,6 +317,7 @@ export async function executeSafety(
 	let found: BackendLookup;
 	let detector: SafetyBackend | undefined;
 	let detectorProblem: string | undefined;
+	let ready = false;
 	try {
 		found = await lookupSafetyBackend(this, backendId, type, settings);
 		if (type === 'indirect_attack') {
@@ -327,9 +328,10 @@ export async function executeSafety(
 				else detectorProblem = 'error' in d ? d.error : d.notConfigured;
 			}
 		}
-	} catch (e) {
-		await cache?.close();
-		throw e;
+		ready = true;
+	} finally {
+		// A failed lookup fails the node: the store it opened is released first.
+		if (!ready) await cache?.close();
 	}
 	const backend = 'backend' in found ? found.backend : undefined;
 	const evaluator = safetyEvaluator(type);
