@@ -4,7 +4,7 @@
  */
 import { singleScoreEvaluator, type Evaluator } from './evaluator';
 import { readInputs } from './inputs';
-import { errorScore, notApplicableScore, okScore, scoreBase } from './score';
+import { errorScore, notApplicableScore, okScore, scoreBase, signatureOf } from './score';
 import type { MetricDecl, Score } from './types';
 
 /** Options of one metric evaluation. */
@@ -32,7 +32,7 @@ export function scoreKeyOf(decl: MetricDecl, params: Record<string, unknown>): s
 /** Signature of a metric with its parameters, sacreBLEU-style. */
 export function metricSignature(decl: MetricDecl, params: Record<string, unknown>): string {
 	const p = decl.params.map((d) => `${d.name}:${String(params[d.name])}`).join('|');
-	return [`metric:${decl.id}@${decl.version}`, decl.signatureParts, p].filter(Boolean).join('|');
+	return signatureOf('metric', decl, decl.signatureParts, p);
 }
 
 /** Evaluate a deterministic metric on one row of raw input values keyed by input name. */

@@ -195,3 +195,13 @@ export function readInputs(decls: InputDecl[], raw: Record<string, unknown>): Re
 	if (missing.length) return { ok: false, missing, reason: missingReason(missing) };
 	return { ok: true, values };
 }
+
+/**
+ * The one row reader of every evaluator: each declared input by its input name or, failing that,
+ * its record field (`retrieved_context`), then read as {@link readInputs} does.
+ */
+export function readRow(decls: InputDecl[], row: Record<string, unknown>): ReadInputs {
+	const raw: Record<string, unknown> = {};
+	for (const d of decls) raw[d.name] = row[d.name] !== undefined ? row[d.name] : row[d.field];
+	return readInputs(decls, raw);
+}

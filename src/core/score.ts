@@ -106,3 +106,16 @@ function withExtras(score: Score, extras: ScoreExtras): Score {
 	}
 	return score;
 }
+
+/**
+ * The one signature builder: `<kind>:<id>@<version>` then the parts that decide the value
+ * (model, temperature, prompt hash, backend, tokenizer...), `|`-separated, empty parts dropped.
+ * Never given a credential.
+ */
+export function signatureOf(
+	kind: 'metric' | 'judge' | 'safety',
+	decl: Pick<EvaluatorFacts, 'id' | 'version'>,
+	...parts: ReadonlyArray<string | undefined>
+): string {
+	return [`${kind}:${decl.id}@${decl.version}`, ...parts].filter(Boolean).join('|');
+}

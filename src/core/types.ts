@@ -130,6 +130,12 @@ export interface DatabricksNames {
 	runMetric: string;
 }
 
+/**
+ * How a conversation's per-turn values fold into the row's value: their mean, the worst turn (by
+ * the evaluator's direction), or the last turn.
+ */
+export type TurnRule = 'mean' | 'worst' | 'last';
+
 /** Facts every evaluator (metric or judge) declares besides its computation. */
 export interface EvaluatorFacts {
 	id: string;
@@ -147,6 +153,8 @@ export interface EvaluatorFacts {
 	rootCause?: RootCauseDecl;
 	/** Databricks column and run-metric names, when Databricks has the judge or metric. */
 	databricks?: DatabricksNames;
+	/** Folding of per-turn values; default: worst for yes/no and severities, else the mean. */
+	turnRule?: TurnRule;
 }
 
 /** Result of a deterministic metric's computation on one row. */

@@ -15,10 +15,18 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { okScore, type ScoreBase } from '../core/score';
-import { sumUsage } from '../core/usage';
-import type { Score, Usage } from '../core/types';
+import type { CacheInfo, CacheStoreKind } from '../core/usage';
+import type { Score } from '../core/types';
 import type { ModelSource } from './model';
 import type { BareCall, JudgeDecl, JudgePrompt } from './types';
+
+export {
+	cacheInfoOf,
+	foldCacheInfo,
+	foldCacheInfos,
+	type CacheInfo,
+	type CacheStoreKind,
+} from '../core/usage';
 
 /**
  * The call settings a key is made of (a judge context has them all). Named here rather than
@@ -32,9 +40,6 @@ export interface CallSettings {
 	maxTokens?: number;
 }
 
-/** Which store answered: `disk` (cacache in n8n's user folder) or `redis` (shared by workers). */
-export type CacheStoreKind = 'disk' | 'redis';
-
 /** A raw key-value store under the verdict cache; every method may throw (the cache catches). */
 export interface CacheBackend {
 	readonly kind: CacheStoreKind;
@@ -44,21 +49,6 @@ export interface CacheBackend {
 	set(key: string, value: string, ttlMs: number): Promise<void>;
 	remove(key: string): Promise<void>;
 	close(): Promise<void>;
-}
-
-/** What one Score says about the cache (`details.cache`); fan-out and per-turn rows sum calls. */
-export interface CacheInfo {
-	store: CacheStoreKind;
-	/** True when every model call of the Score was answered by the cache. */
-	hit: boolean;
-	/** Calls answered by the cache, and calls that went to the model (fan-out rows have several). */
-	hits: number;
-	misses: number;
-	/** HTTP calls and tokens the cached verdicts cost when they were first judged. */
-	savedCalls: number;
-	savedUsage?: Usage;
-	/** Why the cache was not used for (one of) the calls: corrupt entry, store unreachable... */
-	skipped?: string;
 }
 
 const CACHE_FORMAT = 'rag-eval-verdict/1';
@@ -335,38 +325,6 @@ export async function cachedCall(
 		};
 	}
 	return score;
-}
-
-/** The `details.cache` of a Score, when it has a well-formed one. */
-export function cacheInfoOf(score: Pick<Score, 'details'> | undefined): CacheInfo | undefined {
-	const c = score?.details?.cache as Partial<CacheInfo> | undefined;
-	if (typeof c !== 'object' || c === null) return undefined;
-	if (c.store !== 'disk' && c.store !== 'redis') return undefined;
-	return c as CacheInfo;
-}
-
-/**
- * Folds the cache of a row's calls (fan-out) or turns into the row's: hits and misses counted,
- * saved calls and tokens summed, the first skip reason kept. Undefined when no call used a cache.
- */
-export function foldCacheInfo(scores: ReadonlyArray<Score>): CacheInfo | undefined {
-	return foldCacheInfos(scores.map(cacheInfoOf));
-}
-
-/** `foldCacheInfo` over the cache summaries themselves (absent ones skipped). */
-export function foldCacheInfos(infos: ReadonlyArray<CacheInfo | undefined>): CacheInfo | undefined {
-	let out: CacheInfo | undefined;
-	for (const c of infos) {
-		if (!c) continue;
-		out ??= { store: c.store, hit: true, hits: 0, misses: 0, savedCalls: 0 };
-		out.hits += c.hits;
-		out.misses += c.misses;
-		out.savedCalls += c.savedCalls;
-		out.savedUsage = sumUsage(out.savedUsage, c.savedUsage);
-		out.skipped ??= c.skipped;
-	}
-	if (out) out.hit = out.misses === 0 && out.hits > 0;
-	return out;
 }
 
 /** Where the disk cache lives by default: `<N8N_USER_FOLDER or home>/.n8n/rag-eval-cache`. */

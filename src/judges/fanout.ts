@@ -9,9 +9,9 @@
  */
 import { InputError } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, type ScoreBase } from '../core/score';
-import type { Score, Usage } from '../core/types';
-import { sumUsage } from '../core/usage';
-import { bareKey, cachedCall, foldCacheInfo } from './cache';
+import type { Score } from '../core/types';
+import { foldScoreCalls } from '../core/usage';
+import { bareKey, cachedCall } from './cache';
 import type { JudgeContext } from './context';
 import { ModelCallError } from './errors';
 import type { ChatRequest } from './model';
@@ -164,18 +164,17 @@ export async function runFanOut(
 	};
 
 	const outcomes = await Promise.all(split.map((c) => runCall(decl, c, ctx, base)));
-	let usage: Usage | undefined;
-	let attempts = 0;
-	let model = requested;
-	for (const o of outcomes) {
-		usage = sumUsage(usage, o.score.usage);
-		attempts += o.score.attempts ?? 0;
-		if (o.score.model) model = o.score.model;
-	}
+	const cost = foldScoreCalls(outcomes.map((o) => o.score));
+	const model = cost.model ?? requested;
 	const calls = outcomes.map(callDetail);
-	const extras = { usage, model, attempts, latencyMs: Date.now() - started };
+	const extras = {
+		usage: cost.usage,
+		model,
+		attempts: cost.attempts,
+		latencyMs: Date.now() - started,
+	};
 	// The row's cache summary: hits, misses and what the cached calls saved.
-	const cache = foldCacheInfo(outcomes.map((o) => o.score));
+	const cache = cost.cache;
 	const withCache = cache ? { cache } : {};
 	const failed = outcomes.find((o) => o.score.status === 'error');
 	if (failed) {

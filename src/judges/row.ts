@@ -4,7 +4,7 @@
  * the row's error naming the field, never sent to the model), then the declaration's own
  * not-applicable rule.
  */
-import { readInputs } from '../core/inputs';
+import { readRow } from '../core/inputs';
 import { errorScore, notApplicableScore, type ScoreBase } from '../core/score';
 import type { Score } from '../core/types';
 import type { JudgeDecl } from './types';
@@ -15,11 +15,7 @@ export function readJudgeRow(
 	inputs: Record<string, unknown>,
 	base: ScoreBase,
 ): { values: Record<string, unknown> } | { score: Score } {
-	const raw: Record<string, unknown> = {};
-	for (const input of decl.inputs) {
-		raw[input.name] = inputs[input.name] !== undefined ? inputs[input.name] : inputs[input.field];
-	}
-	const read = readInputs(decl.inputs, raw);
+	const read = readRow(decl.inputs, inputs);
 	if (!read.ok) {
 		return {
 			score:

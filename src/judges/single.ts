@@ -6,7 +6,7 @@
  * text -> one re-ask) behind the verdict cache, which wraps the model call and nothing else.
  * Fan-out calls (./fanout) and conversation turns (./turns) come through here too.
  */
-import { errorScore, okScore, scoreBase, type ScoreBase } from '../core/score';
+import { errorScore, okScore, scoreBase, signatureOf, type ScoreBase } from '../core/score';
 import { sumUsage } from '../core/usage';
 import type { Score, Usage } from '../core/types';
 import { cachedCall, verdictKey } from './cache';
@@ -51,7 +51,13 @@ export function judgeSignature(
 	},
 ): string {
 	const hash = promptHash(effectivePrompt(decl, opts.promptOverride));
-	return `judge:${decl.id}@${decl.version}|model:${opts.model}|temp:${opts.temperature ?? 0}|prompt:${hash}`;
+	return signatureOf(
+		'judge',
+		decl,
+		`model:${opts.model}`,
+		`temp:${opts.temperature ?? 0}`,
+		`prompt:${hash}`,
+	);
 }
 
 function outputKeys(decl: JudgeDecl): string[] {

@@ -1,7 +1,7 @@
 /**
  * Conversations judged per turn (Azure's conversation format, seed 000): every assistant turn of
- * a conversation gets its own score, the row's value is their mean (severity harms: their max;
- * yes/no: yes only when every turn is yes), and the per-turn scores are kept in `details.turns`.
+ * a conversation gets its own score, folded by the judge's turn rule (src/core/turns.ts: ratings
+ * the mean; severities and yes/no the worst turn, so yes only when every turn is yes), and the per-turn scores are kept in `details.turns`.
  * The transcript is the row's `history` (earlier turns) plus its `request` and `response`. Only
  * the last turn has the row's retrieved context and ground truth, so a judge that reads context or
  * ground truth judges earlier turns only when they carry their own (`turn_contexts`, or the context
@@ -9,41 +9,13 @@
  * rather than rating them without documents.
  */
 import { coerceInput, InputError, type ChatTurn, type ContextDoc } from '../core/inputs';
+import { conversationTurns, foldTurns, turnRuleOf } from '../core/turns';
 import { errorScore, notApplicableScore, okScore, scoreBase } from '../core/score';
-import type { Score, Usage } from '../core/types';
-import { foldCacheInfo } from './cache';
-import { sumUsage } from '../core/usage';
+import type { Score } from '../core/types';
+import { foldScoreCalls } from '../core/usage';
 import { judgeSignature, runJudge, type JudgeContext } from './run';
 import { spendStopDetails } from './spend';
 import type { JudgeDecl } from './types';
-
-/** One exchange of a conversation: a user turn, the assistant's reply and what came before. */
-export interface ConversationTurn {
-	request: string;
-	response: string;
-	history: ChatTurn[];
-}
-
-/**
- * The exchanges of a transcript, in order: every assistant turn that follows a user turn, with
- * the turns before that user turn as its history. System turns stay in the history.
- */
-export function conversationTurns(transcript: ReadonlyArray<ChatTurn>): ConversationTurn[] {
-	const out: ConversationTurn[] = [];
-	let lastUser = -1;
-	transcript.forEach((m, i) => {
-		if (m.role === 'user') lastUser = i;
-		else if (m.role === 'assistant' && lastUser >= 0) {
-			out.push({
-				request: transcript[lastUser].content,
-				response: m.content,
-				history: transcript.slice(0, lastUser),
-			});
-			lastUser = -1;
-		}
-	});
-	return out;
-}
 
 const TURN_ONLY = new Set(['retrieved_context', 'expected_response', 'expected_facts']);
 
@@ -141,14 +113,8 @@ export async function runEveryTurn(
 			return runJudge(decl, row, ctx);
 		}),
 	);
-	let usage: Usage | undefined;
-	let attempts = 0;
-	let answered = model;
-	for (const s of scores) {
-		usage = sumUsage(usage, s.usage);
-		attempts += s.attempts ?? 0;
-		if (s.model) answered = s.model;
-	}
+	const folded = foldScoreCalls(scores);
+	const answered = folded.model ?? model;
 	const details = {
 		turns: scores.map((s, k) => ({
 			turn: k + 1,
@@ -159,10 +125,10 @@ export async function runEveryTurn(
 		})),
 	};
 	// The row's cache summary over its turns (hits, misses, what the cached turns saved).
-	const cache = foldCacheInfo(scores);
+	const cache = folded.cache;
 	const extras = {
-		usage,
-		attempts,
+		usage: folded.usage,
+		attempts: folded.attempts,
 		model: answered,
 		latencyMs: Date.now() - started,
 		details: cache ? { ...details, cache } : details,
@@ -181,10 +147,7 @@ export async function runEveryTurn(
 			extras,
 		);
 	const values = ok.map((s) => s.value as number | boolean);
-	let value: number | boolean;
-	if (decl.scale.kind === 'binary') value = values.every((v) => v === true);
-	else if (decl.scale.kind === 'severity') value = Math.max(...(values as number[]));
-	else value = (values as number[]).reduce((a, b) => a + b, 0) / values.length;
+	const { value } = foldTurns(values, turnRuleOf(decl), decl.threshold.direction);
 	const reason = `${ok.length} of ${turns.length} turns judged: ${ok
 		.map((s) => `turn ${scores.indexOf(s) + 1} ${String(s.value)}`)
 		.join(', ')}. Last turn: ${scores[scores.length - 1].reason ?? 'not judged'}`;
@@ -192,3 +155,5 @@ export async function runEveryTurn(
 	if (cache?.hit && score.status === 'ok') score.cached = true;
 	return score;
 }
+
+export { conversationTurns, type ConversationTurn } from '../core/turns';

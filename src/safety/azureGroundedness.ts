@@ -5,7 +5,7 @@
  * Score keeps the judge's own 1-5 scale (5 = grounded, 1 = ungrounded) through OUR rule below.
  */
 import { singleScoreEvaluator, type Evaluator } from '../core/evaluator';
-import { errorScore, okScore, scoreBase, type ScoreBase } from '../core/score';
+import { errorScore, okScore, scoreBase, signatureOf, type ScoreBase } from '../core/score';
 import type { Score } from '../core/types';
 import { ModelCallError } from '../judges/errors';
 import type { Governor } from '../judges/governor';
@@ -43,7 +43,13 @@ export function serviceGroundednessSignature(
 	backend: SafetyBackend,
 	service: string,
 ): string {
-	return `judge:${decl.id}@${decl.version}|backend:${backend.id}|service:${service}|map:${GROUNDEDNESS_MAP_VERSION}`;
+	return signatureOf(
+		'judge',
+		decl,
+		`backend:${backend.id}`,
+		`service:${service}`,
+		`map:${GROUNDEDNESS_MAP_VERSION}`,
+	);
 }
 
 function quote(span: string): string {

@@ -6,12 +6,20 @@
  * already ends with it) and each category takes its worst turn. A backend failure makes the
  * affected category's Score an error; the other categories keep their verdicts.
  */
-import { readInputs, type ChatTurn, type ContextDoc } from '../core/inputs';
-import { errorScore, notApplicableScore, okScore, scoreBase, type ScoreBase } from '../core/score';
-import type { EvaluatorFacts, Score, Usage } from '../core/types';
-import { foldCacheInfos, type CacheInfo } from '../judges/cache';
-import { sumUsage } from '../core/usage';
-import { conversationTurns } from '../judges/turns';
+import { readRow as readInputRow, type ChatTurn, type ContextDoc } from '../core/inputs';
+import {
+	errorScore,
+	notApplicableScore,
+	okScore,
+	scoreBase,
+	signatureOf,
+	type ScoreBase,
+} from '../core/score';
+import type { EvaluatorFacts, Score } from '../core/types';
+import { foldCalls, type CacheInfo, type FoldedCalls } from '../core/usage';
+import { foldTurns, rowExchanges, turnRuleOf } from '../core/turns';
+
+export { rowExchanges } from '../core/turns';
 import type {
 	BackendCallInfo,
 	HarmVerdict,
@@ -62,12 +70,6 @@ function partsOf(
 	return (backend as SignedBackend).signatureParts?.(evaluator, categories) ?? '';
 }
 
-/** One exchange to judge: the reply, the question it answers. */
-interface Exchange {
-	request?: string;
-	response: string;
-}
-
 /** The Score signature of a safety evaluation: evaluator, backend and the model that answered. */
 export function safetySignature(
 	decl: Pick<EvaluatorFacts, 'id' | 'version'>,
@@ -75,33 +77,8 @@ export function safetySignature(
 	model?: string,
 	extra = '',
 ): string {
-	return `safety:${decl.id}@${decl.version}|backend:${backend}|model:${model ?? '-'}${extra}`;
-}
-
-/**
- * The exchanges of a row: every earlier assistant turn of `history`, then the row's own request
- * and response. When `history` already ends with that reply (some exports keep the whole
- * transcript there), the reply is judged once.
- */
-export function rowExchanges(
-	history: ReadonlyArray<ChatTurn> | undefined,
-	request: string | undefined,
-	response: string,
-): Exchange[] {
-	const earlier: Exchange[] = conversationTurns(history ?? []).map((t) => ({
-		request: t.request,
-		response: t.response,
-	}));
-	const last = earlier[earlier.length - 1];
-	const lastTurn = history?.[history.length - 1];
-	if (
-		last !== undefined &&
-		lastTurn?.role === 'assistant' &&
-		last.response === response &&
-		(request === undefined || last.request === request)
-	)
-		earlier.pop();
-	return [...earlier, { request, response }];
+	// `extra` comes with its own leading `|` (`|temp:0|prompt:<hash>|defect:medium`).
+	return signatureOf('safety', decl, `backend:${backend}`, `model:${model ?? '-'}${extra}`);
 }
 
 /** Reads the row's inputs for a declaration; a Score for every key when it cannot be judged. */
@@ -109,10 +86,7 @@ function readRow(
 	decl: EvaluatorFacts,
 	inputs: Record<string, unknown>,
 ): { values: Record<string, unknown> } | { missing: string } | { error: string } {
-	const raw: Record<string, unknown> = {};
-	for (const input of decl.inputs)
-		raw[input.name] = inputs[input.name] !== undefined ? inputs[input.name] : inputs[input.field];
-	const read = readInputs(decl.inputs, raw);
+	const read = readInputRow(decl.inputs, inputs);
 	if (read.ok) return { values: read.values };
 	return 'missing' in read ? { missing: read.reason } : { error: read.error.message };
 }
@@ -121,33 +95,9 @@ function describe(e: unknown): string {
 	return e instanceof Error ? e.message : String(e);
 }
 
-function sumInfo(infos: ReadonlyArray<BackendCallInfo | undefined>): {
-	usage?: Usage;
-	attempts: number;
-	latencyMs: number;
-	model?: string;
-	cache?: CacheInfo;
-} {
-	let usage: Usage | undefined;
-	let attempts = 0;
-	let latencyMs = 0;
-	let model: string | undefined;
-	for (const i of infos) {
-		if (!i) continue;
-		usage = sumUsage(usage, i.usage);
-		attempts += i.attempts;
-		latencyMs = Math.max(latencyMs, i.latencyMs);
-		model = i.model ?? model;
-	}
-	// The row's cache summary over its calls (turns): hits, misses and what the hits saved.
-	const cache = foldCacheInfos(infos.map((i) => i?.cache));
-	return {
-		...(usage ? { usage } : {}),
-		attempts,
-		latencyMs,
-		...(model ? { model } : {}),
-		...(cache ? { cache } : {}),
-	};
+function sumInfo(infos: ReadonlyArray<BackendCallInfo | undefined>): FoldedCalls {
+	// The row's cost and cache summary over its calls (turns): hits, misses and what hits saved.
+	return foldCalls(infos);
 }
 
 /** Writes the row's cache summary into its Score; `cached` when every call was a hit. */
@@ -311,7 +261,13 @@ export async function evaluateHarms(
 			continue;
 		}
 		// The worst turn; the earliest of equally bad ones.
-		const worst = perTurn.reduce((w, t) => (t.severity > w.severity ? t : w), perTurn[0]);
+		const decl = harmDecls[c];
+		const fold = foldTurns(
+			perTurn.map((t) => t.severity),
+			turnRuleOf(decl),
+			decl.threshold.direction,
+		);
+		const worst = perTurn[fold.turn ?? perTurn.length - 1];
 		const lv = levelOf(worst.severity);
 		const details: Record<string, unknown> = {
 			...shared,
@@ -374,13 +330,19 @@ export async function evaluateProtectedMaterial(
 	const ok = outcomes as Array<
 		Extract<TurnOutcome<{ detected: boolean; reason: string; info: BackendCallInfo }>, { ok: true }>
 	>;
-	const hit = ok.findIndex((o) => o.value.detected);
-	const shown = hit >= 0 ? hit : n - 1;
+	const decl = protectedMaterialDecl;
+	const fold = foldTurns(
+		ok.map((o) => o.value.detected),
+		turnRuleOf(decl),
+		decl.threshold.direction,
+	);
+	const detected = fold.value === true;
+	const shown = detected ? (fold.turn ?? n - 1) : n - 1;
 	const reason = `${turnLabel(shown, n)}${ok[shown].value.reason}`;
 	const d: Record<string, unknown> = { ...details };
 	if (n > 1) d.turns = ok.map((o, k) => ({ turn: k + 1, detected: o.value.detected }));
 	return withCache(
-		okScore(base(info.model), hit >= 0, { ...extras, reason, details: d }),
+		okScore(base(info.model), detected, { ...extras, reason, details: d }),
 		info.cache,
 	);
 }
