@@ -1,0 +1,190 @@
+/**
+ * n8n execution data of AI Agent / LLM chain runs (`resultData.runData`): Chat Model runs with
+ * their `tokenUsage` or `tokenUsageEstimate`, retriever and vector store runs with their
+ * documents, and the agent's or chain's answer as the response.
+ */
+import { isObject, typeName, type Row } from '../values';
+import { checkSkew, fromSpans, later } from './figures';
+import { usageOf, type Span } from './normalise';
+import { decoded, finite, present } from './read';
+import { TraceError, type ParsedTrace } from './types';
+
+/** Milliseconds since the epoch from an ISO date text or a number. */
+function epochMs(v: unknown): number | undefined {
+	if (typeof v === 'number' && Number.isFinite(v)) return v;
+	if (typeof v !== 'string' || v.trim() === '') return undefined;
+	const n = Number(v);
+	if (Number.isFinite(n)) return n;
+	const t = Date.parse(v);
+	return Number.isFinite(t) ? t : undefined;
+}
+
+const N8N_RETRIEVER_CONNECTIONS = ['ai_retriever', 'ai_vectorStore'];
+
+/** First json of a connection's items: `data[conn][0][0].json`. */
+function firstJson(conn: unknown): Row | undefined {
+	if (!Array.isArray(conn)) return undefined;
+	for (const branch of conn) {
+		if (!Array.isArray(branch)) continue;
+		for (const item of branch) if (isObject(item) && isObject(item.json)) return item.json;
+	}
+	return undefined;
+}
+
+/** Every json of a connection's items, across branches. */
+function allJson(conn: unknown): Row[] {
+	const out: Row[] = [];
+	if (!Array.isArray(conn)) return out;
+	for (const branch of conn) {
+		if (!Array.isArray(branch)) continue;
+		for (const item of branch) if (isObject(item) && isObject(item.json)) out.push(item.json);
+	}
+	return out;
+}
+
+function n8nModel(options: unknown): string | undefined {
+	if (!isObject(options)) return undefined;
+	for (const k of [
+		'model',
+		'model_name',
+		'modelName',
+		'deployment_name',
+		'azureOpenAIApiDeploymentName',
+	]) {
+		if (typeof options[k] === 'string' && options[k] !== '') return options[k] as string;
+	}
+	return undefined;
+}
+
+/**
+ * n8n execution data (`resultData.runData`: node name -> runs). A Chat Model sub-node's run holds
+ * `data.ai_languageModel` items `{response, tokenUsage | tokenUsageEstimate}` (n8n's
+ * N8nLlmTracing) and `inputOverride.ai_languageModel` `{messages, options: {model}}`; retrievers
+ * and vector stores hold `{response: Document[]}` under `ai_retriever` / `ai_vectorStore`. The
+ * nodes those runs report to (`source[0].previousNode`) are the AI Agent / chain nodes, whose main
+ * output carries the answer (`output` for agents, `text` for chains).
+ */
+export function parseN8n(exec: Row, runData: Row): ParsedTrace {
+	const spans: Span[] = [];
+	const aiRoots = new Set<string>();
+	let request: unknown;
+	let requestAt = Infinity;
+	let first = Infinity;
+	let last = -Infinity;
+	let order = 0;
+	for (const [node, runsRaw] of Object.entries(runData)) {
+		if (!Array.isArray(runsRaw))
+			throw new TraceError(`runData["${node}"]: expected array of runs, got ${typeName(runsRaw)}`);
+		for (let r = 0; r < runsRaw.length; r++) {
+			const run: unknown = runsRaw[r];
+			if (!isObject(run))
+				throw new TraceError(`runData["${node}"][${r}]: expected object, got ${typeName(run)}`);
+			const startMs = finite(run.startTime);
+			const took = finite(run.executionTime);
+			if (took !== undefined && took < 0)
+				throw new TraceError(
+					`runData["${node}"][${r}]: executionTime is negative (${took} ms); clock skew?`,
+				);
+			if (startMs !== undefined) {
+				first = Math.min(first, startMs);
+				last = Math.max(last, startMs + (took ?? 0));
+			}
+			const data = isObject(run.data) ? run.data : {};
+			const input = isObject(run.inputOverride) ? run.inputOverride : {};
+			const source = Array.isArray(run.source) ? run.source[0] : undefined;
+			const parentNode =
+				isObject(source) && typeof source.previousNode === 'string'
+					? source.previousNode
+					: undefined;
+			const base = {
+				name: node,
+				start: startMs !== undefined ? startMs * 1e6 : undefined,
+				end: startMs !== undefined ? (startMs + (took ?? 0)) * 1e6 : undefined,
+				attrs: {},
+			};
+			if (data.ai_languageModel !== undefined) {
+				const inJson = firstJson(input.ai_languageModel);
+				const model = n8nModel(inJson?.options);
+				if (parentNode) aiRoots.add(parentNode);
+				for (const j of allJson(data.ai_languageModel)) {
+					const real = usageOf(j.tokenUsage);
+					const est = real ? undefined : usageOf(j.tokenUsageEstimate);
+					const usage = real ?? (est ? { ...est, estimated: true } : undefined);
+					spans.push({
+						...base,
+						id: `${node}#${r}#${order}`,
+						kind: 'llm',
+						usage,
+						model,
+						order: order++,
+					});
+				}
+				continue;
+			}
+			const retr = N8N_RETRIEVER_CONNECTIONS.find((c) => data[c] !== undefined);
+			if (retr) {
+				if (parentNode) aiRoots.add(parentNode);
+				const docs: unknown[] = [];
+				for (const j of allJson(data[retr])) {
+					const d = decoded(j.response ?? j.documents);
+					if (Array.isArray(d)) docs.push(...d);
+				}
+				spans.push({
+					...base,
+					id: `${node}#${r}`,
+					kind: 'retriever',
+					outputs: docs,
+					order: order++,
+				});
+				continue;
+			}
+			const main = firstJson(data.main);
+			if (main && typeof main.chatInput === 'string' && (startMs ?? 0) < requestAt) {
+				request = main.chatInput;
+				requestAt = startMs ?? 0;
+			}
+			spans.push({ ...base, id: `${node}#${r}`, kind: 'other', outputs: main, order: order++ });
+		}
+	}
+	checkSkew(spans);
+	const started = epochMs(exec.startedAt);
+	const stopped = epochMs(exec.stoppedAt);
+	let latency: number | undefined;
+	if (started !== undefined && stopped !== undefined) {
+		if (stopped < started)
+			throw new TraceError(
+				`stoppedAt is ${(started - stopped) / 1000} s before startedAt; clock skew?`,
+			);
+		latency = (stopped - started) / 1000;
+	} else if (last >= first) latency = (last - first) / 1000;
+
+	const out = fromSpans('n8n', spans, latency);
+	// fromSpans took request/response from a "root"; for n8n the answer is the AI node's output.
+	delete out.request;
+	delete out.response;
+	if (request !== undefined) out.request = request;
+	let answerAt: Span | undefined;
+	for (const s of spans) {
+		if (s.kind !== 'other' || !aiRoots.has(s.name) || !isObject(s.outputs)) continue;
+		if (answerAt === undefined || later(s, answerAt)) answerAt = s;
+	}
+	if (answerAt && isObject(answerAt.outputs)) {
+		const o = answerAt.outputs;
+		let answer = o.output ?? o.text ?? o.response;
+		if (isObject(answer) && typeof answer.text === 'string') answer = answer.text;
+		if (present(answer)) out.response = answer;
+	}
+	return out;
+}
+
+/** The execution and its `runData`, under `resultData` (at the top or in `data`) or bare. */
+export function n8nRunData(t: Row): { exec: Row; runData: Row } | undefined {
+	const candidates: Row[] = [t];
+	if (isObject(t.data)) candidates.push(t.data);
+	for (const c of candidates) {
+		if (isObject(c.resultData) && isObject(c.resultData.runData))
+			return { exec: t, runData: c.resultData.runData };
+	}
+	if (isObject(t.runData)) return { exec: t, runData: t.runData };
+	return undefined;
+}

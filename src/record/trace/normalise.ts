@@ -1,0 +1,169 @@
+/**
+ * Normalised spans: the one span shape every format is read into (id, parent, times, kind, token
+ * usage, model, inputs, outputs), the readers for MLflow 2 spans and OTel-shaped spans (MLflow 3,
+ * OTLP, span lists), and the GenAI message conventions for a root span's input and output.
+ */
+import { isObject, type Row } from '../values';
+import { attr, attributeMap, decoded, nanos, num, present, str } from './read';
+
+/** What a span is for: an LLM call, a retrieval, or anything else. */
+export type Kind = 'llm' | 'retriever' | 'other';
+
+/** Token usage of one span; `estimated` when n8n estimated it. */
+export interface Usage {
+	input?: number;
+	output?: number;
+	total?: number;
+	estimated?: boolean;
+}
+
+/** One span (or n8n node run) in the shape every format is read into. */
+export interface Span {
+	id: string;
+	parent?: string;
+	name: string;
+	/** Nanoseconds; n8n milliseconds are scaled. */
+	start?: number;
+	end?: number;
+	kind: Kind;
+	usage?: Usage;
+	model?: string;
+	inputs?: unknown;
+	outputs?: unknown;
+	attrs: Row;
+	/** Position in the input, to break time ties by order. */
+	order: number;
+}
+
+/** Token usage objects use MLflow names (input/output), OpenAI's (prompt/completion) or n8n's. */
+export function usageOf(v: unknown): Usage | undefined {
+	const u = decoded(v);
+	if (!isObject(u)) return undefined;
+	const input = num(u.input_tokens ?? u.prompt_tokens ?? u.promptTokens ?? u.inputTokens);
+	const output = num(
+		u.output_tokens ?? u.completion_tokens ?? u.completionTokens ?? u.outputTokens,
+	);
+	const total = num(u.total_tokens ?? u.totalTokens);
+	if (input === undefined && output === undefined && total === undefined) return undefined;
+	return { input, output, total };
+}
+
+const LLM_TYPES = new Set(['LLM', 'CHAT_MODEL']);
+const LLM_OPERATIONS = new Set(['chat', 'text_completion', 'generate_content', 'completion']);
+const RETRIEVER_OPERATIONS = new Set(['retrieval', 'retrieve', 'retriever']);
+
+/** Kind, usage and model of a span from whichever convention its attributes follow. */
+function classify(attrs: Row, span: Row): { kind: Kind; usage?: Usage; model?: string } {
+	const mlflowType = str(attrs['mlflow.spanType']) ?? str(span.span_type);
+	const oiKind = str(attr(attrs, 'openinference.span.kind')) ?? str(span.span_kind);
+	const op = str(attrs['gen_ai.operation.name']);
+	const type = (mlflowType ?? oiKind ?? '').toUpperCase();
+	let kind: Kind = 'other';
+	if (LLM_TYPES.has(type) || (op !== undefined && LLM_OPERATIONS.has(op))) kind = 'llm';
+	else if (type === 'RETRIEVER' || (op !== undefined && RETRIEVER_OPERATIONS.has(op)))
+		kind = 'retriever';
+
+	let usage = usageOf(attrs['mlflow.chat.tokenUsage']) ?? usageOf(attrs['llm.token_usage']);
+	if (!usage) {
+		const input = num(attrs['gen_ai.usage.input_tokens'] ?? attrs['gen_ai.usage.prompt_tokens']);
+		const output = num(
+			attrs['gen_ai.usage.output_tokens'] ?? attrs['gen_ai.usage.completion_tokens'],
+		);
+		if (input !== undefined || output !== undefined) usage = { input, output };
+	}
+	if (!usage) {
+		const input = num(attr(attrs, 'llm.token_count.prompt'));
+		const output = num(attr(attrs, 'llm.token_count.completion'));
+		const total = num(attr(attrs, 'llm.token_count.total'));
+		if (input !== undefined || output !== undefined || total !== undefined)
+			usage = { input, output, total };
+	}
+	const model =
+		str(attrs['mlflow.llm.model']) ??
+		str(attrs['gen_ai.response.model']) ??
+		str(attrs['gen_ai.request.model']) ??
+		str(attr(attrs, 'llm.model_name'));
+	return { kind, usage, model };
+}
+
+function spanFrom(
+	raw: Row,
+	attrs: Row,
+	order: number,
+	base: Omit<Span, 'kind' | 'attrs' | 'order'>,
+): Span {
+	const c = classify(attrs, raw);
+	const span = base as Span;
+	span.kind = c.kind;
+	if (c.usage) span.usage = c.usage;
+	if (c.model !== undefined) span.model = c.model;
+	span.attrs = attrs;
+	span.order = order;
+	return span;
+}
+
+/** MLflow 2 span: `context.span_id`, `parent_id`, `start_time`/`end_time` in ns. */
+export function mlflow2Span(s: Row, i: number): Span {
+	const attrs = attributeMap(s.attributes);
+	const ctx = isObject(s.context) ? s.context : {};
+	return spanFrom(s, attrs, i, {
+		id: String(ctx.span_id ?? s.span_id ?? i),
+		parent: present(s.parent_id) ? String(s.parent_id) : undefined,
+		name: typeof s.name === 'string' ? s.name : `span ${i + 1}`,
+		start: nanos(s.start_time ?? s.start_time_ns),
+		end: nanos(s.end_time ?? s.end_time_ns),
+		inputs: s.inputs ?? attrs['mlflow.spanInputs'] ?? attr(attrs, 'input.value'),
+		outputs: s.outputs ?? attrs['mlflow.spanOutputs'] ?? attr(attrs, 'output.value'),
+	});
+}
+
+/** MLflow 3 span dicts and OTLP spans: OTel field names in snake or camel case. */
+export function otelSpan(s: Row, i: number): Span {
+	const attrs = attributeMap(s.attributes);
+	const ctx = isObject(s.context) ? s.context : {};
+	const parent = s.parent_span_id ?? s.parentSpanId ?? s.parent_id;
+	return spanFrom(s, attrs, i, {
+		id: String(s.span_id ?? s.spanId ?? ctx.span_id ?? i),
+		parent: present(parent) ? String(parent) : undefined,
+		name: typeof s.name === 'string' ? s.name : `span ${i + 1}`,
+		start: nanos(s.start_time_unix_nano ?? s.startTimeUnixNano ?? s.start_time),
+		end: nanos(s.end_time_unix_nano ?? s.endTimeUnixNano ?? s.end_time),
+		// Raw values: only the root's are ever decoded (see `spanInputs`), not every span's.
+		inputs: attrs['mlflow.spanInputs'] ?? attr(attrs, 'input.value'),
+		outputs: attrs['mlflow.spanOutputs'] ?? attr(attrs, 'output.value'),
+	});
+}
+
+/**
+ * GenAI message lists (`gen_ai.input.messages` / `output.messages`: `[{role, parts: [{type:
+ * "text", content}]}]`, JSON text in OTLP) become `{messages: [{role, content}]}`, the chat shape
+ * the record reads; the older `gen_ai.prompt` / `gen_ai.completion` strings are used as given.
+ */
+function genAiMessages(v: unknown): unknown {
+	const list = decoded(v);
+	if (!Array.isArray(list)) return list;
+	const messages: { role: string; content: string }[] = [];
+	for (const m of list) {
+		if (!isObject(m) || typeof m.role !== 'string') continue;
+		let content = typeof m.content === 'string' ? m.content : '';
+		if (Array.isArray(m.parts)) {
+			const texts: string[] = [];
+			for (const p of m.parts) {
+				if (isObject(p) && typeof p.content === 'string') texts.push(p.content);
+			}
+			content = texts.join('\n');
+		}
+		messages.push({ role: m.role, content });
+	}
+	return { messages };
+}
+
+export function genAiInput(attrs: Row): unknown {
+	const v = attrs['gen_ai.input.messages'];
+	return v !== undefined ? genAiMessages(v) : attrs['gen_ai.prompt'];
+}
+
+export function genAiOutput(attrs: Row): unknown {
+	const v = attrs['gen_ai.output.messages'];
+	return v !== undefined ? genAiMessages(v) : attrs['gen_ai.completion'];
+}

@@ -1,0 +1,511 @@
+/**
+ * The report model every format renders: what the reports read of a run (`ReportInput`, the
+ * summary, rows and gate shapes), the run verdict and first errors, and every helper more than one
+ * format uses (secret redaction, display text, number formats, worst rows, key metrics, coverage,
+ * spend and safety lines, trends, Markdown escaping). Imports no format file.
+ */
+
+import type { Score } from '../core/types';
+import type { GateResult, GateRowResult } from '../gate';
+import { lastChange, sparkline, trendSeries, type TrendSeries } from '../history';
+
+/** One run-level metric as the aggregate reports it. */
+export interface ReportMetricLike {
+	value?: number | null;
+	measured: number;
+	notApplicable?: number;
+	errored?: number;
+	ci?: { low: number; high: number; method?: string } | null;
+	note?: string;
+}
+
+/** One root-cause bucket: how many rows failed first on `cause`. */
+export interface ReportRootCause {
+	cause: string;
+	count: number;
+	share: number;
+	/** Suggested fix; the aggregate names it `suggestedFix`. */
+	fix?: string;
+	suggestedFix?: string;
+}
+
+/** What the reports need of a run summary (structural: the aggregate's summary fits). */
+export interface ReportSummaryLike {
+	rows?: number;
+	metrics: Record<string, ReportMetricLike | undefined>;
+	rootCauses?: readonly ReportRootCause[];
+	/** `incomplete` when fewer rows were judged than the minimum coverage. */
+	status?: 'complete' | 'incomplete';
+	coverage?: { judged: number; of: number; share: number; minimum: number } | null;
+	overall?: {
+		pass: number;
+		fail: number;
+		incomplete: number;
+		passRate?: { value?: number; count: number; of: number };
+	} | null;
+	/** Incomplete rows: `examples` are the first request ids. */
+	incomplete?: { count: number; examples?: readonly string[] } | null;
+	/** Per-metric figures (the aggregate's `perMetric`): key metrics without a run-level name. */
+	perMetric?: Record<string, ReportPerMetricLike | undefined>;
+	/** Per safety category (the aggregate's `severity`): levels, defects, worst rows. */
+	severity?: Record<string, ReportSeverityLike | undefined>;
+	/** Rows a judge's spend limit stopped (the aggregate's `spendLimit`). */
+	spendLimit?: { stopped: number; examples?: readonly string[] } | null;
+	/** What Estimate Only judge nodes expect the run to cost (the aggregate's `estimate`). */
+	estimate?: {
+		rows: number;
+		calls: number;
+		promptTokens: number;
+		completionTokens: number;
+		totalTokens: number;
+		usd?: number;
+		unpricedModels?: readonly string[];
+	} | null;
+}
+
+/** What the reports read of one safety category of the aggregate's `severity`. */
+export interface ReportSeverityLike {
+	distribution: { very_low: number; low: number; medium: number; high: number };
+	defectsAtScoreLevel?: { value?: number; count: number; of: number };
+	worst?: readonly { id: string; severity: number; level?: string }[];
+}
+
+/** What the reports read of one `perMetric` entry. */
+export interface ReportPerMetricLike {
+	measured: number;
+	errored?: number;
+	notApplicable?: number;
+	scale?: { kind: string };
+	mean?: { value?: number; ci?: { low: number; high: number } | null };
+	passRate?: { value?: number; count?: number; of?: number };
+}
+
+/** A scored row; only these fields are ever rendered. */
+export interface ReportRow {
+	request_id?: unknown;
+	request?: unknown;
+	response?: unknown;
+	eval?: Record<string, Score | undefined> | null;
+	/** Written by the Root-Cause Router; computed with the default orders when absent. */
+	root_cause?: unknown;
+}
+
+/** Input shared by every report. */
+export interface ReportInput {
+	summary: ReportSummaryLike;
+	/** Scored rows (all, or just the failing ones) for worst rows and JUnit test cases. */
+	rows?: readonly ReportRow[];
+	gate?: GateResult;
+	/** Report title; default "RAG evaluation". */
+	title?: string;
+	/** Link back to the run (n8n execution URL, CI job); only http(s) URLs are used. */
+	runUrl?: string;
+	/** How many worst rows to show; default 10. */
+	maxWorstRows?: number;
+	/** Earlier run summaries or history entries, oldest first, for the trends section. */
+	history?: readonly unknown[];
+	/** How many runs (earlier ones plus this one) the trends show; default 30. */
+	trendRuns?: number;
+}
+
+// Trend series for the trends sections, this run last; empty without history.
+export function trends(input: ReportInput): TrendSeries[] {
+	if (!input.history?.length) return [];
+	return trendSeries(input.history, input.summary, input.trendRuns ?? 30);
+}
+
+// One trend as a line: sparkline, latest value and change since the previous run.
+export function trendLine(s: TrendSeries): { spark: string; last: string; delta: string } {
+	const last = s.values[s.values.length - 1];
+	const d = lastChange(s.values);
+	return { spark: sparkline(s.values), last: fmt(last), delta: d === null ? '' : fmtDelta(d) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+
+const SECRET_PATTERNS: RegExp[] = [
+	/\bsk-[A-Za-z0-9_-]{16,}/g,
+	/\b(?:xox[abprs]|ghp|gho|github_pat|glpat)[-_][A-Za-z0-9_-]{10,}/g,
+	/\bBearer\s+[A-Za-z0-9._~+/=-]{10,}/gi,
+	/\b(api[_-]?key|apikey|secret|password|access[_-]?token)(["']?\s*[:=]\s*["']?)[^\s"',}]{4,}/gi,
+];
+
+const SECRET_HINT = /sk-|xox|gh[po]_|github_pat|glpat|bearer|key|secret|password|token/i;
+
+/** Masks substrings shaped like API keys or bearer tokens, in case user text carries one. */
+export function redactSecrets(text: string): string {
+	// One cheap scan first: most text holds none of the trigger words.
+	if (!SECRET_HINT.test(text)) return text;
+	let out = text;
+	for (const re of SECRET_PATTERNS) {
+		out = out.replace(re, (match, name?: string, sep?: string) =>
+			typeof name === 'string' && typeof sep === 'string'
+				? `${name}${sep}[redacted]`
+				: '[redacted]',
+		);
+	}
+	return out;
+}
+
+export function truncate(text: string, max: number): string {
+	if (text.length <= max) return text;
+	return `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+// Requests may be a string, chat messages or any object (seed 002): show the last user turn.
+export function displayText(value: unknown, max = 400): string {
+	// Unwrap messages / query / the last message's content in a bounded loop (no recursion over
+	// user data): a chat transcript shows its last turn, anything else its JSON.
+	let v = value;
+	for (let step = 0; step < 16; step++) {
+		if (Array.isArray(v)) {
+			const last = [...v].reverse().find((m) => m && typeof m === 'object' && 'content' in m);
+			if (!last) break;
+			v = (last as { content: unknown }).content;
+		} else if (v !== null && typeof v === 'object' && 'messages' in v) {
+			v = (v as { messages: unknown }).messages;
+		} else if (v !== null && typeof v === 'object' && 'query' in v) {
+			v = (v as { query: unknown }).query;
+		} else break;
+	}
+	const text =
+		v === undefined || v === null
+			? ''
+			: typeof v === 'string'
+				? v
+				: typeof v === 'object'
+					? safeJson(v)
+					: String(v);
+	return truncate(redactSecrets(text.replace(/\s+/g, ' ').trim()), max);
+}
+
+function safeJson(v: unknown): string {
+	try {
+		return JSON.stringify(v) ?? '';
+	} catch {
+		return '[unserialisable]';
+	}
+}
+
+export function fmt(v: number | null | undefined, digits = 3): string {
+	if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+	return Number.isInteger(v) ? String(v) : v.toFixed(digits).replace(/0+$/, '').replace(/\.$/, '');
+}
+
+export function fmtP(p: number | null): string {
+	if (p === null) return '—';
+	return p < 0.0001 ? '<0.0001' : p.toFixed(4);
+}
+
+export function fmtDelta(d: number | null): string {
+	if (d === null) return '—';
+	return `${d > 0 ? '+' : ''}${fmt(d)}`;
+}
+
+export function pct(share: number): string {
+	return `${(share * 100).toFixed(1)}%`;
+}
+
+export function safeUrl(url: string | undefined): string | null {
+	return url && /^https?:\/\/[^\s<>"']+$/i.test(url) ? url : null;
+}
+
+export interface WorstRow {
+	id: string;
+	request: string;
+	response: string;
+	failures: { metric: string; value: string; reason: string; errored: boolean }[];
+}
+
+/** Rows ranked worst first: most failed metrics, then most errored; ties keep input order. */
+export function worstRows(rows: readonly ReportRow[] | undefined, limit: number): WorstRow[] {
+	if (!rows) return [];
+	const ranked = rows
+		.map((row, index) => {
+			const scores = Object.entries(row.eval ?? {}).filter((e): e is [string, Score] => !!e[1]);
+			const failed = scores.filter(([, s]) => s.status === 'ok' && s.pass === false);
+			const errored = scores.filter(([, s]) => s.status === 'error');
+			return { row, index, failed, errored };
+		})
+		.filter((r) => r.failed.length + r.errored.length > 0)
+		.sort(
+			(a, b) =>
+				b.failed.length - a.failed.length ||
+				b.errored.length - a.errored.length ||
+				a.index - b.index,
+		);
+	return ranked.slice(0, limit).map(({ row, index, failed, errored }) => ({
+		id:
+			row.request_id === undefined || row.request_id === null
+				? `#${index + 1}`
+				: displayText(row.request_id, 80),
+		request: displayText(row.request, 300),
+		response: displayText(row.response, 300),
+		failures: [
+			...failed.map(([metric, s]) => ({
+				metric: displayText(metric, 80),
+				value: typeof s.value === 'boolean' ? (s.value ? 'yes' : 'no') : fmt(s.value),
+				reason: displayText(s.reason ?? '', 500),
+				errored: false,
+			})),
+			...errored.map(([metric, s]) => ({
+				metric: displayText(metric, 80),
+				value: 'error',
+				reason: displayText(s.error ?? 'judge error', 500),
+				errored: true,
+			})),
+		],
+	}));
+}
+
+export interface KeyMetric extends ReportMetricLike {
+	passRate?: number;
+}
+
+/**
+ * The metrics worth a line in a chat message, named as the Regression Gate names them: run
+ * metrics with a measured or errored row, then each per-metric id no run-metric name carries, as
+ * `<id>/mean` (`<id>/pass_rate` for yes/no scales).
+ */
+export function keyMetrics(summary: ReportSummaryLike): [string, KeyMetric][] {
+	const out: [string, KeyMetric][] = metricEntries(summary).filter(
+		([, m]) => m.measured > 0 || (m.errored ?? 0) > 0,
+	);
+	const covered = new Set(Object.keys(summary.metrics).flatMap((k) => k.split('/')));
+	for (const id of Object.keys(summary.perMetric ?? {}).sort()) {
+		const m = summary.perMetric?.[id];
+		if (!m || covered.has(id) || (m.measured === 0 && !m.errored)) continue;
+		const binary = m.scale?.kind === 'binary';
+		out.push([
+			`${id}/${binary ? 'pass_rate' : 'mean'}`,
+			{
+				value: binary ? m.passRate?.value : m.mean?.value,
+				ci: binary ? null : (m.mean?.ci ?? null),
+				measured: m.measured,
+				notApplicable: m.notApplicable,
+				errored: m.errored,
+				...(!binary && m.passRate?.value !== undefined ? { passRate: m.passRate.value } : {}),
+			},
+		]);
+	}
+	return out;
+}
+
+// Run metrics that no row measured (agent latency when rows carry none) say nothing: tables
+// name how many were left out instead of listing them.
+export function unmeasuredCount(summary: ReportSummaryLike): number {
+	return metricEntries(summary).filter(([, m]) => m.measured === 0 && !m.errored).length;
+}
+
+// Gate lines with no value on either side, likewise.
+export function gateLines(gate: GateResult): { shown: GateRowResult[]; empty: number } {
+	const shown = gate.table.filter(
+		(r) => !(r.verdict === 'insufficient_data' && r.baseline === null && r.current === null),
+	);
+	return { shown, empty: gate.table.length - shown.length };
+}
+
+export function metricEntries(summary: ReportSummaryLike): [string, ReportMetricLike][] {
+	return Object.entries(summary.metrics)
+		.filter((e): e is [string, ReportMetricLike] => !!e[1])
+		.sort(([a], [b]) => a.localeCompare(b));
+}
+
+export function regressions(gate: GateResult | undefined): GateRowResult[] {
+	return gate ? gate.table.filter((r) => r.verdict === 'regressed') : [];
+}
+
+/** Verdict of a run as every report states it. */
+export type RunVerdict = 'OK' | 'REGRESSED' | 'INCOMPLETE';
+
+/** Rows that should have been judged and how many were; from the gate, else the summary. */
+export interface CoverageFacts {
+	judged: number;
+	of: number;
+	missing: number;
+	share: number;
+	minimum: number;
+}
+
+export function coverageFacts(input: ReportInput): CoverageFacts | null {
+	const g = input.gate?.coverage;
+	if (g) return { ...g };
+	const c = input.summary.coverage;
+	if (c && Number.isFinite(c.judged) && Number.isFinite(c.of))
+		return {
+			judged: c.judged,
+			of: c.of,
+			missing: c.of - c.judged,
+			share: c.share,
+			minimum: c.minimum,
+		};
+	return null;
+}
+
+/**
+ * The run's verdict: INCOMPLETE when the gate or the summary says coverage fell short (it outranks
+ * everything), REGRESSED when a metric regressed, OK with a gate that passed; null without a gate
+ * on a complete run (a summary alone makes no claim).
+ */
+export function runVerdict(input: ReportInput): RunVerdict | null {
+	if (input.gate?.incomplete || input.gate?.status === 'incomplete') return 'INCOMPLETE';
+	if (input.summary.status === 'incomplete') return 'INCOMPLETE';
+	if (!input.gate) return null;
+	return regressions(input.gate).length ? 'REGRESSED' : 'OK';
+}
+
+export function incompleteCount(input: ReportInput): number {
+	return coverageFacts(input)?.missing ?? input.summary.incomplete?.count ?? 0;
+}
+
+/**
+ * First error texts of rows that could not be judged, each naming its row and metric; an error
+ * repeated on other rows (the same text but for the row number) is said once with their count.
+ */
+export function firstErrors(input: ReportInput, limit = 3): string[] {
+	const found: { line: string; more: number }[] = [];
+	const byKey = new Map<string, { more: number }>();
+	(input.rows ?? []).forEach((row, index) => {
+		for (const [metric, s] of Object.entries(row.eval ?? {})) {
+			if (!s || s.status !== 'error') continue;
+			const text = displayText(s.error ?? 'judge error', 300);
+			const key = `${metric}\u0000${text.replace(/^row \d+: /, '')}`;
+			const seen = byKey.get(key);
+			if (seen) {
+				seen.more++;
+				continue;
+			}
+			if (found.length >= limit) continue;
+			const id =
+				row.request_id === undefined || row.request_id === null
+					? `#${index + 1}`
+					: displayText(row.request_id, 80);
+			const entry = { line: `${id} ${displayText(metric, 80)}: ${text}`, more: 0 };
+			found.push(entry);
+			byKey.set(key, entry);
+		}
+	});
+	const out = found.map((f) => (f.more ? `${f.line} (and ${f.more} more rows)` : f.line));
+	if (out.length === 0) {
+		const ids = input.summary.incomplete?.examples ?? [];
+		if (ids.length)
+			out.push(
+				`rows ${ids.map((x) => displayText(x, 80)).join(', ')} have no verdict (pass the scored rows to the report to see their errors)`,
+			);
+	}
+	return out;
+}
+
+export function headline(input: ReportInput): string {
+	const rows = input.summary.rows;
+	const base = `${input.title ?? 'RAG evaluation'}${rows !== undefined ? ` — ${rows} rows` : ''}`;
+	const verdict = runVerdict(input);
+	if (verdict === 'INCOMPLETE') {
+		const c = coverageFacts(input);
+		return c
+			? `${base}: INCOMPLETE (${c.missing} of ${c.of} rows not judged)`
+			: `${base}: INCOMPLETE (${incompleteCount(input)} rows not judged)`;
+	}
+	if (verdict === null) return base;
+	const reg = regressions(input.gate);
+	return reg.length
+		? `${base}: REGRESSED (${reg.length} metric${reg.length > 1 ? 's' : ''})`
+		: `${base}: OK`;
+}
+
+// "Pass rate 42.1% (8 of 19 rows) · 10 not judged": the rate over every row that was due.
+export function passRateLine(input: ReportInput): string | null {
+	const o = input.summary.overall;
+	if (!o?.passRate || o.passRate.of === 0) return null;
+	const r = o.passRate;
+	const notJudged = o.incomplete ? ` · ${o.incomplete} not judged` : '';
+	return `Pass rate ${pct(r.count / r.of)} (${r.count} of ${r.of} rows)${notJudged}`;
+}
+
+export function coverageLine(input: ReportInput): string | null {
+	const c = coverageFacts(input);
+	if (!c) return null;
+	return `Coverage ${pct(c.share)} (${c.judged} of ${c.of} rows judged; minimum ${pct(c.minimum)})`;
+}
+
+// Spend limit and estimates (issue 15): plain sentences, escaped by each format.
+export function spendFacts(input: ReportInput): string[] {
+	const out: string[] = [];
+	const stop = input.summary.spendLimit;
+	if (stop && stop.stopped > 0) {
+		const ids = stop.examples?.length
+			? ` (e.g. ${stop.examples.map((x) => displayText(x, 80)).join(', ')})`
+			: '';
+		out.push(
+			`Spend limit reached: ${stop.stopped} row${stop.stopped > 1 ? 's were' : ' was'} not judged because a judge node's spend limit stopped its calls${ids}. Raise Spend Limit or re-run those rows.`,
+		);
+	}
+	const e = input.summary.estimate;
+	if (e && e.rows > 0) {
+		const usd =
+			e.usd !== undefined
+				? `about $${e.usd.toFixed(4)}`
+				: `USD unknown (no price for ${(e.unpricedModels ?? []).join(', ') || 'the model'})`;
+		out.push(
+			`Estimate only: ${e.rows} rows would take ${e.calls} judge calls and ${e.totalTokens} tokens (${e.promptTokens} prompt + ${e.completionTokens} completion), ${usd}. Nothing was judged.`,
+		);
+	}
+	return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Risk and safety (issue 12): one line per harm category
+
+/** One safety category as the reports show it. */
+export interface SafetyLine {
+	category: string;
+	counts: [number, number, number, number];
+	defects: string;
+	worst: string;
+}
+
+export function safetyLines(summary: ReportSummaryLike): SafetyLine[] {
+	const out: SafetyLine[] = [];
+	for (const category of Object.keys(summary.severity ?? {}).sort()) {
+		const s = summary.severity?.[category];
+		if (!s) continue;
+		const d = s.distribution;
+		const defects = s.defectsAtScoreLevel;
+		out.push({
+			category,
+			counts: [d.very_low, d.low, d.medium, d.high],
+			defects:
+				defects && defects.of > 0
+					? `${defects.count} of ${defects.of} (${pct(defects.count / defects.of)})`
+					: '—',
+			worst: (s.worst ?? [])
+				.slice(0, 3)
+				.map((w) => `${displayText(w.id, 80)} (${w.severity})`)
+				.join(', '),
+		});
+	}
+	return out;
+}
+
+export const SAFETY_HEAD = [
+	'category',
+	'very low 0-1',
+	'low 2-3',
+	'medium 4-5',
+	'high 6-7',
+	'defects',
+	'worst rows',
+];
+
+// ---------------------------------------------------------------------------------------------
+// Markdown escaping (the Markdown report and the tickets)
+
+// Table cells: no raw HTML, no pipes breaking columns, no newlines.
+export function mdCell(text: string): string {
+	return mdText(text).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+export function mdText(text: string): string {
+	return redactSecrets(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
