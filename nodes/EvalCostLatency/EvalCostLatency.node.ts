@@ -13,15 +13,13 @@ import {
 	DEFAULT_PRICES_TAKEN,
 } from '../../src/cost';
 import { priceTableOption } from '../shared/collect';
-import type { Score } from '../../src/core/types';
-import {
-	iconFor,
-	readParam,
-	routeScored,
-	SCORING_OUTPUTS,
-	splitProperties,
-	withScore,
-} from '../shared/common';
+import { iconFor, SCORING_OUTPUTS, splitProperties } from '../shared/common';
+import { scoreItems } from '../shared/scoreItems';
+
+/** The parameters read for every row. */
+const INPUTS = ['trace', 'model', 'maxTokens', 'maxLatencySeconds', 'maxCostUsd'].map((name) => ({
+	name,
+}));
 
 const budget = (v: unknown): number | undefined => {
 	const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
@@ -121,56 +119,38 @@ export class EvalCostLatency implements INodeType {
 		const prices = priceTableOption(this, o.prices);
 		const key =
 			typeof o.resultKey === 'string' && o.resultKey !== '' ? o.resultKey : 'cost_latency';
-		const scored: { item: INodeExecutionData; score: Score }[] = [];
-		for (let i = 0; i < items.length; i++) {
-			const read = (name: string, fallback: unknown) => readParam(this, name, i, fallback as never);
-			const params = {
-				trace: read('trace', undefined),
-				model: read('model', ''),
-				maxTokens: read('maxTokens', 0),
-				maxLatencySeconds: read('maxLatencySeconds', 0),
-				maxCostUsd: read('maxCostUsd', 0),
-			};
-			const bad = Object.values(params).find((p) => !p.ok);
-			let figures = {};
-			let score: Score;
-			if (bad && !bad.ok) {
-				score = costLatencyError(`row ${i + 1}: ${bad.error}`, key);
-			} else {
-				const v = (p: { ok: true; value: unknown } | { ok: false; error: string }) =>
-					p.ok ? p.value : undefined;
-				const model = v(params.model);
-				let trace = v(params.trace);
+		// The seed's per-row figures go on the row itself, where Eval Aggregate reads them.
+		const figures: Record<string, unknown>[] = [];
+		return scoreItems(this, {
+			inputs: INPUTS,
+			factsOf: () => ({}),
+			unreadable: (error) => ({ [key]: costLatencyError(error, key) }),
+			rowFields: (index) => (figures[index] ?? {}) as IDataObject,
+			evaluateRow: async (values, { index }) => {
+				const model = values.model;
+				let trace = values.trace;
 				// Rows from Execute Workflow ("run once for each item") name the sub-execution that
 				// produced them: its run data is the agent's own trace (tokens of every Chat Model call).
-				const sub = items[i].metadata?.subExecution;
-				let subError: string | undefined;
+				const sub = items[index].metadata?.subExecution;
 				if ((trace === undefined || trace === null || trace === '') && sub?.executionId) {
 					const data = await this.getExecutionDataById(String(sub.executionId));
-					if (data) trace = data;
-					else
-						subError = `row ${i + 1}: execution ${sub.executionId} of the sub-workflow has no stored data (let n8n save its successful executions)`;
+					if (!data) {
+						const why = `execution ${sub.executionId} of the sub-workflow has no stored data (let n8n save its successful executions)`;
+						return { [key]: costLatencyError(why, key) };
+					}
+					trace = data;
 				}
-				if (subError !== undefined) score = costLatencyError(subError, key);
-				else {
-					const r = costLatency(items[i].json, trace, {
-						prices,
-						model: typeof model === 'string' && model.trim() !== '' ? model.trim() : undefined,
-						maxTokens: budget(v(params.maxTokens)),
-						maxLatencySeconds: budget(v(params.maxLatencySeconds)),
-						maxCostUsd: budget(v(params.maxCostUsd)),
-						key,
-					});
-					figures = r.figures;
-					score = r.score;
-					if (score.status === 'error') score.error = `row ${i + 1}: ${score.error}`;
-				}
-			}
-			const out = withScore(items[i], i, key, score);
-			// The seed's per-row figures on the row itself, where Eval Aggregate reads them.
-			out.json = { ...out.json, ...figures };
-			scored.push({ item: out, score });
-		}
-		return routeScored(this, scored);
+				const r = costLatency(items[index].json, trace, {
+					prices,
+					model: typeof model === 'string' && model.trim() !== '' ? model.trim() : undefined,
+					maxTokens: budget(values.maxTokens),
+					maxLatencySeconds: budget(values.maxLatencySeconds),
+					maxCostUsd: budget(values.maxCostUsd),
+					key,
+				});
+				figures[index] = { ...r.figures };
+				return { [key]: r.score };
+			},
+		});
 	}
 }

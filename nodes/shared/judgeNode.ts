@@ -28,7 +28,6 @@ import type { JudgeDecl } from '../../src/judges/types';
 import {
 	iconFor,
 	outputFormatProperty,
-	routeScored,
 	rowLabel,
 	SCORING_OUTPUTS,
 	splitProperties,
@@ -187,25 +186,22 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 	};
 }
 
-/** Estimate-only output: every row with `estimate.<key>` (its own and the run's), never a score. */
-function estimateOutput(
-	ctx: IExecuteFunctions,
+/** Estimate-only rows: each with `estimate.<key>` (its own and the run's), never a score. */
+function estimateRows(
 	items: INodeExecutionData[],
 	estimates: RowEstimate[],
 	resultKey: string,
 	model: string,
-): INodeExecutionData[][] {
+): INodeExecutionData[] {
 	const run = runEstimate(estimates, model);
-	const out = items.map((item, i) => {
+	return items.map((item, i) => {
 		const prev = (item.json.estimate as IDataObject | undefined) ?? {};
 		const own = { ...estimates[i], run } as unknown as IDataObject;
 		const json = { ...item.json, estimate: { ...prev, [resultKey]: own } };
 		const next: INodeExecutionData = { json, pairedItem: { item: i } };
 		if (item.binary) next.binary = item.binary;
-		// Routed as a row that was not scored (Scored output, or Not Scored with the split).
-		return { item: next, score: { pass: null } as Score };
+		return next;
 	});
-	return routeScored(ctx, out);
 }
 
 // ---- Judge verdict cache (issue 15 item 1) ----
@@ -304,7 +300,7 @@ export async function executeJudge(
 							const s = labelRowError(rows[i][decl.id], rowLabel(items[i], i));
 							estimates[i] ??= await estimateRow([], s, estimateOpts);
 						}
-						return estimateOutput(this, items, estimates, resultKey, judgeModel);
+						return estimateRows(items, estimates, resultKey, judgeModel);
 					},
 				}
 			: {}),

@@ -40,15 +40,17 @@ export interface RowScorer {
 	unreadable(error: string, row: ItemRow): Record<string, Score>;
 	/** The facts a score key's Databricks columns come from. */
 	factsOf(key: string): Pick<EvaluatorFacts, 'databricks'>;
+	/** Fields the row carries besides its Scores (Cost & Latency's token, latency and cost figures). */
+	rowFields?(index: number): IDataObject;
 	/** The flat-numbers columns of a Score, when the node has its own (safety). */
 	flatFields?(key: string, score: Score): IDataObject;
 	/** Fail the node on the governor's unfixable error for this key (bad key, model, quota). */
 	fatal?: { governor: Governor; key: string | undefined; advice: string };
-	/** Replaces the scored output (estimate-only runs emit estimates, never scores). */
-	emit?(
-		items: INodeExecutionData[],
-		rows: Record<string, Score>[],
-	): Promise<INodeExecutionData[][]>;
+	/**
+	 * Replaces the scored items (estimate-only runs emit estimates, never scores); they are routed
+	 * as rows that were not scored (Scored output, or Not Scored with the split).
+	 */
+	emit?(items: INodeExecutionData[], rows: Record<string, Score>[]): Promise<INodeExecutionData[]>;
 	/** Releases what the execution opened (the verdict cache); called once every row is done. */
 	close?(): Promise<void>;
 }
@@ -92,7 +94,13 @@ export async function scoreItems(
 	} finally {
 		await scorer.close?.();
 	}
-	if (scorer.emit) return scorer.emit(items, rows);
+	if (scorer.emit) {
+		const emitted = await scorer.emit(items, rows);
+		return routeScored(
+			ctx,
+			emitted.map((item) => ({ item, score: { pass: null } as Score })),
+		);
+	}
 	if (scorer.fatal) {
 		const { governor, key, advice } = scorer.fatal;
 		throwIfFatal(ctx, governor, key, advice);
@@ -115,6 +123,8 @@ export async function scoreItems(
 					: formatFields(format, key, score, scorer.factsOf(own));
 			out = withScore(out, i, key, score, extra);
 		}
+		const fields = scorer.rowFields?.(i);
+		if (fields) out.json = { ...out.json, ...fields };
 		return { item: out, score: routingScore(scores) };
 	});
 	return routeScored(ctx, scored);

@@ -138,7 +138,7 @@ describe('Cost & Latency on the real engine', () => {
 		const unknown = run.output('Cost & Latency', 2)[0].eval as Record<string, IDataObject>;
 		expect(unknown.cost_latency.status).toBe('error');
 		expect(unknown.cost_latency.error).toBe(
-			'row 6: max cost is set but the cost is unknown (no price for model "llama3.2:3b" (add it to the price table))',
+			'row 6 (request_id "n8n-chain"): max cost is set but the cost is unknown (no price for model "llama3.2:3b" (add it to the price table))',
 		);
 		const reasons = run
 			.output('Cost & Latency', 1)
