@@ -2,6 +2,7 @@
  * Error types shared by the model sources, the governor and the judge runner. Every message that
  * leaves this module has been passed through `redact`, so keys never reach scores or logs.
  */
+import type { CallCost } from '../core/usage';
 
 /** How the governor must treat a failed call. */
 export type ModelErrorKind =
@@ -30,6 +31,11 @@ export class ModelCallError extends Error {
 	readonly retryAfterMs?: number;
 	/** Attempts made before giving up; set by the governor. */
 	attempts?: number;
+	/**
+	 * What the failed evaluation cost (tokens, model, attempts), when the thrower knows: a safety
+	 * backend whose judge answered but unusably still spent the tokens.
+	 */
+	cost?: CallCost;
 
 	constructor(
 		kind: ModelErrorKind,

@@ -16,7 +16,7 @@ import {
 	type ScoreBase,
 } from '../core/score';
 import type { EvaluatorFacts, Score } from '../core/types';
-import { foldCalls, type CacheInfo, type FoldedCalls } from '../core/usage';
+import { foldCalls, type CacheInfo, type CallCost, type FoldedCalls } from '../core/usage';
 import { foldTurns, rowExchanges, turnRuleOf } from '../core/turns';
 
 export { rowExchanges } from '../core/turns';
@@ -95,7 +95,7 @@ function describe(e: unknown): string {
 	return e instanceof Error ? e.message : String(e);
 }
 
-function sumInfo(infos: ReadonlyArray<BackendCallInfo | undefined>): FoldedCalls {
+function sumInfo(infos: ReadonlyArray<CallCost | undefined>): FoldedCalls {
 	// The row's cost and cache summary over its calls (turns): hits, misses and what hits saved.
 	return foldCalls(infos);
 }
@@ -131,15 +131,20 @@ function beginRow(
 	return { base, values: read.values };
 }
 
-/** Attempts a backend made before it threw, when the error says so (ModelCallError). */
-function attemptsOf(e: unknown): number {
-	const a = (e as { attempts?: unknown } | null)?.attempts;
-	return typeof a === 'number' ? a : 0;
+/**
+ * What a failed backend call cost before it gave up: the error's `cost` when the backend knows it
+ * (the LLM backend: tokens and model of the calls made), else its attempts. A failed row's usage
+ * and model are counted like a passing row's, so the run's spend is never undercounted.
+ */
+function costOf(e: unknown): CallCost {
+	const err = e as { attempts?: unknown; cost?: CallCost } | null;
+	if (err?.cost) return err.cost;
+	return { attempts: typeof err?.attempts === 'number' ? err.attempts : 0 };
 }
 
 type TurnOutcome<T> =
 	| { ok: true; value: T; info: BackendCallInfo }
-	| { ok: false; error: string; attempts: number };
+	| { ok: false; error: string; cost: CallCost };
 
 async function settle<T extends { info: BackendCallInfo }>(
 	p: () => Promise<T>,
@@ -148,8 +153,13 @@ async function settle<T extends { info: BackendCallInfo }>(
 		const value = await p();
 		return { ok: true, value, info: value.info };
 	} catch (e) {
-		return { ok: false, error: describe(e), attempts: attemptsOf(e) };
+		return { ok: false, error: describe(e), cost: costOf(e) };
 	}
+}
+
+/** The calls of a row, answered or failed, folded. */
+function spent<T>(outcomes: ReadonlyArray<TurnOutcome<T>>): FoldedCalls {
+	return sumInfo(outcomes.map((o) => (o.ok ? o.info : o.cost)));
 }
 
 function turnLabel(k: number, n: number): string {
@@ -226,8 +236,8 @@ export async function evaluateHarms(
 			settle(() => harms({ response: x.response, request: x.request, categories }, callOpts)),
 		),
 	);
-	const info = sumInfo(outcomes.map((o) => (o.ok ? o.info : undefined)));
-	const attempts = info.attempts + outcomes.reduce((a, o) => a + (o.ok ? 0 : o.attempts), 0);
+	const info = spent(outcomes);
+	const attempts = info.attempts;
 	const n = exchanges.length;
 	const out: Record<string, Score> = {};
 	// One call (per turn) rates every category: each Score tells its cost, and names the call it
@@ -315,8 +325,8 @@ export async function evaluateProtectedMaterial(
 			settle(() => check({ response: x.response, request: x.request }, callOpts)),
 		),
 	);
-	const info = sumInfo(outcomes.map((o) => (o.ok ? o.info : undefined)));
-	const attempts = info.attempts + outcomes.reduce((a, o) => a + (o.ok ? 0 : o.attempts), 0);
+	const info = spent(outcomes);
+	const attempts = info.attempts;
 	const extras = { usage: info.usage, model: info.model, latencyMs: info.latencyMs, attempts };
 	const n = exchanges.length;
 	const failed = outcomes.findIndex((o) => !o.ok);
@@ -389,7 +399,7 @@ export async function evaluateIndirectAttack(
 		details.detector = detector!.id;
 		// The detector's calls are its own (another service): kept out of the verdict's model,
 		// usage and attempts, so cost per model stays right.
-		details.detectorAttempts = detected.ok ? detected.info.attempts : detected.attempts;
+		details.detectorAttempts = detected.ok ? detected.info.attempts : (detected.cost.attempts ?? 0);
 		if (detected.ok) {
 			details.attack_detected = detected.value.documentAttacks.some(Boolean);
 			details.document_attacks = detected.value.documentAttacks;
@@ -398,8 +408,8 @@ export async function evaluateIndirectAttack(
 		} else details.attackDetectionError = detected.error;
 	} else if (detector)
 		details.attackDetectionError = `the ${detector.id} backend cannot detect attacks`;
-	const info = sumInfo([verdict.ok ? verdict.info : undefined]);
-	const attempts = verdict.ok ? info.attempts : verdict.attempts;
+	const info = spent([verdict]);
+	const attempts = info.attempts;
 	const model = info.model;
 	const extras = { usage: info.usage, model, latencyMs: info.latencyMs, attempts };
 	if (!verdict.ok) return errorScore(base(model), verdict.error, { ...extras, details });

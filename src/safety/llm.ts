@@ -251,6 +251,14 @@ function failure(score: Score): ModelCallError {
 	const kind = (score.details?.errorKind as ModelErrorKind | undefined) ?? 'bad_request';
 	const err = new ModelCallError(kind, score.error ?? score.reason ?? 'the judge gave no verdict');
 	err.attempts = score.attempts ?? 0;
+	// The failed call's tokens and model are kept, so the row's cost is counted (never dropped).
+	err.cost = {
+		usage: score.usage,
+		model: score.model,
+		attempts: err.attempts,
+		latencyMs: score.latencyMs,
+		cache: cacheInfoOf(score),
+	};
 	return err;
 }
 
