@@ -15,36 +15,24 @@ import { errorScore, scoreBase } from '../../src/core/score';
 import { Governor } from '../../src/judges/governor';
 import type { JudgeDecl, JudgeServiceBackend } from '../../src/judges/types';
 import {
-	createAzureContentSafetyBackend,
-	type AzureContentSafetyConfig,
-} from '../../src/safety/azure';
-import {
 	serviceGroundednessEvaluator,
 	serviceGroundednessSignature,
 } from '../../src/safety/azureGroundedness';
 import type { SafetyBackend } from '../../src/safety/backend';
 import { governorOptions } from './llmOptions';
+import { backendOptionsFor, lookupSafetyBackend, type SafetyBackendOption } from './safetyBackends';
 import { scoreItems } from './scoreItems';
-
-/** Credential type name of Azure AI Content Safety. */
-export const AZURE_CS_CREDENTIAL = 'azureContentSafetyApi';
 
 /** Which backend answers a judge node: the LLM judge or a service. */
 export type JudgeBackend = 'llm' | JudgeServiceBackend;
 
-const BACKEND_NAMES: Record<JudgeServiceBackend, string> = {
-	azure_content_safety: 'Azure AI Content Safety',
-};
-
-/** Map the Azure AI Content Safety credential onto the backend's configuration. */
-export function azureConfigFromCredential(c: IDataObject): AzureContentSafetyConfig {
-	const str = (v: unknown): string | undefined =>
-		typeof v === 'string' && v.trim() ? v.trim() : undefined;
-	return {
-		endpoint: str(c.endpoint) ?? '',
-		apiKey: str(c.apiKey) ?? '',
-		apiVersion: str(c.apiVersion),
-	};
+/**
+ * The service backends a judge can offer: the package's safety backends (one seam, one list,
+ * ./safetyBackends.ts) that the declaration names and that serve groundedness detection.
+ */
+function serviceOptions(decl: JudgeDecl): SafetyBackendOption[] {
+	const named = new Set<string>(decl.serviceBackends ?? []);
+	return backendOptionsFor('groundedness').filter((o) => named.has(o.id));
 }
 
 /**
@@ -55,7 +43,7 @@ export function withServiceBackends(
 	decl: JudgeDecl,
 	description: INodeTypeDescription,
 ): INodeTypeDescription {
-	const services = decl.serviceBackends ?? [];
+	const services = serviceOptions(decl);
 	if (services.length === 0) return description;
 	const llmOnly = { show: { backend: ['llm'] } };
 	const backend: INodeProperties = {
@@ -70,10 +58,9 @@ export function withServiceBackends(
 				description: 'Our prompt, answered by the RAG Eval LLM API credential or a Chat Model',
 			},
 			...services.map((s) => ({
-				name: BACKEND_NAMES[s],
-				value: s,
-				description:
-					'Groundedness detection of Azure AI Content Safety: the share of the reply not grounded in the context, mapped to 1-5',
+				name: s.name,
+				value: s.id,
+				description: `Groundedness detection of ${s.name}: the share of the reply not grounded in the context, mapped to 1-5`,
 			})),
 		],
 		description:
@@ -93,44 +80,34 @@ export function withServiceBackends(
 	);
 	const credentials = [
 		...(description.credentials ?? []).map((c) => ({ ...c, displayOptions: llmOnly })),
-		{
-			name: AZURE_CS_CREDENTIAL,
-			required: true,
-			displayOptions: { show: { backend: ['azure_content_safety'] } },
-		},
+		...services
+			.filter((s) => s.credential)
+			.map((s) => ({
+				name: s.credential!,
+				required: true,
+				displayOptions: { show: { backend: [s.id] } },
+			})),
 	];
 	return { ...description, credentials, properties: [backend, notice, ...properties] };
 }
 
 /** The backend chosen on a node (LLM for judges without the option). */
 export function judgeBackendOf(ctx: IExecuteFunctions, decl: JudgeDecl): JudgeBackend {
-	if (!decl.serviceBackends?.length) return 'llm';
+	const services = serviceOptions(decl);
+	if (services.length === 0) return 'llm';
 	const b = ctx.getNodeParameter('backend', 0, 'llm') as string;
-	return (decl.serviceBackends as ReadonlyArray<string>).includes(b)
-		? (b as JudgeServiceBackend)
-		: 'llm';
+	return services.some((s) => s.id === b) ? (b as JudgeServiceBackend) : 'llm';
 }
 
-async function azureBackend(ctx: IExecuteFunctions): Promise<SafetyBackend> {
-	let cred: IDataObject | undefined;
-	try {
-		cred = (await ctx.getCredentials(AZURE_CS_CREDENTIAL)) as IDataObject;
-	} catch {
-		cred = undefined;
-	}
-	const description =
-		'Add an Azure AI Content Safety API credential (endpoint and key of your Content Safety resource), or switch Backend to LLM Judge.';
-	if (!cred)
-		throw new NodeOperationError(ctx.getNode(), 'No Azure AI Content Safety credential', {
-			description,
-		});
-	try {
-		return createAzureContentSafetyBackend(azureConfigFromCredential(cred));
-	} catch (e) {
-		throw new NodeOperationError(ctx.getNode(), e instanceof Error ? e.message : String(e), {
-			description,
-		});
-	}
+/** Builds the chosen service backend through the safety backends' factories; fails the node if it cannot. */
+async function serviceBackend(ctx: IExecuteFunctions, id: string): Promise<SafetyBackend> {
+	const option = backendOptionsFor('groundedness').find((o) => o.id === id);
+	const name = option?.name ?? id;
+	const description = `Add an ${name} API credential (endpoint and key of your resource), or switch Backend to LLM Judge.`;
+	const found = await lookupSafetyBackend(ctx, id, 'groundedness', { options: {} });
+	if ('backend' in found) return found.backend;
+	const message = 'error' in found ? found.error : `No ${name} credential`;
+	throw new NodeOperationError(ctx.getNode(), message, { description });
 }
 
 /**
@@ -142,7 +119,7 @@ export async function executeServiceJudge(
 	decl: JudgeDecl,
 ): Promise<INodeExecutionData[][]> {
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const backend = await azureBackend(this);
+	const backend = await serviceBackend(this, judgeBackendOf(this, decl));
 	const governor = new Governor(governorOptions(options));
 	const signal = this.getExecutionCancelSignal?.();
 	const evaluator = serviceGroundednessEvaluator(decl);

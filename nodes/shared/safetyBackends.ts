@@ -5,19 +5,37 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { SafetyBackend, SafetyBackendId } from '../../src/safety/backend';
-import { createAzureContentSafetyBackend } from '../../src/safety/azure';
+import {
+	createAzureContentSafetyBackend,
+	type AzureContentSafetyConfig,
+} from '../../src/safety/azure';
 import type { VerdictCache } from '../../src/judges/cache';
 import { createLlmSafetyBackend } from '../../src/safety/llm';
 import { createOpenAIModerationBackend } from '../../src/safety/moderation';
 import { LLM_CREDENTIAL, llmConfigFromCredential, resolveSource } from './llmOptions';
-import { AZURE_CS_CREDENTIAL, azureConfigFromCredential } from './judgeServiceBackend';
+
+/** Credential type name of Azure AI Content Safety. */
+export const AZURE_CS_CREDENTIAL = 'azureContentSafetyApi';
+
+/** Map the Azure AI Content Safety credential onto the backend's configuration. */
+export function azureConfigFromCredential(c: IDataObject): AzureContentSafetyConfig {
+	const str = (v: unknown): string | undefined =>
+		typeof v === 'string' && v.trim() ? v.trim() : undefined;
+	return {
+		endpoint: str(c.endpoint) ?? '',
+		apiKey: str(c.apiKey) ?? '',
+		apiVersion: str(c.apiVersion),
+	};
+}
 
 /** What a safety node asks of a backend. */
 export type SafetyNodeKind =
 	| 'content_safety'
 	| 'protected_material'
 	| 'indirect_attack'
-	| 'detector';
+	| 'detector'
+	/** Groundedness detection standing in for the Groundedness judge (its Backend option). */
+	| 'groundedness';
 
 /** One selectable backend: its option, the credential it reads and the nodes it can serve. */
 export interface SafetyBackendOption {
@@ -43,7 +61,7 @@ export const SAFETY_BACKEND_OPTIONS: ReadonlyArray<SafetyBackendOption> = [
 		name: 'Azure AI Content Safety',
 		description: 'The Azure AI Content Safety service (its own credential: endpoint and key)',
 		credential: AZURE_CS_CREDENTIAL,
-		serves: ['content_safety', 'protected_material', 'detector'],
+		serves: ['content_safety', 'protected_material', 'detector', 'groundedness'],
 	},
 	{
 		id: 'openai_moderation',
