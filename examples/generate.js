@@ -11,9 +11,15 @@ const HERE = __dirname;
 const P = 'n8n-nodes-rag-eval';
 const dataset = (name) => fs.readFileSync(path.join(HERE, 'datasets', name), 'utf8').trim();
 
-// Stable node ids keep re-imports idempotent and diffs readable.
+// Stable node ids keep re-imports idempotent and diffs readable. A key of up to 16 bytes is
+// spelled in the id (the node ids shipped so far); a longer one is hashed, since cutting it to 16
+// bytes would give every index of it the same id.
 function uuid(wfKey, i) {
-	const hex = Buffer.from(`${wfKey}:${i}`).toString('hex').padEnd(32, '0').slice(0, 32);
+	const key = `${wfKey}:${i}`;
+	const hex =
+		Buffer.byteLength(key) <= 16
+			? Buffer.from(key).toString('hex').padEnd(32, '0')
+			: require('node:crypto').createHash('sha256').update(key).digest('hex').slice(0, 32);
 	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -200,7 +206,7 @@ const nightly = workflow(
 				sendBody: true,
 				specifyBody: 'json',
 				jsonBody:
-					"={{ JSON.stringify(Object.assign({}, $json.slack, { text: ($json.verdict === 'OK' ? '' : '<!here> ') + $json.slack.text })) }}",
+					'={{ JSON.stringify($json.slack) }}',
 				options: {},
 			},
 			notes: 'Paste your Slack incoming webhook URL, then enable',
@@ -216,7 +222,7 @@ const nightly = workflow(
 				channelId: { __rl: true, mode: 'name', value: '#rag-quality' },
 				messageType: 'block',
 				blocksUi: '={{ JSON.stringify({ blocks: $json.slack.blocks }) }}',
-				text: "={{ ($json.verdict === 'OK' ? '' : '<!here> ') + $json.slack.text }}",
+				text: '={{ $json.slack.text }}',
 				otherOptions: {},
 			},
 			notes: 'Alternative to the webhook: add a Slack credential, enable, disable "Post to Slack"',
@@ -350,7 +356,7 @@ const nightly = workflow(
 			'## One Slack message per run\n' +
 				'**Post to Slack**: paste a Slack [incoming webhook](https://api.slack.com/messaging/webhooks) URL and enable it.\n' +
 				'Or use **Post to Slack (Slack node)** with a Slack credential and channel instead.\n\n' +
-				'REGRESSED and INCOMPLETE runs mention @here.\n' +
+				'REGRESSED and INCOMPLETE runs mention @here (Eval Report -> Options -> Mention On Alert).\n' +
 				'Set **Run URL** on Eval Report to your n8n address so the message links to the execution.',
 		),
 		sticky(

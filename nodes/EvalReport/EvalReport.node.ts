@@ -110,6 +110,19 @@ export class EvalReport implements INodeType {
 						description: 'Link shown in the reports, e.g. the execution URL',
 					},
 					{
+						displayName: 'Mention On Alert',
+						name: 'mention',
+						type: 'options',
+						default: 'here',
+						options: [
+							{ name: '@here', value: 'here' },
+							{ name: '@channel', value: 'channel' },
+							{ name: 'Nobody', value: 'none' },
+						],
+						description:
+							'Who the Slack message alerts when the run is REGRESSED or INCOMPLETE (in the message people see and in its notification text); an OK run alerts nobody',
+					},
+					{
 						displayName: 'Scored Rows',
 						name: 'rows',
 						type: 'json',
@@ -188,6 +201,7 @@ export class EvalReport implements INodeType {
 			maxWorstRows: (o.maxWorstRows as number | undefined) ?? 10,
 			history: historyOption(this, o.history) ?? itemHistory,
 			trendRuns: (o.trendRuns as number | undefined) ?? 30,
+			mention: o.mention === 'channel' || o.mention === 'none' ? o.mention : 'here',
 		};
 		const formats = this.getNodeParameter('formats', 0, []) as Part[];
 		const json: IDataObject = {};

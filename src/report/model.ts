@@ -106,6 +106,11 @@ export interface ReportInput {
 	history?: readonly unknown[];
 	/** How many runs (earlier ones plus this one) the trends show; default 30. */
 	trendRuns?: number;
+	/**
+	 * Who the Slack message alerts when the run is REGRESSED or INCOMPLETE: `here` (`<!here>`),
+	 * `channel` (`<!channel>`) or nobody (default). Never on an OK run.
+	 */
+	mention?: 'here' | 'channel' | 'none';
 }
 
 // Trend series for the trends sections, this run last; empty without history.
@@ -364,13 +369,36 @@ export function incompleteCount(input: ReportInput): number {
  * repeated on other rows (the same text but for the row number) is said once with their count.
  */
 export function firstErrors(input: ReportInput, limit = 3): string[] {
+	const errors = firstProblems(input, 'error', limit);
+	if (errors.length > 0) return errors;
+	const ids = input.summary.incomplete?.examples ?? [];
+	if (ids.length === 0) return [];
+	// No row errored, yet rows have no verdict: say why they could not be scored (no judge
+	// model configured, inputs missing), from the rows themselves when they were passed.
+	const unscored = firstProblems(input, 'not_applicable', limit);
+	if (unscored.length > 0) return unscored.map((line) => `not scored: ${line}`);
+	return [
+		`rows ${ids.map((x) => displayText(x, 80)).join(', ')} have no verdict (pass the scored rows to the report to see their errors)`,
+	];
+}
+
+/**
+ * The first rows with a Score of one status, each naming its row and metric, with its error or
+ * reason; the same text on other rows (but for the row number) is said once with their count.
+ */
+function firstProblems(
+	input: ReportInput,
+	status: 'error' | 'not_applicable',
+	limit: number,
+): string[] {
 	const found: { line: string; more: number }[] = [];
 	const byKey = new Map<string, { more: number }>();
 	(input.rows ?? []).forEach((row, index) => {
 		for (const [metric, s] of Object.entries(row.eval ?? {})) {
-			if (!s || s.status !== 'error') continue;
-			const text = displayText(s.error ?? 'judge error', 300);
-			const key = `${metric}\u0000${text.replace(/^row \d+: /, '')}`;
+			if (!s || s.status !== status) continue;
+			const said = status === 'error' ? (s.error ?? 'judge error') : (s.reason ?? 'not applicable');
+			const text = displayText(said, 300);
+			const key = `${metric}\u0000${text.replace(/^row \d+( \(request_id [^)]*\))?: /, '')}`;
 			const seen = byKey.get(key);
 			if (seen) {
 				seen.more++;
@@ -386,15 +414,7 @@ export function firstErrors(input: ReportInput, limit = 3): string[] {
 			byKey.set(key, entry);
 		}
 	});
-	const out = found.map((f) => (f.more ? `${f.line} (and ${f.more} more rows)` : f.line));
-	if (out.length === 0) {
-		const ids = input.summary.incomplete?.examples ?? [];
-		if (ids.length)
-			out.push(
-				`rows ${ids.map((x) => displayText(x, 80)).join(', ')} have no verdict (pass the scored rows to the report to see their errors)`,
-			);
-	}
-	return out;
+	return found.map((f) => (f.more ? `${f.line} (and ${f.more} more rows)` : f.line));
 }
 
 export function headline(input: ReportInput): string {
@@ -507,5 +527,20 @@ export function mdCell(text: string): string {
 }
 
 export function mdText(text: string): string {
-	return redactSecrets(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+	return neutraliseMentions(
+		redactSecrets(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+	);
+}
+
+/**
+ * Markdown that GitHub would turn into notifications or links, made inert: `@user` and
+ * `@org/team` mentions and `#12` / `owner/repo#12` references get a zero-width space after the
+ * sign, so row text (a user's question, a judge's reason) copied into a nightly ticket never pings
+ * anyone or cross-links an issue. The text reads the same.
+ */
+export function neutraliseMentions(text: string): string {
+	return text
+		.replace(/(^|[^\w`])@(?=[A-Za-z0-9])/g, '$1@\u200b')
+		.replace(/(^|[^&])#(?=\d)/g, '$1#\u200b')
+		.replace(/\b(GH-)(?=\d)/gi, '$1\u200b');
 }

@@ -99,11 +99,18 @@ export function slackMessage(input: ReportInput): SlackMessage {
 	});
 	const url = safeUrl(input.runUrl);
 	const verdict = runVerdict(input);
+	// Slack notifies on a mention in a block people see; the top-level text is only the
+	// notification fallback once blocks are present, so the mention goes in both.
+	const alert =
+		(verdict === 'INCOMPLETE' || verdict === 'REGRESSED') &&
+		(input.mention === 'here' || input.mention === 'channel')
+			? `<!${input.mention}> `
+			: '';
 	if (verdict === 'INCOMPLETE') {
 		const c = coverageFacts(input);
 		const errs = firstErrors(input);
 		const lines = [
-			`:warning: *Incomplete*: ${c ? `${c.missing} of ${c.of}` : incompleteCount(input)} rows could not be judged${c ? ` (coverage ${pct(c.share)}, minimum ${pct(c.minimum)})` : ''}. The figures below cover only the judged rows: this run is not green.`,
+			`${alert}:warning: *Incomplete*: ${c ? `${c.missing} of ${c.of}` : incompleteCount(input)} rows could not be judged${c ? ` (coverage ${pct(c.share)}, minimum ${pct(c.minimum)})` : ''}. The figures below cover only the judged rows: this run is not green.`,
 		];
 		if (errs.length)
 			lines.push(`*First errors*\n${errs.map((e) => `• ${slackText(e, 400)}`).join('\n')}`);
@@ -111,7 +118,7 @@ export function slackMessage(input: ReportInput): SlackMessage {
 	} else if (input.gate) {
 		const reg = regressions(input.gate);
 		const status = reg.length
-			? `:red_circle: *Regressed* on ${reg.map((r) => `\`${slackText(r.metric, 200)}\``).join(', ')}`
+			? `${alert}:red_circle: *Regressed* on ${reg.map((r) => `\`${slackText(r.metric, 200)}\``).join(', ')}`
 			: ':large_green_circle: *OK*: no metric regressed against the baseline';
 		blocks.push({ type: 'section', text: slackMrkdwn(status) });
 	}
@@ -219,5 +226,5 @@ export function slackMessage(input: ReportInput): SlackMessage {
 	const reg2 = regressions(input.gate).map((r) => r.metric);
 	const errs = verdict === 'INCOMPLETE' ? firstErrors(input, 1) : [];
 	const fallback = `${title}${reg2.length ? ` — regressed: ${reg2.join(', ')}` : ''}${errs.length ? ` — first error: ${errs[0]}` : ''}${url ? ` — ${url}` : ''}`;
-	return { text: slackText(redactSecrets(fallback)), blocks };
+	return { text: `${alert}${slackText(redactSecrets(fallback))}`, blocks };
 }
