@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import type { ContextDoc } from '../../core/inputs';
+import { judgeOutput } from '../output';
 import { reasonText, yesNo } from '../parse';
 import type { CallOutcome, FanOut, JudgeCall, JudgeDecl } from '../types';
 import { chunksInput } from './agent';
@@ -54,38 +55,18 @@ function batchedDecl(parent: JudgeDecl, n: number): JudgeDecl {
 			].join('\n'),
 			user: 'Request:\n{request}\n\nRetrieved chunks:\n{retrieved_context}',
 		},
-		output: {
-			name: 'chunk_relevance_batched',
-			schema: z.object({
+		output: judgeOutput(
+			'chunk_relevance_batched',
+			z.object({
 				chunks: z
 					.array(z.object({ chunk: z.number().int(), reason: reasonText(), verdict: yesNo() }))
 					.length(n, { message: `expected exactly ${n} chunk verdicts` })
 					.refine((l) => l.every((c, i) => c.chunk === i + 1), {
 						message: 'chunk verdicts must be numbered 1, 2, ... in order',
-					}),
+					})
+					.describe(`one verdict per chunk, ${n} in all, in order`),
 			}),
-			jsonSchema: {
-				type: 'object',
-				properties: {
-					chunks: {
-						type: 'array',
-						description: `one verdict per chunk, ${n} in all, in order`,
-						items: {
-							type: 'object',
-							properties: {
-								chunk: { type: 'integer' },
-								reason: { type: 'string' },
-								verdict: { type: 'string', enum: ['yes', 'no'] },
-							},
-							required: ['chunk', 'reason', 'verdict'],
-							additionalProperties: false,
-						},
-					},
-				},
-				required: ['chunks'],
-				additionalProperties: false,
-			},
-		},
+		),
 		toValue: (p) => p.chunks.every((c) => c.verdict === 'yes'),
 		toReason: (p) => `${p.chunks.filter((c) => c.verdict === 'yes').length} of ${n} relevant`,
 		toDetails: (p) => ({ verdicts: p.chunks }),

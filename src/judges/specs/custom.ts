@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import type { InputDecl, Scale } from '../../core/types';
+import { judgeOutput } from '../output';
 import { reasonText } from '../parse';
 import { placeholderProblems, placeholdersOf } from '../prompt';
 import type { JudgeDecl, JudgeOutput } from '../types';
@@ -88,10 +89,11 @@ function choicesOutput(
 	choice: string;
 }> {
 	const names = choices.map((c) => c.name);
-	return {
+	return judgeOutput(
 		name,
-		schema: z.object({
-			reason: reasonText(),
+		z.object({
+			reason: reasonText().describe('why the choice was made, citing the inputs'),
+			// A choice in another case or with spaces around is the choice, not a parse error.
 			choice: z.preprocess(
 				(v) =>
 					typeof v === 'string'
@@ -100,16 +102,7 @@ function choicesOutput(
 				z.enum(names as [string, ...string[]]),
 			),
 		}),
-		jsonSchema: {
-			type: 'object',
-			properties: {
-				reason: { type: 'string', description: 'why the choice was made, citing the inputs' },
-				choice: { type: 'string', enum: names },
-			},
-			required: ['reason', 'choice'],
-			additionalProperties: false,
-		},
-	};
+	);
 }
 
 /** Problems with a configuration; empty when a declaration can be built from it. */
