@@ -31,7 +31,15 @@ export interface FixedResult {
 	reason: string;
 }
 
-/** One LLM judge, declared once. `T` is the parsed model output. */
+/**
+ * One LLM judge, declared once. `T` is the parsed model output. A `JudgeDecl<Verdict>` is a
+ * `JudgeDecl` (what the registry, the runtime and the node factory take) without a cast: `T`
+ * appears in the output schema, which only produces it (covariant), and in the mappers' parameters,
+ * which are declared as methods on purpose because TypeScript checks method parameters
+ * bivariantly. Written as function-typed properties (`toValue: (p: T) => ...`) they would make
+ * `T` contravariant and every judge need `as JudgeDecl` again
+ * (test/unit/declarations/typing.test.ts holds this in place).
+ */
 export interface JudgeDecl<T = unknown> extends EvaluatorFacts {
 	prompt: JudgePrompt;
 	output: JudgeOutput<T>;

@@ -259,11 +259,11 @@ export function createLlmSafetyBackend(config: LlmSafetyConfig): SignedBackend {
 		return score;
 	};
 	const judgeFor = (evaluator: string, categories?: ReadonlyArray<HarmCategory>): JudgeDecl =>
-		(evaluator === 'harms'
+		evaluator === 'harms'
 			? harmJudgeDecl(categories ?? HARM_CATEGORIES)
 			: evaluator === 'indirect_attack'
 				? indirectAttackJudge
-				: protectedMaterialJudge) as JudgeDecl;
+				: protectedMaterialJudge;
 	return {
 		id: 'llm',
 		key: config.source.key,
@@ -272,17 +272,13 @@ export function createLlmSafetyBackend(config: LlmSafetyConfig): SignedBackend {
 			`|temp:${config.temperature ?? 0}|prompt:${promptHash(judgeFor(evaluator, categories).prompt)}`,
 		async harms(req, opts) {
 			const decl = harmJudgeDecl(req.categories);
-			const score = await run(
-				decl as JudgeDecl,
-				{ request: req.request, response: req.response },
-				opts,
-			);
+			const score = await run(decl, { request: req.request, response: req.response }, opts);
 			const verdicts = (score.details?.verdicts ?? {}) as Record<HarmCategory, HarmVerdict>;
 			return { verdicts, info: callInfo(score, model) };
 		},
 		async protectedMaterial(req, opts) {
 			const score = await run(
-				protectedMaterialJudge as JudgeDecl,
+				protectedMaterialJudge,
 				{ request: req.request, response: req.response },
 				opts,
 			);
@@ -294,7 +290,7 @@ export function createLlmSafetyBackend(config: LlmSafetyConfig): SignedBackend {
 		},
 		async indirectAttack(req, opts) {
 			const score = await run(
-				indirectAttackJudge as JudgeDecl,
+				indirectAttackJudge,
 				{ request: req.request, response: req.response, context: req.documents },
 				opts,
 			);

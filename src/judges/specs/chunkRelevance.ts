@@ -71,8 +71,8 @@ function batchedDecl(parent: JudgeDecl, n: number): JudgeDecl {
 		toReason: (p) => `${p.chunks.filter((c) => c.verdict === 'yes').length} of ${n} relevant`,
 		toDetails: (p) => ({ verdicts: p.chunks }),
 	};
-	byN.set(n, decl as JudgeDecl);
-	return decl as JudgeDecl;
+	byN.set(n, decl);
+	return decl;
 }
 
 function modeOf(params: Record<string, unknown>): ChunkMode {
@@ -207,5 +207,5 @@ export const chunkRelevance: JudgeDecl<YesNoVerdict> = {
 	output: yesNoOutput('chunk_relevance'),
 	toValue: (p) => p.verdict === 'yes',
 	toReason: (p) => p.reason,
-	fanOut: chunkFanOut(() => chunkRelevance as JudgeDecl),
+	fanOut: chunkFanOut(() => chunkRelevance),
 };

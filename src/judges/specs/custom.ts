@@ -25,6 +25,8 @@ import {
 	requestInput,
 	responseInput,
 	yesNoOutput,
+	type LikertVerdict,
+	type YesNoVerdict,
 } from './common';
 
 /** What a custom judge answers. */
@@ -81,13 +83,13 @@ const CRITERION_SYSTEM = [
 const CRITERION_USER = 'Request:\n{request}\n\nAnswer to judge:\n{response}';
 const CHUNK_USER = 'Request:\n{request}\n\nRetrieved chunk:\n{retrieved_context}';
 
-function choicesOutput(
-	name: string,
-	choices: CustomChoice[],
-): JudgeOutput<{
+/** Parsed output of a named-choices judge. */
+interface ChoiceVerdict {
 	reason: string;
 	choice: string;
-}> {
+}
+
+function choicesOutput(name: string, choices: CustomChoice[]): JudgeOutput<ChoiceVerdict> {
 	const names = choices.map((c) => c.name);
 	return judgeOutput(
 		name,
@@ -170,36 +172,39 @@ export function customJudgeDecl(config: CustomJudgeConfig, reserved: string[] = 
 		params: [],
 		prompt: { system, user },
 	};
+	// Each kind is declared with its verdict type, so the mappers are checked against the output.
 	if (config.output === 'scale') {
-		return {
+		const scale: JudgeDecl<LikertVerdict> = {
 			...base,
 			scale: LIKERT,
 			threshold: { default: 3, direction: 'higher' },
 			output: likertOutput(`custom_${config.name}`.slice(0, 64)),
-			toValue: (p: { score: number }) => p.score,
-			toReason: (p: { reason: string }) => p.reason,
-		} as JudgeDecl;
+			toValue: (p) => p.score,
+			toReason: (p) => p.reason,
+		};
+		return scale;
 	}
 	if (config.output === 'choices') {
 		const choices = config.choices ?? [];
-		return {
+		const named: JudgeDecl<ChoiceVerdict> = {
 			...base,
 			scale: UNIT,
 			threshold: { default: 0.5, direction: 'higher' },
 			output: choicesOutput(`custom_${config.name}`.slice(0, 64), choices),
-			toValue: (p: { choice: string }) => choices.find((c) => c.name === p.choice)?.score ?? NaN,
-			toReason: (p: { reason: string }) => p.reason,
-			toDetails: (p: { choice: string }) => ({ choice: p.choice }),
-		} as JudgeDecl;
+			toValue: (p) => choices.find((c) => c.name === p.choice)?.score ?? NaN,
+			toReason: (p) => p.reason,
+			toDetails: (p) => ({ choice: p.choice }),
+		};
+		return named;
 	}
-	const decl = {
+	const decl: JudgeDecl<YesNoVerdict> = {
 		...base,
 		scale: config.perChunk ? UNIT : BINARY,
 		threshold: { default: config.perChunk ? 0.5 : 1, direction: 'higher' },
 		output: yesNoOutput(`custom_${config.name}`.slice(0, 64)),
-		toValue: (p: { verdict: string }) => p.verdict === 'yes',
-		toReason: (p: { reason: string }) => p.reason,
-	} as JudgeDecl;
+		toValue: (p) => p.verdict === 'yes',
+		toReason: (p) => p.reason,
+	};
 	if (config.perChunk) decl.fanOut = chunkFanOut(() => decl);
 	return decl;
 }

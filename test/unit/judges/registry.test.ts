@@ -2,7 +2,6 @@
 import { placeholdersOf } from '../../../src/judges/prompt';
 import { judgeRegistry, validateJudge, validateRegistry } from '../../../src/judges/registry';
 import { groundedness } from '../../../src/judges/specs/groundedness';
-import type { JudgeDecl } from '../../../src/judges/types';
 
 describe('judgeRegistry', () => {
 	it('holds the Azure, Databricks, Spring AI and custom judges with unique ids, custom last', () => {
@@ -63,7 +62,7 @@ describe('judgeRegistry', () => {
 		const broken = {
 			...groundedness,
 			prompt: { system: 'x {mystery}', user: '{response} {retrieved_context}' },
-		} as JudgeDecl;
+		};
 		expect(validateJudge(broken)).toEqual([
 			'groundedness: unknown placeholder {mystery}',
 			'groundedness: the prompt does not include {request} (Query)',
@@ -71,9 +70,9 @@ describe('judgeRegistry', () => {
 		const doubled = {
 			...groundedness,
 			prompt: { ...groundedness.prompt, user: `${groundedness.prompt.user} {{response}}` },
-		} as JudgeDecl;
+		};
 		expect(validateJudge(doubled)[0]).toMatch(/\{\{response\}\} uses double braces/);
-		expect(() => validateRegistry([groundedness as JudgeDecl, groundedness as JudgeDecl])).toThrow(
+		expect(() => validateRegistry([groundedness, groundedness])).toThrow(
 			/duplicate judge id 'groundedness'/,
 		);
 	});
