@@ -41,6 +41,12 @@ export interface FixedResult {
  * (test/unit/declarations/typing.test.ts holds this in place).
  */
 export interface JudgeDecl<T = unknown> extends EvaluatorFacts {
+	/**
+	 * Place in the judge registry (nodes, README tables), ascending and unique. Every judge a module
+	 * of src/judges/specs/ exports needs one: the registry finds them there and this is its order.
+	 * Declarations built at run time (a custom judge's, a batched call's) have none.
+	 */
+	order?: number;
 	prompt: JudgePrompt;
 	output: JudgeOutput<T>;
 	/** Maps the parsed verdict to the Score value (on `scale`). */

@@ -166,6 +166,7 @@ function foldChunks(outcomes: CallOutcome[], docs: ContextDoc[]): ChunkVerdict[]
 /** Databricks chunk_relevance. */
 export const chunkRelevance: JudgeDecl<YesNoVerdict> = {
 	id: 'chunk_relevance',
+	order: 130,
 	version: '1',
 	displayName: 'Chunk Relevance',
 	description:

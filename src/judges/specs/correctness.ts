@@ -61,6 +61,7 @@ export function factsReason(p: FactsVerdict): string {
 /** Databricks correctness. */
 export const correctness: JudgeDecl<FactsVerdict> = {
 	id: 'correctness',
+	order: 120,
 	version: '1',
 	displayName: 'Correctness',
 	description:

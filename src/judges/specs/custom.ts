@@ -219,4 +219,6 @@ export const customJudge: JudgeDecl = {
 	displayName: 'Custom Judge',
 	description:
 		'Your own criterion or prompt with {placeholders}; yes/no, a 1-5 scale or named choices; optionally per retrieved chunk',
+	// Custom judges come last (seed 001): built-in judges take orders below this one.
+	order: 1000,
 };

@@ -28,6 +28,7 @@ import type { LikertVerdict } from './common';
 /** Query/response relevance with context. */
 export const relevance: JudgeDecl<LikertVerdict> = {
 	id: 'relevance',
+	order: 30,
 	version: '1',
 	displayName: 'Relevance',
 	description:
@@ -71,6 +72,7 @@ export interface ConversationRelevanceVerdict {
 /** Conversation relevance without ground truth. */
 export const relevanceConversation: JudgeDecl<ConversationRelevanceVerdict> = {
 	id: 'relevance_conversation',
+	order: 40,
 	version: '1',
 	displayName: 'Relevance (Conversation)',
 	description:
@@ -144,6 +146,7 @@ export interface GroundTruthRelevanceVerdict {
 /** Conversation relevance with ground truth: contradictions score 1-2. */
 export const relevanceConversationGt: JudgeDecl<GroundTruthRelevanceVerdict> = {
 	id: 'relevance_conversation_gt',
+	order: 50,
 	version: '1',
 	displayName: 'Relevance (Conversation, Ground Truth)',
 	description:

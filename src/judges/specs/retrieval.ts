@@ -40,6 +40,7 @@ export function retrievalValue(v: RetrievalVerdict): number {
 /** Azure retrieval score, float 1-5. */
 export const retrieval: JudgeDecl<RetrievalVerdict> = {
 	id: 'retrieval',
+	order: 90,
 	version: '1',
 	displayName: 'Retrieval Score',
 	description:
