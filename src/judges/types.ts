@@ -17,6 +17,7 @@ export interface JudgePrompt {
 /**
  * What the judge model must return: a zod schema (reason first, verdict last) used to parse the
  * reply, and the equivalent JSON schema sent as `response_format` (strict) where supported.
+ * Build it with `judgeOutput` (./output), which derives the JSON schema from the zod one.
  */
 export interface JudgeOutput<T> {
 	/** Name sent with the JSON schema (`[a-zA-Z0-9_-]`, as the OpenAI API requires). */
