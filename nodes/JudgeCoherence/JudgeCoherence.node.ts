@@ -1,6 +1,5 @@
-import type { JudgeDecl } from '../../src/judges/types';
 import { coherence } from '../../src/judges/specs/quality';
 import { judgeNodeClass } from '../shared/judgeNode';
 
 /** The coherence judge as an n8n node; everything about it is declared in src/judges/specs/quality.ts. */
-export class JudgeCoherence extends judgeNodeClass(coherence as JudgeDecl) {}
+export class JudgeCoherence extends judgeNodeClass(coherence) {}

@@ -1,4 +1,3 @@
-import type { JudgeDecl } from '../../src/judges/types';
 import { factCheck } from '../../src/judges/specs/factCheck';
 import { judgeNodeClass } from '../shared/judgeNode';
 
@@ -6,4 +5,4 @@ import { judgeNodeClass } from '../shared/judgeNode';
  * The fact_check judge (Spring AI FactCheckingEvaluator) as an n8n node; declared in
  * src/judges/specs/factCheck.ts, whose Mode option says what the MiniCheck mode gives up.
  */
-export class JudgeFactCheck extends judgeNodeClass(factCheck as JudgeDecl) {}
+export class JudgeFactCheck extends judgeNodeClass(factCheck) {}

@@ -1,6 +1,5 @@
-import type { JudgeDecl } from '../../src/judges/types';
 import { groundedness } from '../../src/judges/specs/groundedness';
 import { judgeNodeClass } from '../shared/judgeNode';
 
 /** The groundedness judge as an n8n node; everything about it is declared in src/judges/specs/groundedness.ts. */
-export class JudgeGroundedness extends judgeNodeClass(groundedness as JudgeDecl) {}
+export class JudgeGroundedness extends judgeNodeClass(groundedness) {}

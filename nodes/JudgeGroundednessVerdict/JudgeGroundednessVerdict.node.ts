@@ -1,6 +1,5 @@
-import type { JudgeDecl } from '../../src/judges/types';
 import { groundednessVerdict } from '../../src/judges/specs/groundedness';
 import { judgeNodeClass } from '../shared/judgeNode';
 
 /** The groundedness_verdict judge as an n8n node; everything about it is declared in src/judges/specs/groundedness.ts. */
-export class JudgeGroundednessVerdict extends judgeNodeClass(groundednessVerdict as JudgeDecl) {}
+export class JudgeGroundednessVerdict extends judgeNodeClass(groundednessVerdict) {}

@@ -1,8 +1,5 @@
-import type { JudgeDecl } from '../../src/judges/types';
 import { relevanceConversationGt } from '../../src/judges/specs/relevance';
 import { judgeNodeClass } from '../shared/judgeNode';
 
 /** The relevance_conversation_gt judge as an n8n node; everything about it is declared in src/judges/specs/relevance.ts. */
-export class JudgeRelevanceConversationGt extends judgeNodeClass(
-	relevanceConversationGt as JudgeDecl,
-) {}
+export class JudgeRelevanceConversationGt extends judgeNodeClass(relevanceConversationGt) {}

@@ -1,6 +1,5 @@
-import type { JudgeDecl } from '../../src/judges/types';
 import { safety } from '../../src/judges/specs/safety';
 import { judgeNodeClass } from '../shared/judgeNode';
 
 /** The safety judge as an n8n node; everything about it is declared in src/judges/specs/safety.ts. */
-export class JudgeSafety extends judgeNodeClass(safety as JudgeDecl) {}
+export class JudgeSafety extends judgeNodeClass(safety) {}

@@ -17,6 +17,7 @@ export interface JudgePrompt {
 /**
  * What the judge model must return: a zod schema (reason first, verdict last) used to parse the
  * reply, and the equivalent JSON schema sent as `response_format` (strict) where supported.
+ * Build it with `judgeOutput` (./output), which derives the JSON schema from the zod one.
  */
 export interface JudgeOutput<T> {
 	/** Name sent with the JSON schema (`[a-zA-Z0-9_-]`, as the OpenAI API requires). */
@@ -31,8 +32,22 @@ export interface FixedResult {
 	reason: string;
 }
 
-/** One LLM judge, declared once. `T` is the parsed model output. */
+/**
+ * One LLM judge, declared once. `T` is the parsed model output. A `JudgeDecl<Verdict>` is a
+ * `JudgeDecl` (what the registry, the runtime and the node factory take) without a cast: `T`
+ * appears in the output schema, which only produces it (covariant), and in the mappers' parameters,
+ * which are declared as methods on purpose because TypeScript checks method parameters
+ * bivariantly. Written as function-typed properties (`toValue: (p: T) => ...`) they would make
+ * `T` contravariant and every judge need `as JudgeDecl` again
+ * (test/unit/declarations/typing.test.ts holds this in place).
+ */
 export interface JudgeDecl<T = unknown> extends EvaluatorFacts {
+	/**
+	 * Place in the judge registry (nodes, README tables), ascending and unique. Every judge a module
+	 * of src/judges/specs/ exports needs one: the registry finds them there and this is its order.
+	 * Declarations built at run time (a custom judge's, a batched call's) have none.
+	 */
+	order?: number;
 	prompt: JudgePrompt;
 	output: JudgeOutput<T>;
 	/** Maps the parsed verdict to the Score value (on `scale`). */

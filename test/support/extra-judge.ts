@@ -1,7 +1,9 @@
 /**
  * A judge declared in this one file and nowhere else, as a user or contributor would add one:
  * "verbosity", 1-5 where lower is better, with its own root-cause slot and Databricks names.
- * test/unit/declarations/add-judge.test.ts shows everything else derives from it.
+ * test/unit/declarations/add-judge.test.ts shows everything else derives from it, and
+ * four-files.test.ts adds this file to a copy of the package as src/judges/specs/verbosity.ts
+ * (its imports rewritten to that folder) to show a new judge touches exactly four files.
  */
 import { LIKERT, likertOutput, requestInput, responseInput } from '../../src/judges/specs/common';
 import type { LikertVerdict } from '../../src/judges/specs/common';
@@ -10,6 +12,8 @@ import type { JudgeDecl } from '../../src/judges/types';
 /** Verbosity: how much the response says beyond what the request needs (1 terse - 5 rambling). */
 export const verbosity: JudgeDecl<LikertVerdict> = {
 	id: 'verbosity',
+	// After the built-in judges, before the custom judge (1000).
+	order: 180,
 	version: '1',
 	displayName: 'Verbosity',
 	description: 'Rates 1-5 how much the response says beyond what the request needs',

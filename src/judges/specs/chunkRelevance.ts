@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import type { ContextDoc } from '../../core/inputs';
+import { judgeOutput } from '../output';
 import { reasonText, yesNo } from '../parse';
 import type { CallOutcome, FanOut, JudgeCall, JudgeDecl } from '../types';
 import { chunksInput } from './agent';
@@ -54,44 +55,24 @@ function batchedDecl(parent: JudgeDecl, n: number): JudgeDecl {
 			].join('\n'),
 			user: 'Request:\n{request}\n\nRetrieved chunks:\n{retrieved_context}',
 		},
-		output: {
-			name: 'chunk_relevance_batched',
-			schema: z.object({
+		output: judgeOutput(
+			'chunk_relevance_batched',
+			z.object({
 				chunks: z
 					.array(z.object({ chunk: z.number().int(), reason: reasonText(), verdict: yesNo() }))
 					.length(n, { message: `expected exactly ${n} chunk verdicts` })
 					.refine((l) => l.every((c, i) => c.chunk === i + 1), {
 						message: 'chunk verdicts must be numbered 1, 2, ... in order',
-					}),
+					})
+					.describe(`one verdict per chunk, ${n} in all, in order`),
 			}),
-			jsonSchema: {
-				type: 'object',
-				properties: {
-					chunks: {
-						type: 'array',
-						description: `one verdict per chunk, ${n} in all, in order`,
-						items: {
-							type: 'object',
-							properties: {
-								chunk: { type: 'integer' },
-								reason: { type: 'string' },
-								verdict: { type: 'string', enum: ['yes', 'no'] },
-							},
-							required: ['chunk', 'reason', 'verdict'],
-							additionalProperties: false,
-						},
-					},
-				},
-				required: ['chunks'],
-				additionalProperties: false,
-			},
-		},
+		),
 		toValue: (p) => p.chunks.every((c) => c.verdict === 'yes'),
 		toReason: (p) => `${p.chunks.filter((c) => c.verdict === 'yes').length} of ${n} relevant`,
 		toDetails: (p) => ({ verdicts: p.chunks }),
 	};
-	byN.set(n, decl as JudgeDecl);
-	return decl as JudgeDecl;
+	byN.set(n, decl);
+	return decl;
 }
 
 function modeOf(params: Record<string, unknown>): ChunkMode {
@@ -185,6 +166,7 @@ function foldChunks(outcomes: CallOutcome[], docs: ContextDoc[]): ChunkVerdict[]
 /** Databricks chunk_relevance. */
 export const chunkRelevance: JudgeDecl<YesNoVerdict> = {
 	id: 'chunk_relevance',
+	order: 130,
 	version: '1',
 	displayName: 'Chunk Relevance',
 	description:
@@ -226,5 +208,5 @@ export const chunkRelevance: JudgeDecl<YesNoVerdict> = {
 	output: yesNoOutput('chunk_relevance'),
 	toValue: (p) => p.verdict === 'yes',
 	toReason: (p) => p.reason,
-	fanOut: chunkFanOut(() => chunkRelevance as JudgeDecl),
+	fanOut: chunkFanOut(() => chunkRelevance),
 };

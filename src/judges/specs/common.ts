@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { InputDecl, Scale } from '../../core/types';
+import { judgeOutput } from '../output';
 import { likertInt, reasonText, yesNo } from '../parse';
 import type { JudgeOutput } from '../types';
 
@@ -81,19 +82,13 @@ export interface LikertVerdict {
 
 /** `{ reason, score }` with an integer 1-5 score; reason first so the model reasons before rating. */
 export function likertOutput(name: string): JudgeOutput<LikertVerdict> {
-	return {
+	return judgeOutput(
 		name,
-		schema: z.object({ reason: reasonText(), score: likertInt(1, 5) }),
-		jsonSchema: {
-			type: 'object',
-			properties: {
-				reason: { type: 'string', description: 'why the score was given, citing the inputs' },
-				score: { type: 'integer', description: 'the rating, an integer from 1 to 5' },
-			},
-			required: ['reason', 'score'],
-			additionalProperties: false,
-		},
-	};
+		z.object({
+			reason: reasonText().describe('why the score was given, citing the inputs'),
+			score: likertInt(1, 5).describe('the rating, an integer from 1 to 5'),
+		}),
+	);
 }
 
 /** Parsed output of a yes/no verdict. */
@@ -104,17 +99,11 @@ export interface YesNoVerdict {
 
 /** `{ reason, verdict }` with verdict "yes" or "no". */
 export function yesNoOutput(name: string): JudgeOutput<YesNoVerdict> {
-	return {
+	return judgeOutput(
 		name,
-		schema: z.object({ reason: reasonText(), verdict: yesNo() }),
-		jsonSchema: {
-			type: 'object',
-			properties: {
-				reason: { type: 'string', description: 'why the verdict was given, citing the inputs' },
-				verdict: { type: 'string', enum: ['yes', 'no'] },
-			},
-			required: ['reason', 'verdict'],
-			additionalProperties: false,
-		},
-	};
+		z.object({
+			reason: reasonText().describe('why the verdict was given, citing the inputs'),
+			verdict: yesNo(),
+		}),
+	);
 }

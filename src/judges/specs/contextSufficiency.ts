@@ -12,6 +12,7 @@ import { factsOutput, factsReason, missingFacts, type FactsVerdict } from './cor
 /** Databricks context_sufficiency. */
 export const contextSufficiency: JudgeDecl<FactsVerdict> = {
 	id: 'context_sufficiency',
+	order: 140,
 	version: '1',
 	displayName: 'Context Sufficiency',
 	description:

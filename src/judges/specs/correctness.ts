@@ -7,6 +7,7 @@
  * (seed 002 calls giving both an error; the loader reports that).
  */
 import { z } from 'zod';
+import { judgeOutput } from '../output';
 import { reasonText, yesNo } from '../parse';
 import type { JudgeDecl, JudgeOutput } from '../types';
 import { expectedFactsInput, expectedResponseInput, needsExpected } from './agent';
@@ -27,41 +28,23 @@ export interface FactsVerdict {
 
 /** `{ facts, reason, verdict }`: a verdict per expected fact first, and "no" when any is missing. */
 export function factsOutput(name: string, supportedBy: string): JudgeOutput<FactsVerdict> {
-	return {
+	return judgeOutput(
 		name,
-		schema: z
+		z
 			.object({
-				facts: z.array(z.object({ fact: z.string(), supported: yesNo() })),
-				reason: reasonText(),
+				facts: z
+					.array(z.object({ fact: z.string(), supported: yesNo() }))
+					.describe(
+						`each expected fact, copied, and whether ${supportedBy} supports it (empty when no facts are given)`,
+					),
+				reason: reasonText().describe('why the verdict was given, naming missing facts'),
 				verdict: yesNo(),
 			})
 			.refine((v) => v.verdict === 'no' || v.facts.every((f) => f.supported === 'yes'), {
 				message: 'the verdict must be "no" when an expected fact is not supported',
 				path: ['verdict'],
 			}),
-		jsonSchema: {
-			type: 'object',
-			properties: {
-				facts: {
-					type: 'array',
-					description: `each expected fact, copied, and whether ${supportedBy} supports it (empty when no facts are given)`,
-					items: {
-						type: 'object',
-						properties: {
-							fact: { type: 'string' },
-							supported: { type: 'string', enum: ['yes', 'no'] },
-						},
-						required: ['fact', 'supported'],
-						additionalProperties: false,
-					},
-				},
-				reason: { type: 'string', description: 'why the verdict was given, naming missing facts' },
-				verdict: { type: 'string', enum: ['yes', 'no'] },
-			},
-			required: ['facts', 'reason', 'verdict'],
-			additionalProperties: false,
-		},
-	};
+	);
 }
 
 /** The facts a verdict marks unsupported. */
@@ -78,6 +61,7 @@ export function factsReason(p: FactsVerdict): string {
 /** Databricks correctness. */
 export const correctness: JudgeDecl<FactsVerdict> = {
 	id: 'correctness',
+	order: 120,
 	version: '1',
 	displayName: 'Correctness',
 	description:

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import type { InputDecl, Scale } from '../../core/types';
+import { judgeOutput } from '../output';
 import { reasonText } from '../parse';
 import { placeholderProblems, placeholdersOf } from '../prompt';
 import type { JudgeDecl, JudgeOutput } from '../types';
@@ -24,6 +25,8 @@ import {
 	requestInput,
 	responseInput,
 	yesNoOutput,
+	type LikertVerdict,
+	type YesNoVerdict,
 } from './common';
 
 /** What a custom judge answers. */
@@ -80,18 +83,19 @@ const CRITERION_SYSTEM = [
 const CRITERION_USER = 'Request:\n{request}\n\nAnswer to judge:\n{response}';
 const CHUNK_USER = 'Request:\n{request}\n\nRetrieved chunk:\n{retrieved_context}';
 
-function choicesOutput(
-	name: string,
-	choices: CustomChoice[],
-): JudgeOutput<{
+/** Parsed output of a named-choices judge. */
+interface ChoiceVerdict {
 	reason: string;
 	choice: string;
-}> {
+}
+
+function choicesOutput(name: string, choices: CustomChoice[]): JudgeOutput<ChoiceVerdict> {
 	const names = choices.map((c) => c.name);
-	return {
+	return judgeOutput(
 		name,
-		schema: z.object({
-			reason: reasonText(),
+		z.object({
+			reason: reasonText().describe('why the choice was made, citing the inputs'),
+			// A choice in another case or with spaces around is the choice, not a parse error.
 			choice: z.preprocess(
 				(v) =>
 					typeof v === 'string'
@@ -100,16 +104,7 @@ function choicesOutput(
 				z.enum(names as [string, ...string[]]),
 			),
 		}),
-		jsonSchema: {
-			type: 'object',
-			properties: {
-				reason: { type: 'string', description: 'why the choice was made, citing the inputs' },
-				choice: { type: 'string', enum: names },
-			},
-			required: ['reason', 'choice'],
-			additionalProperties: false,
-		},
-	};
+	);
 }
 
 /** Problems with a configuration; empty when a declaration can be built from it. */
@@ -177,36 +172,39 @@ export function customJudgeDecl(config: CustomJudgeConfig, reserved: string[] = 
 		params: [],
 		prompt: { system, user },
 	};
+	// Each kind is declared with its verdict type, so the mappers are checked against the output.
 	if (config.output === 'scale') {
-		return {
+		const scale: JudgeDecl<LikertVerdict> = {
 			...base,
 			scale: LIKERT,
 			threshold: { default: 3, direction: 'higher' },
 			output: likertOutput(`custom_${config.name}`.slice(0, 64)),
-			toValue: (p: { score: number }) => p.score,
-			toReason: (p: { reason: string }) => p.reason,
-		} as JudgeDecl;
+			toValue: (p) => p.score,
+			toReason: (p) => p.reason,
+		};
+		return scale;
 	}
 	if (config.output === 'choices') {
 		const choices = config.choices ?? [];
-		return {
+		const named: JudgeDecl<ChoiceVerdict> = {
 			...base,
 			scale: UNIT,
 			threshold: { default: 0.5, direction: 'higher' },
 			output: choicesOutput(`custom_${config.name}`.slice(0, 64), choices),
-			toValue: (p: { choice: string }) => choices.find((c) => c.name === p.choice)?.score ?? NaN,
-			toReason: (p: { reason: string }) => p.reason,
-			toDetails: (p: { choice: string }) => ({ choice: p.choice }),
-		} as JudgeDecl;
+			toValue: (p) => choices.find((c) => c.name === p.choice)?.score ?? NaN,
+			toReason: (p) => p.reason,
+			toDetails: (p) => ({ choice: p.choice }),
+		};
+		return named;
 	}
-	const decl = {
+	const decl: JudgeDecl<YesNoVerdict> = {
 		...base,
 		scale: config.perChunk ? UNIT : BINARY,
 		threshold: { default: config.perChunk ? 0.5 : 1, direction: 'higher' },
 		output: yesNoOutput(`custom_${config.name}`.slice(0, 64)),
-		toValue: (p: { verdict: string }) => p.verdict === 'yes',
-		toReason: (p: { reason: string }) => p.reason,
-	} as JudgeDecl;
+		toValue: (p) => p.verdict === 'yes',
+		toReason: (p) => p.reason,
+	};
 	if (config.perChunk) decl.fanOut = chunkFanOut(() => decl);
 	return decl;
 }
@@ -221,4 +219,6 @@ export const customJudge: JudgeDecl = {
 	displayName: 'Custom Judge',
 	description:
 		'Your own criterion or prompt with {placeholders}; yes/no, a 1-5 scale or named choices; optionally per retrieved chunk',
+	// Custom judges come last (seed 001): built-in judges take orders below this one.
+	order: 1000,
 };

@@ -39,6 +39,7 @@ export function documentText(docs: ContextDoc[]): string {
 /** Spring AI FactCheckingEvaluator. */
 export const factCheck: JudgeDecl<YesNoVerdict> = {
 	id: 'fact_check',
+	order: 170,
 	version: '1',
 	displayName: 'Fact Check (Spring AI)',
 	description:

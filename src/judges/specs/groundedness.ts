@@ -33,6 +33,7 @@ export const GROUNDEDNESS_SLOT: RootCauseDecl = {
 /** Azure-style 1-5 groundedness. */
 export const groundedness: JudgeDecl<LikertVerdict> = {
 	id: 'groundedness',
+	order: 10,
 	version: '1',
 	displayName: 'Groundedness',
 	description: 'Rates 1-5 how far the response is supported by the retrieved context',
@@ -69,6 +70,7 @@ export const groundedness: JudgeDecl<LikertVerdict> = {
 /** Yes/no groundedness (Databricks-style verdict). */
 export const groundednessVerdict: JudgeDecl<YesNoVerdict> = {
 	id: 'groundedness_verdict',
+	order: 20,
 	version: '1',
 	displayName: 'Groundedness (Yes/No)',
 	description: 'Says yes when every claim of the response is supported by the retrieved context',

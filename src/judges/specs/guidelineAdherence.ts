@@ -95,6 +95,7 @@ const guidelinesInput: InputDecl = {
 /** Databricks guideline_adherence. */
 export const guidelineAdherence: JudgeDecl<YesNoVerdict> = {
 	id: 'guideline_adherence',
+	order: 150,
 	version: '1',
 	displayName: 'Guideline Adherence',
 	description:

@@ -13,6 +13,7 @@ import type { LikertVerdict } from './common';
 /** Azure coherence, 1-5. */
 export const coherence: JudgeDecl<LikertVerdict> = {
 	id: 'coherence',
+	order: 60,
 	version: '1',
 	displayName: 'Coherence',
 	description: 'Rates 1-5 how well the sentences of the response fit together and read naturally',
@@ -47,6 +48,7 @@ export const coherence: JudgeDecl<LikertVerdict> = {
 /** Azure fluency, 1-5. */
 export const fluency: JudgeDecl<LikertVerdict> = {
 	id: 'fluency',
+	order: 70,
 	version: '1',
 	displayName: 'Fluency',
 	description: 'Rates 1-5 whether the sentences of the response are well written and grammatical',
@@ -81,6 +83,7 @@ export const fluency: JudgeDecl<LikertVerdict> = {
 /** Azure GPT-similarity (equivalence), 1-5. */
 export const similarity: JudgeDecl<LikertVerdict> = {
 	id: 'similarity',
+	order: 80,
 	version: '1',
 	displayName: 'Similarity',
 	description: 'Rates 1-5 how equivalent the response is to the ground truth answer',

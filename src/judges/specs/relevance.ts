@@ -11,6 +11,7 @@
  *   ground truth always scores 1-2 (enforced on the parsed reply).
  */
 import { z } from 'zod';
+import { judgeOutput } from '../output';
 import { likertInt, reasonText, yesNo } from '../parse';
 import type { JudgeDecl } from '../types';
 import {
@@ -27,6 +28,7 @@ import type { LikertVerdict } from './common';
 /** Query/response relevance with context. */
 export const relevance: JudgeDecl<LikertVerdict> = {
 	id: 'relevance',
+	order: 30,
 	version: '1',
 	displayName: 'Relevance',
 	description:
@@ -70,6 +72,7 @@ export interface ConversationRelevanceVerdict {
 /** Conversation relevance without ground truth. */
 export const relevanceConversation: JudgeDecl<ConversationRelevanceVerdict> = {
 	id: 'relevance_conversation',
+	order: 40,
 	version: '1',
 	displayName: 'Relevance (Conversation)',
 	description:
@@ -110,27 +113,16 @@ export const relevanceConversation: JudgeDecl<ConversationRelevanceVerdict> = {
 		].join('\n'),
 		user: 'Conversation history:\n{history}\n\nQuery:\n{request}\n\nRetrieved documents:\n{retrieved_context}\n\nReply to rate:\n{response}',
 	},
-	output: {
-		name: 'relevance_conversation',
-		schema: z.object({
-			reference_answer: z.string(),
-			reason: reasonText(),
-			score: likertInt(1, 5),
+	output: judgeOutput(
+		'relevance_conversation',
+		z.object({
+			reference_answer: z
+				.string()
+				.describe('answer built only from the history, query and documents'),
+			reason: reasonText().describe('why the score was given'),
+			score: likertInt(1, 5).describe('the rating, an integer from 1 to 5'),
 		}),
-		jsonSchema: {
-			type: 'object',
-			properties: {
-				reference_answer: {
-					type: 'string',
-					description: 'answer built only from the history, query and documents',
-				},
-				reason: { type: 'string', description: 'why the score was given' },
-				score: { type: 'integer', description: 'the rating, an integer from 1 to 5' },
-			},
-			required: ['reference_answer', 'reason', 'score'],
-			additionalProperties: false,
-		},
-	},
+	),
 	toValue: (p) => p.score,
 	toReason: (p) => p.reason,
 	toDetails: (p) => ({ referenceAnswer: p.reference_answer }),
@@ -154,6 +146,7 @@ export interface GroundTruthRelevanceVerdict {
 /** Conversation relevance with ground truth: contradictions score 1-2. */
 export const relevanceConversationGt: JudgeDecl<GroundTruthRelevanceVerdict> = {
 	id: 'relevance_conversation_gt',
+	order: 50,
 	version: '1',
 	displayName: 'Relevance (Conversation, Ground Truth)',
 	description:
@@ -185,25 +178,19 @@ export const relevanceConversationGt: JudgeDecl<GroundTruthRelevanceVerdict> = {
 		].join('\n'),
 		user: 'Conversation history:\n{history}\n\nQuery:\n{request}\n\nGround truth answer:\n{expected_response}\n\nGenerated answer to rate:\n{response}',
 	},
-	output: {
-		name: 'relevance_conversation_gt',
-		schema: z
-			.object({ reason: reasonText(), contradicts_ground_truth: yesNo(), score: likertInt(1, 5) })
+	output: judgeOutput(
+		'relevance_conversation_gt',
+		z
+			.object({
+				reason: reasonText().describe('why the score was given'),
+				contradicts_ground_truth: yesNo(),
+				score: likertInt(1, 5).describe('the rating, an integer from 1 to 5'),
+			})
 			.refine((v) => v.contradicts_ground_truth === 'no' || v.score <= 2, {
 				message: 'an answer that contradicts the ground truth must score 1 or 2',
 				path: ['score'],
 			}),
-		jsonSchema: {
-			type: 'object',
-			properties: {
-				reason: { type: 'string', description: 'why the score was given' },
-				contradicts_ground_truth: { type: 'string', enum: ['yes', 'no'] },
-				score: { type: 'integer', description: 'the rating, an integer from 1 to 5' },
-			},
-			required: ['reason', 'contradicts_ground_truth', 'score'],
-			additionalProperties: false,
-		},
-	},
+	),
 	toValue: (p) => p.score,
 	toReason: (p) => p.reason,
 	toDetails: (p) => ({ contradictsGroundTruth: p.contradicts_ground_truth === 'yes' }),

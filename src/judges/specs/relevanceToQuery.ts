@@ -8,6 +8,7 @@ import { BINARY, requestInput, responseInput, yesNoOutput, type YesNoVerdict } f
 /** Databricks relevance_to_query. */
 export const relevanceToQuery: JudgeDecl<YesNoVerdict> = {
 	id: 'relevance_to_query',
+	order: 100,
 	version: '1',
 	displayName: 'Relevance to Query',
 	description: 'Says yes when the response addresses the request',

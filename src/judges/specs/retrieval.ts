@@ -11,6 +11,7 @@
  * documents pull a fully covered query below 5, and full coverage lifts a harsh rating.
  */
 import { z } from 'zod';
+import { judgeOutput } from '../output';
 import { likertInt, reasonText, yesNo } from '../parse';
 import type { JudgeDecl } from '../types';
 import { LIKERT, contextInput, historyInput, requestInput } from './common';
@@ -39,6 +40,7 @@ export function retrievalValue(v: RetrievalVerdict): number {
 /** Azure retrieval score, float 1-5. */
 export const retrieval: JudgeDecl<RetrievalVerdict> = {
 	id: 'retrieval',
+	order: 90,
 	version: '1',
 	displayName: 'Retrieval Score',
 	description:
@@ -65,9 +67,9 @@ export const retrieval: JudgeDecl<RetrievalVerdict> = {
 		].join('\n'),
 		user: 'Question:\n{request}\n\nChat history:\n{history}\n\nRetrieved documents:\n{retrieved_context}',
 	},
-	output: {
-		name: 'retrieval',
-		schema: z.object({
+	output: judgeOutput(
+		'retrieval',
+		z.object({
 			intents: z
 				.array(
 					z.object({
@@ -76,45 +78,15 @@ export const retrieval: JudgeDecl<RetrievalVerdict> = {
 						documents: z.array(z.string()),
 					}),
 				)
-				.min(1),
-			documents: z.array(z.object({ id: z.string(), relevance: likertInt(1, 5) })),
-			reason: reasonText(),
-			score: likertInt(1, 5),
+				.min(1)
+				.describe('the intents of the question and whether the documents support each'),
+			documents: z
+				.array(z.object({ id: z.string(), relevance: likertInt(1, 5) }))
+				.describe('each document label with its relevance from 1 to 5'),
+			reason: reasonText().describe('overall reasoning about the document list'),
+			score: likertInt(1, 5).describe('overall rating of the document list, 1 to 5'),
 		}),
-		jsonSchema: {
-			type: 'object',
-			properties: {
-				intents: {
-					type: 'array',
-					description: 'the intents of the question and whether the documents support each',
-					items: {
-						type: 'object',
-						properties: {
-							intent: { type: 'string' },
-							supported: { type: 'string', enum: ['yes', 'no'] },
-							documents: { type: 'array', items: { type: 'string' } },
-						},
-						required: ['intent', 'supported', 'documents'],
-						additionalProperties: false,
-					},
-				},
-				documents: {
-					type: 'array',
-					description: 'each document label with its relevance from 1 to 5',
-					items: {
-						type: 'object',
-						properties: { id: { type: 'string' }, relevance: { type: 'integer' } },
-						required: ['id', 'relevance'],
-						additionalProperties: false,
-					},
-				},
-				reason: { type: 'string', description: 'overall reasoning about the document list' },
-				score: { type: 'integer', description: 'overall rating of the document list, 1 to 5' },
-			},
-			required: ['intents', 'documents', 'reason', 'score'],
-			additionalProperties: false,
-		},
-	},
+	),
 	toValue: retrievalValue,
 	toReason: (p) => p.reason,
 	toDetails: (p) => ({

@@ -18,6 +18,7 @@ export const SAFETY_SLOT: RootCauseDecl = {
 /** Databricks safety, yes = safe. */
 export const safety: JudgeDecl<YesNoVerdict> = {
 	id: 'safety',
+	order: 110,
 	version: '1',
 	displayName: 'Safety',
 	description: 'Says yes when the response is free of harmful or toxic content',

@@ -16,6 +16,7 @@ import {
 /** Spring AI RelevancyEvaluator. */
 export const springRelevancy: JudgeDecl<YesNoVerdict> = {
 	id: 'relevancy',
+	order: 160,
 	version: '1',
 	displayName: 'Relevancy (Spring AI)',
 	description:

@@ -25,7 +25,7 @@ import { judgeDescription } from '../../../nodes/shared/judgeNode';
 import { verbosity } from '../../support/extra-judge';
 import { startOpenAIServer, type OpenAIServer } from '../../support/openai-server';
 
-const decl = verbosity as JudgeDecl;
+const decl: JudgeDecl = verbosity;
 const registry: EvaluatorFacts[] = [...evaluatorRegistry, decl];
 
 describe('a judge added by one declaration', () => {
