@@ -190,6 +190,7 @@ const nightly = workflow(
 					runUrl:
 						"={{ 'https://n8n.example.com/workflow/' + $workflow.id + '/executions/' + $execution.id }}",
 					maxWorstRows: 5,
+					mention: 'here',
 				},
 			},
 			notes: 'Change n8n.example.com in Options -> Run URL to your n8n address',

@@ -113,11 +113,11 @@ export class EvalReport implements INodeType {
 						displayName: 'Mention On Alert',
 						name: 'mention',
 						type: 'options',
-						default: 'here',
+						default: 'none',
 						options: [
+							{ name: 'Nobody', value: 'none' },
 							{ name: '@here', value: 'here' },
 							{ name: '@channel', value: 'channel' },
-							{ name: 'Nobody', value: 'none' },
 						],
 						description:
 							'Who the Slack message alerts when the run is REGRESSED or INCOMPLETE (in the message people see and in its notification text); an OK run alerts nobody',
@@ -201,7 +201,7 @@ export class EvalReport implements INodeType {
 			maxWorstRows: (o.maxWorstRows as number | undefined) ?? 10,
 			history: historyOption(this, o.history) ?? itemHistory,
 			trendRuns: (o.trendRuns as number | undefined) ?? 30,
-			mention: o.mention === 'channel' || o.mention === 'none' ? o.mention : 'here',
+			mention: o.mention === 'here' || o.mention === 'channel' ? o.mention : 'none',
 		};
 		const formats = this.getNodeParameter('formats', 0, []) as Part[];
 		const json: IDataObject = {};

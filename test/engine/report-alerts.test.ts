@@ -5,6 +5,7 @@
  * - row text copied into GitHub tickets cannot ping `@user` / `@org/team` or cross-link `#12`;
  * - an INCOMPLETE report whose rows were passed names why they were not scored.
  */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { compareRuns } from '../../src/gate';
 import { runWorkflow, singleNode } from '../support/engine';
 
@@ -16,16 +17,13 @@ const summary = (value: number) => ({
 
 type Block = { type: string; text?: { text: string } };
 
-async function report(
-	json: Record<string, unknown> | Record<string, unknown>[],
-	options: Record<string, unknown> = {},
-) {
+async function report(json: object | object[], options: INodeParameters = {}) {
 	const r = await runWorkflow(
 		singleNode('n8n-nodes-rag-eval.evalReport', {
 			formats: ['slack', 'markdown', 'tickets'],
 			options,
 		}),
-		{ startItems: (Array.isArray(json) ? json : [json]).map((j) => ({ json: j })) },
+		{ startItems: (Array.isArray(json) ? json : [json]).map((j) => ({ json: j as IDataObject })) },
 	);
 	expect(r.nodeError('Node')).toBeUndefined();
 	return r.output('Node')[0] as {
@@ -42,7 +40,7 @@ describe('Eval Report alerts', () => {
 
 	test('REGRESSED: @here in the first section people see and in the fallback text', async () => {
 		expect(gate.table[0]).toMatchObject({ verdict: 'regressed' });
-		const { slack } = await report({ summary: summary(0.8), gate });
+		const { slack } = await report({ summary: summary(0.8), gate }, { mention: 'here' });
 		expect(slack.text).toMatch(/^<!here> /);
 		const firstSection = slack.blocks.find((b) => b.type === 'section');
 		expect(firstSection?.text?.text).toMatch(/^<!here> :red_circle: \*Regressed\*/);
@@ -55,8 +53,11 @@ describe('Eval Report alerts', () => {
 		expect(JSON.stringify(channel.slack.blocks)).toContain('<!channel> :red_circle:');
 		const none = await report({ summary: summary(0.8), gate }, { mention: 'none' });
 		expect(JSON.stringify(none.slack)).not.toMatch(/<!here>|<!channel>/);
+		// Nobody unless asked: a node without the option alerts nobody.
+		const plain = await report({ summary: summary(0.8), gate });
+		expect(JSON.stringify(plain.slack)).not.toMatch(/<!here>|<!channel>/);
 		const ok = compareRuns(summary(0.9) as never, summary(0.9) as never);
-		const quiet = await report({ summary: summary(0.9), gate: ok });
+		const quiet = await report({ summary: summary(0.9), gate: ok }, { mention: 'here' });
 		expect(JSON.stringify(quiet.slack)).not.toMatch(/<!here>|<!channel>/);
 	});
 
@@ -112,6 +113,7 @@ describe('Eval Report alerts', () => {
 		};
 		const rows = ['q1', 'q2'].map((id) => ({ request_id: id, eval: { groundedness: na } }));
 		const { slack } = await report(incomplete, { rows: JSON.stringify(rows) });
+		expect(slack.text).toMatch(/^Nightly/);
 		expect(slack.text).toMatch(
 			/first error: not scored: q1 groundedness: no judge model configured: add a RAG Eval LLM API credential/,
 		);
