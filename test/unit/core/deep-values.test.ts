@@ -44,7 +44,7 @@ describe('values nested 100,000 levels deep', () => {
 				model: 'judge-model',
 			});
 			const s = await runJudge(
-				groundedness as JudgeDecl,
+				groundedness,
 				{ request: 'q', response: 'a', retrieved_context: [deep(100000)] },
 				{ source, governor: new Governor() },
 			);

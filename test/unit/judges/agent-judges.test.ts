@@ -57,8 +57,8 @@ describe('agent judges against the local server', () => {
 		governor: new Governor({ backoffBaseMs: 1, timeoutMs: 2000, maxRetries: 0 }),
 		...extra,
 	});
-	const run = (decl: unknown, row: Record<string, unknown>, extra?: Partial<JudgeContext>) =>
-		runJudge(decl as JudgeDecl, row, ctx(extra));
+	const run = (decl: JudgeDecl, row: Record<string, unknown>, extra?: Partial<JudgeContext>) =>
+		runJudge(decl, row, ctx(extra));
 
 	it('relevance_to_query: request and response in data blocks, yes/no parsed, rationale kept', async () => {
 		server.script({ json: { reason: 'It answers the question.', verdict: 'Yes' } });

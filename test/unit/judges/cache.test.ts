@@ -82,14 +82,14 @@ describe('judge verdict cache (disk) against the local server', () => {
 	});
 
 	it('a second run over the same rows makes zero calls; cached scores keep value, reason and usage', async () => {
-		const cold = await runJudges(groundedness as JudgeDecl, rows, ctx());
+		const cold = await runJudges(groundedness, rows, ctx());
 		expect(server.chatRequests()).toHaveLength(3);
 		for (const s of cold) {
 			expect(s).toMatchObject({ status: 'ok', value: 5, attempts: 1 });
 			expect(s.cached).toBeUndefined();
 			expect(cacheOf(s)).toEqual({ store: 'disk', hit: false, hits: 0, misses: 1, savedCalls: 0 });
 		}
-		const warm = await runJudges(groundedness as JudgeDecl, rows, ctx());
+		const warm = await runJudges(groundedness, rows, ctx());
 		expect(server.chatRequests()).toHaveLength(3);
 		warm.forEach((s, i) => {
 			expect(s).toMatchObject({
@@ -117,7 +117,7 @@ describe('judge verdict cache (disk) against the local server', () => {
 	});
 
 	it('the store holds hashes and verdicts: never the API key, the nonce or the judged text', async () => {
-		await runJudges(groundedness as JudgeDecl, rows, ctx());
+		await runJudges(groundedness, rows, ctx());
 		const stored = files(dir)
 			.map((f) => readFileSync(f, 'utf8'))
 			.join('\n');
@@ -134,11 +134,11 @@ describe('judge verdict cache (disk) against the local server', () => {
 
 	it('a changed response, model, prompt, param, temperature or seed misses; the API key and threshold do not', async () => {
 		const row = rows[0];
-		await runJudge(groundedness as JudgeDecl, row, ctx());
+		await runJudge(groundedness, row, ctx());
 		expect(server.chatRequests()).toHaveLength(1);
 		const calls = async (inputs: Record<string, unknown>, extra: Partial<JudgeContext> = {}) => {
 			const before = server.chatRequests().length;
-			const s = await runJudge(groundedness as JudgeDecl, inputs, ctx(extra));
+			const s = await runJudge(groundedness, inputs, ctx(extra));
 			expect(s.status).toBe('ok');
 			return server.chatRequests().length - before;
 		};
@@ -167,7 +167,7 @@ describe('judge verdict cache (disk) against the local server', () => {
 		);
 		const fact = async (params: Record<string, unknown>) => {
 			const before = server.chatRequests().length;
-			const s = await runJudge(factCheck as JudgeDecl, fc, ctx({ params }));
+			const s = await runJudge(factCheck, fc, ctx({ params }));
 			expect(s.error).toBeUndefined();
 			return server.chatRequests().length - before;
 		};
@@ -177,34 +177,34 @@ describe('judge verdict cache (disk) against the local server', () => {
 	});
 
 	it('a verdict older than the TTL is judged again; within it, it is a hit', async () => {
-		await runJudge(groundedness as JudgeDecl, rows[0], ctx());
+		await runJudge(groundedness, rows[0], ctx());
 		clock += 3_600_000 - 1;
-		expect(await runJudge(groundedness as JudgeDecl, rows[0], ctx())).toMatchObject({
+		expect(await runJudge(groundedness, rows[0], ctx())).toMatchObject({
 			cached: true,
 		});
 		expect(server.chatRequests()).toHaveLength(1);
 		clock += 2;
-		const expired = await runJudge(groundedness as JudgeDecl, rows[0], ctx());
+		const expired = await runJudge(groundedness, rows[0], ctx());
 		expect(expired.cached).toBeUndefined();
 		expect(expired).toMatchObject({ status: 'ok', attempts: 1 });
 		expect(server.chatRequests()).toHaveLength(2);
 		// TTL 0 keeps verdicts forever.
 		const forever = new VerdictCache(diskBackend(dir), 0, () => clock + 1e12);
-		const s = await runJudge(groundedness as JudgeDecl, rows[0], ctx({ cache: forever }));
+		const s = await runJudge(groundedness, rows[0], ctx({ cache: forever }));
 		expect(s.cached).toBe(true);
 	});
 
 	it('a corrupted cache entry is skipped: the judge is called, the row says so, then it is a hit again', async () => {
-		await runJudge(groundedness as JudgeDecl, rows[0], ctx());
+		await runJudge(groundedness, rows[0], ctx());
 		const content = files(join(dir, 'content-v2'));
 		expect(content).toHaveLength(1);
 		writeFileSync(content[0], readFileSync(content[0], 'utf8').replace('"value":5', '"value":1'));
-		const s = await runJudge(groundedness as JudgeDecl, rows[0], ctx());
+		const s = await runJudge(groundedness, rows[0], ctx());
 		expect(s).toMatchObject({ status: 'ok', value: 5, attempts: 1 });
 		expect(s.cached).toBeUndefined();
 		expect(cacheOf(s).skipped).toMatch(/corrupt cache entry \(EINTEGRITY\)/);
 		expect(server.chatRequests()).toHaveLength(2);
-		const again = await runJudge(groundedness as JudgeDecl, rows[0], ctx());
+		const again = await runJudge(groundedness, rows[0], ctx());
 		expect(again).toMatchObject({ cached: true, value: 5 });
 		expect(server.chatRequests()).toHaveLength(2);
 	});
@@ -212,7 +212,7 @@ describe('judge verdict cache (disk) against the local server', () => {
 	it('an entry that is not a verdict is skipped like a corrupt one', async () => {
 		const backend = diskBackend(dir);
 		const raw = new VerdictCache({ ...backend, get: async () => '{"format":"something else"}' }, 0);
-		const s = await runJudge(groundedness as JudgeDecl, rows[0], ctx({ cache: raw }));
+		const s = await runJudge(groundedness, rows[0], ctx({ cache: raw }));
 		expect(s).toMatchObject({ status: 'ok', attempts: 1 });
 		expect(cacheOf(s).skipped).toMatch(/not a verdict/);
 	});
@@ -221,7 +221,7 @@ describe('judge verdict cache (disk) against the local server', () => {
 		const file = join(dir, 'not-a-folder');
 		writeFileSync(file, 'x');
 		const broken = new VerdictCache(diskBackend(join(file, 'cache')), 0);
-		const s = await runJudge(groundedness as JudgeDecl, rows[0], ctx({ cache: broken }));
+		const s = await runJudge(groundedness, rows[0], ctx({ cache: broken }));
 		expect(s).toMatchObject({ status: 'ok', value: 5, attempts: 1 });
 		expect(cacheOf(s)).toMatchObject({ store: 'disk', hit: false });
 		expect(cacheOf(s).skipped).toMatch(/disk cache (unreadable|not writable)/);
@@ -229,9 +229,9 @@ describe('judge verdict cache (disk) against the local server', () => {
 
 	it('an error verdict is never cached: the next run calls the judge again', async () => {
 		server.script({ status: 400, error: { message: 'bad request' } });
-		const failed = await runJudge(groundedness as JudgeDecl, rows[0], ctx());
+		const failed = await runJudge(groundedness, rows[0], ctx());
 		expect(failed.status).toBe('error');
-		const ok = await runJudge(groundedness as JudgeDecl, rows[0], ctx());
+		const ok = await runJudge(groundedness, rows[0], ctx());
 		expect(ok).toMatchObject({ status: 'ok', attempts: 1 });
 		expect(server.chatRequests()).toHaveLength(2);
 	});
@@ -243,10 +243,10 @@ describe('judge verdict cache (disk) against the local server', () => {
 		}));
 		const chunks = ['a', 'b', 'c'].map((c) => ({ doc_uri: `kb/${c}.md`, content: `Chunk ${c}.` }));
 		const row = { request: 'What?', retrieved_context: chunks };
-		const cold = await runJudge(chunkRelevance as JudgeDecl, row, ctx());
+		const cold = await runJudge(chunkRelevance, row, ctx());
 		expect(cold).toMatchObject({ status: 'ok', attempts: 3 });
 		expect(server.chatRequests()).toHaveLength(3);
-		const warm = await runJudge(chunkRelevance as JudgeDecl, row, ctx());
+		const warm = await runJudge(chunkRelevance, row, ctx());
 		expect(server.chatRequests()).toHaveLength(3);
 		expect(warm).toMatchObject({
 			status: 'ok',
@@ -257,7 +257,7 @@ describe('judge verdict cache (disk) against the local server', () => {
 		});
 		expect(cacheOf(warm)).toMatchObject({ hit: true, hits: 3, misses: 0, savedCalls: 3 });
 		const changed = { ...row, retrieved_context: [...chunks.slice(0, 2), { content: 'New.' }] };
-		const partly = await runJudge(chunkRelevance as JudgeDecl, changed, ctx());
+		const partly = await runJudge(chunkRelevance, changed, ctx());
 		expect(server.chatRequests()).toHaveLength(4);
 		expect(partly).toMatchObject({ attempts: 1 });
 		expect(partly.cached).toBeUndefined();
@@ -271,8 +271,8 @@ describe('judge verdict cache (disk) against the local server', () => {
 		}));
 		const row = { request: 'Doc: the sky is blue.', response: 'The sky is blue.' };
 		const opts = { params: { factCheckMode: 'minicheck' } };
-		const cold = await runJudge(factCheck as JudgeDecl, row, ctx(opts));
-		const warm = await runJudge(factCheck as JudgeDecl, row, ctx(opts));
+		const cold = await runJudge(factCheck, row, ctx(opts));
+		const warm = await runJudge(factCheck, row, ctx(opts));
 		expect(server.chatRequests()).toHaveLength(1);
 		expect(cold).toMatchObject({ status: 'ok', value: true, attempts: 1 });
 		expect(warm).toMatchObject({ status: 'ok', value: true, attempts: 0, cached: true });
@@ -287,17 +287,17 @@ describe('judge verdict cache (disk) against the local server', () => {
 			request: 'Which bag is warmest?',
 			response: 'The Alpine 900.',
 		};
-		const cold = await runEveryTurn(coherence as JudgeDecl, convo, ctx());
+		const cold = await runEveryTurn(coherence, convo, ctx());
 		expect(server.chatRequests()).toHaveLength(2);
-		const warm = await runEveryTurn(coherence as JudgeDecl, convo, ctx());
+		const warm = await runEveryTurn(coherence, convo, ctx());
 		expect(server.chatRequests()).toHaveLength(2);
 		expect(warm).toMatchObject({ status: 'ok', value: cold.value, attempts: 0, cached: true });
 		expect(cacheOf(warm)).toMatchObject({ hits: 2, misses: 0, savedCalls: 2 });
 	});
 
 	it('the aggregate counts cached usage as saved, not spent', async () => {
-		const cold = await runJudges(groundedness as JudgeDecl, rows, ctx());
-		const warm = await runJudges(groundedness as JudgeDecl, rows, ctx());
+		const cold = await runJudges(groundedness, rows, ctx());
+		const warm = await runJudges(groundedness, rows, ctx());
 		const items = (scores: Score[]) =>
 			scores.map((s, i) => ({ request_id: `r${i}`, eval: { groundedness: s } }));
 		const a = aggregate(items(cold));
@@ -409,13 +409,13 @@ describe('judge verdict cache (Redis)', () => {
 		const worker1 = openVerdictCache(opts, { ...env, QUEUE_BULL_REDIS_HOST: '127.0.0.1' });
 		const worker2 = openVerdictCache(opts, { ...env, QUEUE_BULL_REDIS_HOST: '127.0.0.1' });
 		const governor = new Governor({ backoffBaseMs: 1, maxRetries: 0 });
-		const cold = await runJudges(groundedness as JudgeDecl, rows, {
+		const cold = await runJudges(groundedness, rows, {
 			source,
 			governor,
 			cache: worker1,
 		});
 		expect(cold.map((s) => cacheOf(s).store)).toEqual(['redis', 'redis', 'redis']);
-		const warm = await runJudges(groundedness as JudgeDecl, rows, {
+		const warm = await runJudges(groundedness, rows, {
 			source,
 			governor,
 			cache: worker2,
@@ -449,7 +449,7 @@ describe('judge verdict cache (Redis)', () => {
 			60_000,
 		);
 		const governor = new Governor({ backoffBaseMs: 1, maxRetries: 0 });
-		const scores = await runJudges(groundedness as JudgeDecl, rows, { source, governor, cache });
+		const scores = await runJudges(groundedness, rows, { source, governor, cache });
 		expect(server.chatRequests()).toHaveLength(3);
 		for (const s of scores) {
 			expect(s).toMatchObject({ status: 'ok', value: 4, attempts: 1 });

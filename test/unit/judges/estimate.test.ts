@@ -124,7 +124,7 @@ describe('estimates render exactly what a real run sends', () => {
 			response: 'The bridge opened in 1932.',
 			retrieved_context: [{ content: 'The bridge was opened to traffic in 1932.' }],
 		};
-		const { score, requests } = await compare(groundedness as JudgeDecl, row, {
+		const { score, requests } = await compare(groundedness, row, {
 			reason: 'Stated.',
 			score: 5,
 		});
@@ -152,7 +152,7 @@ describe('estimates render exactly what a real run sends', () => {
 			response: 'a',
 			retrieved_context: [{ content: 'one' }, { content: 'two' }, { content: 'three' }],
 		};
-		const { requests } = await compare(chunkRelevance as JudgeDecl, row, {
+		const { requests } = await compare(chunkRelevance, row, {
 			reason: 'Relevant.',
 			verdict: 'yes',
 		});
@@ -168,12 +168,7 @@ describe('estimates render exactly what a real run sends', () => {
 				{ role: 'assistant', content: 'It is A.' },
 			],
 		};
-		const { requests } = await compare(
-			coherence as JudgeDecl,
-			row,
-			{ reason: 'On topic.', score: 4 },
-			true,
-		);
+		const { requests } = await compare(coherence, row, { reason: 'On topic.', score: 4 }, true);
 		expect(requests).toHaveLength(2);
 	});
 

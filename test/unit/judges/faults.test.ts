@@ -57,7 +57,7 @@ function faultOnRow3(sequence: ScriptedReply[]): Map<number, number> {
 async function run(): Promise<Awaited<ReturnType<typeof runJudges>>> {
 	// A timeout far above a local reply's time even on a loaded CI machine: only a hang reaches it.
 	const governor = new Governor({ maxRetries: MAX_RETRIES, backoffBaseMs: 2, timeoutMs: 1500 });
-	const scores = await runJudges(groundedness as JudgeDecl, rows, { source, governor });
+	const scores = await runJudges(groundedness, rows, { source, governor });
 	expect(scores).toHaveLength(rows.length);
 	for (const i of [0, 1, 3]) expect(scores[i]).toMatchObject({ status: 'ok', value: 4 });
 	return scores;
@@ -108,7 +108,7 @@ describe.each([
 	it("ends at the row's deadline with an error naming the deadline and the rate limit", async () => {
 		faultOnRow3([fault()]);
 		const governor = new Governor({ maxRetries: MAX_RETRIES, rowDeadlineMs: 1500 });
-		const scores = await runJudges(groundedness as JudgeDecl, rows, { source, governor });
+		const scores = await runJudges(groundedness, rows, { source, governor });
 		expect(scores[2]).toMatchObject({ status: 'error', value: null, pass: null });
 		expect(scores[2].error).toMatch(
 			/^Groundedness: the row's deadline of 1.5 s passed after \d+ attempts; last error: rate limited \(429\)/,
@@ -191,7 +191,7 @@ describe('insufficient_quota', () => {
 	it('fails fast: one call reaches the server, every row gets the same clear error', async () => {
 		server.setDefault(() => ({ ...faults.insufficientQuota(), delayMs: 20 }));
 		const governor = new Governor({ maxRetries: 4, backoffBaseMs: 2, concurrency: 1 });
-		const scores = await runJudges(groundedness as JudgeDecl, rows, { source, governor });
+		const scores = await runJudges(groundedness, rows, { source, governor });
 		expect(scores).toHaveLength(4);
 		expect(server.chatRequests()).toHaveLength(1);
 		// the row that called carries the error; the others say they were not called
@@ -212,7 +212,7 @@ describe('insufficient_quota', () => {
 		// The provider's message ends with a period; ours continues it without doubling it.
 		server.setDefault(() => ({ status, error: { message: 'Nope.' }, delayMs: 10 }));
 		const governor = new Governor({ maxRetries: 4, backoffBaseMs: 2, concurrency: 1 });
-		const scores = await runJudges(groundedness as JudgeDecl, rows, { source, governor });
+		const scores = await runJudges(groundedness, rows, { source, governor });
 		expect(server.chatRequests()).toHaveLength(1);
 		for (const s of scores) expect(s.error).toMatch(message);
 	});

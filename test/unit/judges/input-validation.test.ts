@@ -26,7 +26,7 @@ describe('judges reject malformed inputs like the metrics do', () => {
 
 	it('a non-text response is an error naming the field, and no call is made', async () => {
 		const s = await runJudge(
-			groundedness as JudgeDecl,
+			groundedness,
 			{ request: 'q', response: 42, retrieved_context: [{ content: 'c' }] },
 			ctx(),
 		);
@@ -41,7 +41,7 @@ describe('judges reject malformed inputs like the metrics do', () => {
 
 	it('a context entry whose content is not text names its index', async () => {
 		const s = await runJudge(
-			groundedness as JudgeDecl,
+			groundedness,
 			{
 				request: 'q',
 				response: 'r',
@@ -56,7 +56,7 @@ describe('judges reject malformed inputs like the metrics do', () => {
 
 	it('a history turn without a role is an error', async () => {
 		const s = await runJudge(
-			relevanceConversation as JudgeDecl,
+			relevanceConversation,
 			{ request: 'q', response: 'r', history: [{ content: 'hi' }] },
 			ctx(),
 		);

@@ -48,9 +48,10 @@ function sourceAt(baseUrl: string): ModelSource {
 
 function judge(rows: number, opts: GovernorOptions, src: ModelSource = source) {
 	const governor = new Governor({ backoffBaseMs: 2, backoffMaxMs: 10, ...opts });
-	return runJudges(groundedness as JudgeDecl, rowsOf(rows), { source: src, governor }).then(
-		(scores) => ({ scores, governor }),
-	);
+	return runJudges(groundedness, rowsOf(rows), { source: src, governor }).then((scores) => ({
+		scores,
+		governor,
+	}));
 }
 
 describe('a model down for good', () => {
@@ -109,7 +110,7 @@ describe('a model only briefly down', () => {
 			breakerCooldownMs: 30,
 			onBreaker: (_key, state) => states.push(state),
 		});
-		const scores = await runJudges(groundedness as JudgeDecl, rowsOf(30), { source, governor });
+		const scores = await runJudges(groundedness, rowsOf(30), { source, governor });
 		expect(states).toEqual(['open', 'closed']);
 		expect(scores.map((s) => s.status)).toEqual(Array(30).fill('ok'));
 		expect(governor.breakerState(source.key)).toBe('closed');

@@ -87,7 +87,7 @@ describe('renderPrompt', () => {
 		expect(promptHash({ system: 's', user: 'u1' })).not.toBe(
 			promptHash({ system: 's', user: 'u2' }),
 		);
-		const sig = judgeSignature(groundedness as JudgeDecl, {
+		const sig = judgeSignature(groundedness, {
 			model: 'm',
 			temperature: 0.2,
 			promptOverride: { user: 'x {response}' },
@@ -115,7 +115,7 @@ describe('adversarial inputs reach the model only as delimited data', () => {
 				model: 'm',
 			});
 			const score = await runJudge(
-				groundedness as JudgeDecl,
+				groundedness,
 				{ request: 'q', response: attack, retrieved_context: ['c'] },
 				{ source, governor: new Governor() },
 			);
@@ -136,7 +136,7 @@ describe('adversarial inputs reach the model only as delimited data', () => {
 			// a second call uses another nonce
 			server.script({ json: { reason: 'x', score: 1 } });
 			await runJudge(
-				groundedness as JudgeDecl,
+				groundedness,
 				{ request: 'q', response: attack, retrieved_context: ['c'] },
 				{ source, governor: new Governor() },
 			);

@@ -41,7 +41,7 @@ describe('runJudge against the local server', () => {
 			model: 'judge-model-2024',
 			usage: { prompt_tokens: 120, completion_tokens: 15, total_tokens: 135 },
 		});
-		const score = await runJudge(groundedness as JudgeDecl, row, { source, governor: gov() });
+		const score = await runJudge(groundedness, row, { source, governor: gov() });
 		expect(score).toMatchObject({
 			metric: 'groundedness',
 			status: 'ok',
@@ -71,20 +71,20 @@ describe('runJudge against the local server', () => {
 
 	it('applies the threshold and direction; low scores fail', async () => {
 		server.script({ json: { reason: 'Contradicts the context.', score: 2 } });
-		const score = await runJudge(groundedness as JudgeDecl, row, {
+		const score = await runJudge(groundedness, row, {
 			source,
 			governor: gov(),
 			threshold: 2,
 		});
 		expect(score).toMatchObject({ value: 2, pass: true, threshold: 2 });
 		server.script({ json: { reason: 'Contradicts the context.', score: 2 } });
-		const s2 = await runJudge(groundedness as JudgeDecl, row, { source, governor: gov() });
+		const s2 = await runJudge(groundedness, row, { source, governor: gov() });
 		expect(s2).toMatchObject({ value: 2, pass: false });
 	});
 
 	it('marks rows missing a required field not_applicable, naming it, without calling the model', async () => {
 		const score = await runJudge(
-			groundedness as JudgeDecl,
+			groundedness,
 			{ request: 'q', response: 'r' },
 			{ source, governor: gov() },
 		);
@@ -100,14 +100,14 @@ describe('runJudge against the local server', () => {
 			{ json: { reason: 'Supported.', verdict: 'Yes.' } },
 			{ json: { reason: 'Not in context.', verdict: 'no' } },
 		);
-		const a = await runJudge(groundednessVerdict as JudgeDecl, row, { source, governor: gov() });
-		const b = await runJudge(groundednessVerdict as JudgeDecl, row, { source, governor: gov() });
+		const a = await runJudge(groundednessVerdict, row, { source, governor: gov() });
+		const b = await runJudge(groundednessVerdict, row, { source, governor: gov() });
 		expect([a.value, a.pass, b.value, b.pass]).toEqual([true, true, false, false]);
 	});
 
 	it('relevance_conversation rates 5 without a model call when no documents were retrieved', async () => {
 		const score = await runJudge(
-			relevanceConversation as JudgeDecl,
+			relevanceConversation,
 			{ request: 'q?', response: 'a', retrieved_context: [] },
 			{ source, governor: gov() },
 		);
@@ -120,7 +120,7 @@ describe('runJudge against the local server', () => {
 			json: { reference_answer: 'It opened in 1932.', reason: 'Matches.', score: 4 },
 		});
 		const score = await runJudge(
-			relevanceConversation as JudgeDecl,
+			relevanceConversation,
 			{ ...row, history: [{ role: 'user', content: 'Hi' }] },
 			{ source, governor: gov(), params: { domain: 'civil engineering' } },
 		);
@@ -146,7 +146,7 @@ describe('runJudge against the local server', () => {
 			},
 		);
 		const score = await runJudge(
-			relevanceConversationGt as JudgeDecl,
+			relevanceConversationGt,
 			{ ...row, expected_response: 'It opened in 1931.' },
 			{ source, governor: gov() },
 		);
@@ -167,7 +167,7 @@ describe('runJudge against the local server', () => {
 				score: 3,
 			},
 		});
-		const score = await runJudge(retrieval as JudgeDecl, row, { source, governor: gov() });
+		const score = await runJudge(retrieval, row, { source, governor: gov() });
 		// coverage 1/2 -> 3 on 1-5; mean with rubric 3 -> 3
 		expect(score.value).toBe(3);
 		expect(score.details).toMatchObject({ intentCoverage: 0.5, rubricScore: 3 });
@@ -178,7 +178,7 @@ describe('runJudge against the local server', () => {
 		const promptOverride = {
 			user: 'Check {response} against {retrieved_context} (question: {request})',
 		};
-		const s = await runJudge(groundedness as JudgeDecl, row, {
+		const s = await runJudge(groundedness, row, {
 			source,
 			governor: gov(),
 			promptOverride,
@@ -187,7 +187,7 @@ describe('runJudge against the local server', () => {
 		expect(server.chatRequests()[0].messages?.[1].content).toMatch(
 			/^Check <data-[0-9a-f]{24} name="response">/,
 		);
-		const bad = await runJudge(groundedness as JudgeDecl, row, {
+		const bad = await runJudge(groundedness, row, {
 			source,
 			governor: gov(),
 			promptOverride: { user: 'Rate {answer}' },
@@ -235,7 +235,7 @@ describe('runJudge against the local server', () => {
 			return { json: { reason: `row ${n}`, score: n }, delayMs: (5 - n) * 5 };
 		});
 		const rows = [1, 2, 3, 4, 5].map((n) => ({ ...row, response: `answer row-${n}` }));
-		const scores = await runJudges(relevance as JudgeDecl, rows, { source, governor: gov() });
+		const scores = await runJudges(relevance, rows, { source, governor: gov() });
 		expect(scores.map((s) => s.value)).toEqual([1, 2, 3, 4, 5]);
 		expect(scores.map((s) => s.reason)).toEqual(['row 1', 'row 2', 'row 3', 'row 4', 'row 5']);
 	});

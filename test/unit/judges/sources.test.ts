@@ -48,9 +48,9 @@ describe('structured-output fallback ladder', () => {
 		);
 		const source = createOpenAIModelSource(compat());
 		const governor = new Governor();
-		const first = await runJudge(relevance as JudgeDecl, row, { source, governor });
+		const first = await runJudge(relevance, row, { source, governor });
 		expect(first).toMatchObject({ status: 'ok', value: 4, details: { responseMode: 'text' } });
-		const second = await runJudge(relevance as JudgeDecl, row, { source, governor });
+		const second = await runJudge(relevance, row, { source, governor });
 		expect(second).toMatchObject({ status: 'ok', value: 5 });
 		const reqs = server.chatRequests();
 		expect(reqs.map((r) => r.responseFormat?.type ?? 'none')).toEqual([
@@ -68,7 +68,7 @@ describe('structured-output fallback ladder', () => {
 			json: { reason: 'ok', score: 3 },
 		});
 		const source = createOpenAIModelSource(compat());
-		const s = await runJudge(groundedness as JudgeDecl, row, { source, governor: new Governor() });
+		const s = await runJudge(groundedness, row, { source, governor: new Governor() });
 		expect(s.value).toBe(3);
 		const sys = server.chatRequests()[1].messages?.[0].content ?? '';
 		expect(sys.indexOf('- reason')).toBeLessThan(sys.indexOf('- score'));
@@ -86,7 +86,7 @@ describe('structured-output fallback ladder', () => {
 			},
 		);
 		const source = createOpenAIModelSource(compat());
-		const s = await runJudge(groundedness as JudgeDecl, row, { source, governor: new Governor() });
+		const s = await runJudge(groundedness, row, { source, governor: new Governor() });
 		expect(s.usage).toEqual({ promptTokens: 220, completionTokens: 14, totalTokens: 234 });
 		expect(s.attempts).toBe(2);
 	});
@@ -94,7 +94,7 @@ describe('structured-output fallback ladder', () => {
 	it('sends seed, temperature and the model override', async () => {
 		server.script({ json: { reason: 'r', score: 4 } });
 		const source = createOpenAIModelSource(compat());
-		await runJudge(groundedness as JudgeDecl, row, {
+		await runJudge(groundedness, row, {
 			source,
 			governor: new Governor(),
 			seed: 42,
@@ -120,7 +120,7 @@ describe('Azure OpenAI', () => {
 			apiKey: FAKE_KEY,
 			model: 'gpt-4o',
 		});
-		const s = await runJudge(groundedness as JudgeDecl, row, { source, governor: new Governor() });
+		const s = await runJudge(groundedness, row, { source, governor: new Governor() });
 		expect(s).toMatchObject({ value: 5, model: 'gpt-4o-2024-08-06' });
 		const [req] = server.chatRequests();
 		expect(req.path).toBe('/openai/deployments/judge-deploy/chat/completions');
@@ -179,7 +179,7 @@ describe('the API key never leaks', () => {
 			server.setDefault(() => echo);
 			server.setModels(echo);
 			const source = createOpenAIModelSource(compat({ apiKey: FAKE_KEY, provider: 'openai' }));
-			const scores = await runJudges(groundedness as JudgeDecl, [row, row], {
+			const scores = await runJudges(groundedness, [row, row], {
 				source,
 				governor: new Governor(),
 			});
@@ -202,7 +202,7 @@ describe('cancellation', () => {
 		server.setDefault(() => faults.hang());
 		const source = createOpenAIModelSource(compat());
 		const ac = new AbortController();
-		const run = runJudges(groundedness as JudgeDecl, [row, row, row, row], {
+		const run = runJudges(groundedness, [row, row, row, row], {
 			source,
 			governor: new Governor({ concurrency: 1 }),
 			signal: ac.signal,
@@ -233,7 +233,7 @@ describe('connected chat model (duck-typed)', () => {
 		};
 		const source = createChatModelSource(chatModel);
 		expect(source.supportsResponseFormat).toBe(false);
-		const s = await runJudge(groundedness as JudgeDecl, row, { source, governor: new Governor() });
+		const s = await runJudge(groundedness, row, { source, governor: new Governor() });
 		expect(s).toMatchObject({
 			status: 'ok',
 			value: 4,
@@ -273,11 +273,11 @@ describe('connected chat model (duck-typed)', () => {
 			},
 		};
 		const source = createChatModelSource(chatModel);
-		const a = await runJudge(groundedness as JudgeDecl, row, { source, governor: new Governor() });
+		const a = await runJudge(groundedness, row, { source, governor: new Governor() });
 		expect(a).toMatchObject({ value: 5, usage: { totalTokens: 13 }, model: 'gemini-test' });
 		expect(schemas[0]).toMatchObject({ properties: { reason: {}, score: {} } });
 		structuredFails = true;
-		const b = await runJudge(groundedness as JudgeDecl, row, { source, governor: new Governor() });
+		const b = await runJudge(groundedness, row, { source, governor: new Governor() });
 		expect(b).toMatchObject({ status: 'ok', value: 2 });
 	});
 
@@ -289,7 +289,7 @@ describe('connected chat model (duck-typed)', () => {
 				return { content: '{"reason":"r","score":3}' };
 			},
 		};
-		const s = await runJudge(groundedness as JudgeDecl, row, {
+		const s = await runJudge(groundedness, row, {
 			source: createChatModelSource(chatModel),
 			governor: new Governor({ backoffBaseMs: 1 }),
 		});

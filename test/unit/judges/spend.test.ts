@@ -49,7 +49,7 @@ describe('SpendLimit', () => {
 			prices: {},
 		});
 		const governor = new Governor({ concurrency: 4 });
-		const scores = await runJudges(groundedness as JudgeDecl, rows, {
+		const scores = await runJudges(groundedness, rows, {
 			source,
 			governor,
 			spend,
@@ -79,7 +79,7 @@ describe('SpendLimit', () => {
 		});
 		const governor = new Governor({ concurrency: 1, backoffBaseMs: 1 });
 		// One row at a time, so row 2 does not take the slot while row 1 waits to retry.
-		const scores = await runJudges(groundedness as JudgeDecl, rows.slice(0, 2), {
+		const scores = await runJudges(groundedness, rows.slice(0, 2), {
 			source,
 			governor,
 			spend,

@@ -68,7 +68,7 @@ describe('every assistant turn', () => {
 	});
 
 	it('scores every turn of a judge without context; the mean is the value, turns in details', async () => {
-		const s = await runEveryTurn(coherence as JudgeDecl, row, ctx());
+		const s = await runEveryTurn(coherence, row, ctx());
 		expect(server.chatRequests()).toHaveLength(3);
 		expect(s).toMatchObject({
 			metric: 'coherence',
@@ -85,14 +85,14 @@ describe('every assistant turn', () => {
 	});
 
 	it('judges needing context or ground truth judge earlier turns only when they carry their own', async () => {
-		const g = await runEveryTurn(groundedness as JudgeDecl, row, ctx());
+		const g = await runEveryTurn(groundedness, row, ctx());
 		expect(server.chatRequests()).toHaveLength(1);
 		expect(g).toMatchObject({ value: 5 });
 		const turns = (g.details as { turns: { status: string; reason?: string }[] }).turns;
 		expect(turns.map((t) => t.status)).toEqual(['not_applicable', 'not_applicable', 'ok']);
 		expect(turns[0].reason).toMatch(/only the last turn has retrieved_context/);
 		const withOwn = await runEveryTurn(
-			groundedness as JudgeDecl,
+			groundedness,
 			{
 				...row,
 				turn_contexts: [[{ content: 'CozyNights is warm.' }], [{ content: 'Waterproof.' }]],
@@ -102,7 +102,7 @@ describe('every assistant turn', () => {
 		expect(withOwn.value).toBe((2 + 4 + 5) / 3);
 		// The record keeps Azure's per-turn citations on the assistant turns of history: used too.
 		const cited = await runEveryTurn(
-			groundedness as JudgeDecl,
+			groundedness,
 			{
 				...row,
 				history: row.history.map((m, i) =>
@@ -116,12 +116,12 @@ describe('every assistant turn', () => {
 		expect(cited.value).toBe((2 + 4 + 5) / 3);
 		const prompts = server.chatRequests().map((r) => r.messages?.[1]?.content ?? '');
 		expect(prompts.some((p) => p.includes('(source: doc-2)') && p.includes('cited 2'))).toBe(true);
-		const gt = await runEveryTurn(relevanceConversationGt as JudgeDecl, row, ctx());
+		const gt = await runEveryTurn(relevanceConversationGt, row, ctx());
 		expect(gt.value).toBe(5);
 	});
 
 	it('a row without earlier assistant turns is judged once, as usual', async () => {
-		const s = await runEveryTurn(coherence as JudgeDecl, { ...row, history: [] }, ctx());
+		const s = await runEveryTurn(coherence, { ...row, history: [] }, ctx());
 		expect(server.chatRequests()).toHaveLength(1);
 		expect(s).toMatchObject({ value: 5 });
 		expect(s.details?.turns).toBeUndefined();

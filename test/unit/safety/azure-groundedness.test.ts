@@ -41,7 +41,7 @@ describe('groundednessFromUngroundedShare (our rule: 5 - ceil(share x 4))', () =
 
 describe('runServiceGroundedness', () => {
 	let server: AzureContentSafetyServer;
-	const decl = groundedness as JudgeDecl;
+	const decl = groundedness;
 	beforeEach(async () => {
 		server = await startAzureContentSafetyServer();
 	});
