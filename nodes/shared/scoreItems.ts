@@ -30,8 +30,12 @@ export interface ItemRow {
 
 /** What a node kind supplies to the item loop. */
 export interface RowScorer {
-	/** Input parameters read for every item, by name (the declaration's inputs). */
-	inputs: ReadonlyArray<{ name: string }>;
+	/**
+	 * Input parameters read for every item, by name (the declaration's inputs). An input with a
+	 * record `field` whose parameter is still its default `={{ $json.<field> }}` is read from the
+	 * item directly: the value n8n's expression engine would give, without a trip through it.
+	 */
+	inputs: ReadonlyArray<{ name: string; field?: string }>;
 	/** Default of the per-item Threshold parameter; absent when the node has none (yes/no). */
 	threshold?: number;
 	/** The row's Scores, keyed by score key in output order. Resolves for every row, never throws. */
@@ -60,9 +64,28 @@ export function routingScore(scores: ReadonlyArray<Score>): Score {
 	return scores.find((s) => s.pass === false) ?? scores.find((s) => s.pass === null) ?? scores[0];
 }
 
+/** How one input is read: from the item's own field (untouched default) or through n8n. */
+type InputRead = { name: string; field?: string };
+
+/**
+ * The inputs whose parameter is untouched: absent from the node's saved parameters (n8n leaves
+ * defaults out) or still exactly `={{ $json.<field> }}`. Those resolve to `item.json[field]`,
+ * whatever its type, undefined included (test/engine/default-fields.test.ts checks it against
+ * n8n); any edited value or expression goes through n8n as before.
+ */
+function planInputs(ctx: IExecuteFunctions, scorer: RowScorer): InputRead[] {
+	const saved = ctx.getNode().parameters ?? {};
+	return scorer.inputs.map(({ name, field }) => {
+		const raw = saved[name];
+		const untouched = field !== undefined && (raw === undefined || raw === `={{ $json.${field} }}`);
+		return untouched ? { name, field } : { name };
+	});
+}
+
 async function scoreRow(
 	ctx: IExecuteFunctions,
 	scorer: RowScorer,
+	inputs: ReadonlyArray<InputRead>,
 	item: INodeExecutionData,
 	index: number,
 ): Promise<Record<string, Score>> {
@@ -73,7 +96,11 @@ async function scoreRow(
 		row.threshold = t.value;
 	}
 	const values: Record<string, unknown> = {};
-	for (const input of scorer.inputs) {
+	for (const input of inputs) {
+		if (input.field !== undefined) {
+			values[input.name] = item.json[input.field];
+			continue;
+		}
 		const r = readParam(ctx, input.name, index);
 		if (!r.ok) return scorer.unreadable(r.error, row);
 		values[input.name] = r.value;
@@ -89,8 +116,9 @@ export async function scoreItems(
 	const items = ctx.getInputData();
 	let rows: Record<string, Score>[];
 	try {
+		const inputs = planInputs(ctx, scorer);
 		// Rows run concurrently; the governor caps the calls in flight.
-		rows = await Promise.all(items.map((item, i) => scoreRow(ctx, scorer, item, i)));
+		rows = await Promise.all(items.map((item, i) => scoreRow(ctx, scorer, inputs, item, i)));
 	} finally {
 		await scorer.close?.();
 	}

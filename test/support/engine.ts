@@ -67,6 +67,7 @@ function ourNodeTypes(): Map<string, INodeType | IVersionedNodeType> {
 /** Test-only node types (sub-nodes that stand in for n8n's AI nodes). */
 const TEST_NODES: Record<string, string> = {
 	'test.chatModel': 'nodes/TestChatModel.node.ts',
+	'test.paramProbe': 'nodes/TestParamProbe.node.ts',
 };
 
 class HarnessNodeTypes implements INodeTypes {
