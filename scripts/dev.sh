@@ -43,6 +43,8 @@ case "$cmd" in
 		echo "== build"
 		npm run --silent build
 		node scripts/docs.js --check
+		echo "== n8n install recovery (damaged, interrupted and stalled installs, with a stand-in npm)"
+		node test/install/recovery.js
 		echo "== unit and engine tests"
 		npx jest --ci "$@"
 		if [ -f scripts/e2e.js ] && [ "${SKIP_E2E:-0}" != "1" ]; then
