@@ -51,7 +51,13 @@ case "$cmd" in
 			# --browser needs chromium, --queue redis-server: left out (and said so above) only
 			# when they are missing outside CI.
 			read -r -a e2e_flags <<<"$(bash scripts/system-deps.sh --e2e-flags)"
-			echo "== end to end against real n8n: examples${e2e_flags[*]:+ and ${e2e_flags[*]}}"
+			echo "== end to end against real n8n: examples${e2e_flags[*]:+ (suites: ${e2e_flags[*]})}"
+			for suite in browser queue; do
+				case " ${e2e_flags[*]:-} " in
+					*" --$suite "*) ;;
+					*) echo "   skipping the $suite suite: its system package is missing (see the system dependencies above)" ;;
+				esac
+			done
 			node scripts/e2e.js "${e2e_flags[@]}"
 		fi
 		;;
