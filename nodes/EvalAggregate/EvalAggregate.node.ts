@@ -50,7 +50,8 @@ export class EvalAggregate implements INodeType {
 		defaults: { name: 'Eval Aggregate' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		usableAsTool: true,
+		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
+		usableAsTool: undefined,
 		properties: [
 			{
 				displayName: 'Output',

@@ -37,7 +37,8 @@ export class EvalAttackInjector implements INodeType {
 		defaults: { name: 'Attack Injector' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		usableAsTool: true,
+		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
+		usableAsTool: undefined,
 		properties: [
 			{
 				displayName: 'Attack',

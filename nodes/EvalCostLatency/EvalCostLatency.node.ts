@@ -44,7 +44,8 @@ export class EvalCostLatency implements INodeType {
 		defaults: { name: 'Cost & Latency' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
-		usableAsTool: true,
+		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
+		usableAsTool: undefined,
 		properties: [
 			{
 				displayName: 'Trace',

@@ -25,7 +25,8 @@ export class EvalDataset implements INodeType {
 		description:
 			'Load an evaluation dataset (Azure, Databricks, Spring AI, Ragas, DeepEval; JSON, JSONL or CSV) into canonical rows',
 		defaults: { name: 'Eval Dataset' },
-		usableAsTool: true,
+		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
+		usableAsTool: undefined,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [
 			{ type: NodeConnectionTypes.Main, displayName: 'Rows' },

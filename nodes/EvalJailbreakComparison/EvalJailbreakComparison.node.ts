@@ -43,7 +43,8 @@ export class EvalJailbreakComparison implements INodeType {
 			{ type: NodeConnectionTypes.Main, displayName: 'Summary' },
 			{ type: NodeConnectionTypes.Main, displayName: 'Pairs' },
 		],
-		usableAsTool: true,
+		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
+		usableAsTool: undefined,
 		properties: [
 			{
 				displayName: 'Defect Level',

@@ -59,7 +59,8 @@ export class EvalReport implements INodeType {
 		description:
 			'Turn an evaluation summary into a Slack message, Markdown, a ticket, an HTML report and JUnit XML',
 		defaults: { name: 'Eval Report' },
-		usableAsTool: true,
+		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
+		usableAsTool: undefined,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		properties: [

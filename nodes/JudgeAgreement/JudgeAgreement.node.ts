@@ -41,7 +41,8 @@ export class JudgeAgreement implements INodeType {
 		defaults: { name: 'Judge Agreement' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		usableAsTool: true,
+		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
+		usableAsTool: undefined,
 		properties: [
 			{
 				displayName: 'Judge',

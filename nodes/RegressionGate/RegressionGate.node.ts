@@ -41,7 +41,8 @@ export class RegressionGate implements INodeType {
 			{ type: NodeConnectionTypes.Main, displayName: 'Regressed' },
 			{ type: NodeConnectionTypes.Main, displayName: 'Incomplete' },
 		],
-		usableAsTool: true,
+		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
+		usableAsTool: undefined,
 		properties: [
 			{
 				displayName: 'Current Summary',

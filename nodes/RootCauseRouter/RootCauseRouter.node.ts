@@ -27,7 +27,8 @@ export class RootCauseRouter implements INodeType {
 		description:
 			'Route each evaluated row to Pass, to the first failing judge in a fixed order (its root cause), or to Incomplete',
 		defaults: { name: 'Root-Cause Router' },
-		usableAsTool: true,
+		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
+		usableAsTool: undefined,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: routerOutputNames().map((displayName) => ({
 			type: NodeConnectionTypes.Main,

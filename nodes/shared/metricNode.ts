@@ -80,6 +80,8 @@ export function metricDescription(decl: MetricDecl): INodeTypeDescription {
 		defaults: { name: decl.displayName },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
+		// Deterministic metrics are AI-agent tools: an agent can score its own answer against a
+		// reference, or its retrieval against the expected documents (README, Nodes).
 		usableAsTool: true,
 		properties: [
 			...decl.inputs.map(inputProperty),

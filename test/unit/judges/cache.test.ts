@@ -3,11 +3,12 @@
  * anything that decides a verdict misses, TTL expiry, corrupt entries and unreachable stores are
  * skipped (the judge is called), fan-out, bare and per-turn calls are cached, and Redis works.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import IORedis from 'ioredis';
 import { aggregate } from '../../../src/aggregate';
 import type { Score } from '../../../src/core/types';
 import {
@@ -28,6 +29,7 @@ import { coherence } from '../../../src/judges/specs/quality';
 import { runEveryTurn } from '../../../src/judges/turns';
 import type { JudgeDecl } from '../../../src/judges/types';
 import { startOpenAIServer, type OpenAIServer } from '../../support/openai-server';
+import { commandRuns, describeWithSystemDep } from '../../support/system-deps';
 
 const SECRET = 'sk-cache-test-SECRET-91c2';
 const rows = [1, 2, 3].map((i) => ({
@@ -360,105 +362,150 @@ async function freePort(): Promise<number> {
 	});
 }
 
-describe('judge verdict cache (Redis)', () => {
-	let server: OpenAIServer;
-	let source: ModelSource;
-	let redis: ChildProcess | undefined;
-	let port: number;
-	beforeAll(async () => {
-		port = await freePort();
-		redis = spawn(
+/**
+ * A redis-server of our own on a free port. Ready when it says so on its log (no polling with a
+ * deadline, which a loaded machine can outrun); when it exits first (the port was taken between
+ * freePort() and its bind), another port is tried.
+ */
+async function startRedis(): Promise<{ child: ChildProcess; port: number }> {
+	let log = '';
+	for (let attempt = 1; attempt <= 5; attempt++) {
+		const port = await freePort();
+		const child = spawn(
 			'redis-server',
 			['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-			{ stdio: 'ignore' },
+			{ stdio: ['ignore', 'pipe', 'pipe'] },
 		);
-		for (let i = 0; i < 50; i++) {
-			const ping = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
-			if (ping.stdout?.trim() === 'PONG') return;
-			await new Promise((r) => setTimeout(r, 100));
-		}
-		throw new Error('redis-server did not start (Debian package redis-server)');
-	});
-	afterAll(async () => {
-		if (redis && redis.exitCode === null) {
-			const exited = new Promise((r) => redis?.once('exit', r));
-			redis.kill();
-			await exited;
-		}
-	});
-	beforeEach(async () => {
-		server = await startOpenAIServer();
-		server.setDefault(() => ({
-			json: { reason: 'Stated.', score: 4 },
-			usage: { prompt_tokens: 80, completion_tokens: 8, total_tokens: 88 },
-		}));
-		source = createOpenAIModelSource({
-			provider: 'compatible',
-			baseUrl: server.baseUrl,
-			model: 'judge-model',
+		log = '';
+		const ready = await new Promise<boolean>((resolve) => {
+			const read = (d: Buffer) => {
+				log += String(d);
+				if (/Ready to accept connections/.test(log)) resolve(true);
+			};
+			child.stdout?.on('data', read);
+			child.stderr?.on('data', read);
+			child.once('exit', () => resolve(false));
+			child.once('error', () => resolve(false));
 		});
-	});
-	afterEach(async () => {
-		server.assertNoUnexpected();
-		await server.close();
-	});
+		if (ready) return { child, port };
+	}
+	throw new Error(`redis-server did not start:\n${log.slice(-2000)}`);
+}
 
-	it('two cache clients (two workers) share hits; entries carry the TTL as a Redis expiry', async () => {
-		const env = { EXECUTIONS_MODE: 'queue', QUEUE_BULL_REDIS_PORT: String(port) };
-		const opts = { enabled: true, store: 'auto' as const, ttlMs: 60_000 };
-		const worker1 = openVerdictCache(opts, { ...env, QUEUE_BULL_REDIS_HOST: '127.0.0.1' });
-		const worker2 = openVerdictCache(opts, { ...env, QUEUE_BULL_REDIS_HOST: '127.0.0.1' });
-		const governor = new Governor({ backoffBaseMs: 1, maxRetries: 0 });
-		const cold = await runJudges(groundedness, rows, {
-			source,
-			governor,
-			cache: worker1,
+describeWithSystemDep(
+	'judge verdict cache (Redis)',
+	{
+		available: commandRuns('redis-server'),
+		missing: 'redis-server is not installed (Debian package redis-server)',
+	},
+	() => {
+		let server: OpenAIServer;
+		let source: ModelSource;
+		let redis: ChildProcess | undefined;
+		let port: number;
+		// Our own client for looking inside the store (no redis-cli process per look).
+		let inspector: IORedis;
+		beforeAll(async () => {
+			({ child: redis, port } = await startRedis());
+			inspector = new IORedis({ host: '127.0.0.1', port, lazyConnect: true });
+			await inspector.connect();
+		}, 120_000);
+		afterAll(async () => {
+			await inspector?.quit();
+			if (redis && redis.exitCode === null) {
+				const exited = new Promise((r) => redis?.once('exit', r));
+				redis.kill();
+				await exited;
+			}
 		});
-		expect(cold.map((s) => cacheOf(s).store)).toEqual(['redis', 'redis', 'redis']);
-		const warm = await runJudges(groundedness, rows, {
-			source,
-			governor,
-			cache: worker2,
+		beforeEach(async () => {
+			server = await startOpenAIServer();
+			server.setDefault(() => ({
+				json: { reason: 'Stated.', score: 4 },
+				usage: { prompt_tokens: 80, completion_tokens: 8, total_tokens: 88 },
+			}));
+			source = createOpenAIModelSource({
+				provider: 'compatible',
+				baseUrl: server.baseUrl,
+				model: 'judge-model',
+			});
 		});
-		expect(server.chatRequests()).toHaveLength(3);
-		for (const s of warm) expect(s).toMatchObject({ cached: true, attempts: 0, value: 4 });
-		expect(cacheOf(warm[0])).toMatchObject({ store: 'redis', hit: true });
-		const keys = spawnSync(
-			'redis-cli',
-			['-p', String(port), '--scan', '--pattern', 'n8n-rag-eval:verdict:*'],
-			{
-				encoding: 'utf8',
-			},
-		)
-			.stdout.trim()
-			.split('\n');
-		expect(keys).toHaveLength(3);
-		const ttl = Number(
-			spawnSync('redis-cli', ['-p', String(port), 'pttl', keys[0]], { encoding: 'utf8' }).stdout,
-		);
-		expect(ttl).toBeGreaterThan(0);
-		expect(ttl).toBeLessThanOrEqual(60_000);
-		await worker1?.close();
-		await worker2?.close();
-	});
+		afterEach(async () => {
+			server.assertNoUnexpected();
+			await server.close();
+		});
 
-	it('an unreachable Redis never fails a row: the judge is called and the row says why', async () => {
-		const dead = await freePort();
-		const cache = new VerdictCache(
-			redisBackend({ host: '127.0.0.1', port: dead, password: 'pw-never-shown', timeoutMs: 500 }),
-			60_000,
-		);
-		const governor = new Governor({ backoffBaseMs: 1, maxRetries: 0 });
-		const scores = await runJudges(groundedness, rows, { source, governor, cache });
-		expect(server.chatRequests()).toHaveLength(3);
-		for (const s of scores) {
-			expect(s).toMatchObject({ status: 'ok', value: 4, attempts: 1 });
-			expect(cacheOf(s)).toMatchObject({ store: 'redis', hit: false });
-			expect(cacheOf(s).skipped).toMatch(
-				new RegExp(`redis cache unreadable at 127.0.0.1:${dead}/0`),
+		it('two cache clients (two workers) share hits; entries carry the TTL as a Redis expiry', async () => {
+			const env = {
+				EXECUTIONS_MODE: 'queue',
+				QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+				QUEUE_BULL_REDIS_PORT: String(port),
+			};
+			// A day: no entry can expire between the two runs, however slow the machine.
+			const ttlMs = 86_400_000;
+			const opts = { enabled: true, store: 'auto' as const, ttlMs };
+			const picked = openVerdictCache(opts, env);
+			expect(picked?.store).toBe('redis');
+			expect(picked?.backend.location).toBe(`127.0.0.1:${port}/0`);
+			await picked?.close();
+			// The two workers connect with the queue settings n8n gives them. Their connect and
+			// command timeout (2 s by default, so that a dead Redis costs a row little) is raised
+			// here: on a loaded machine a slow write would turn into a miss, and this test is about
+			// sharing, not about speed.
+			const settings = redisSettingsFromEnv(env);
+			expect(settings).toMatchObject({ host: '127.0.0.1', port, db: 0 });
+			const worker = () =>
+				new VerdictCache(redisBackend({ ...settings, timeoutMs: 60_000 }), ttlMs);
+			const worker1 = worker();
+			const worker2 = worker();
+			const governor = new Governor({ backoffBaseMs: 1, maxRetries: 0 });
+			const cold = await runJudges(groundedness, rows, {
+				source,
+				governor,
+				cache: worker1,
+			});
+			expect(cold.map((s) => cacheOf(s))).toEqual(
+				cold.map(() => expect.objectContaining({ store: 'redis', hit: false })),
 			);
-			expect(JSON.stringify(s)).not.toContain('pw-never-shown');
-		}
-		await cache.close();
-	});
-});
+			expect(cold.map((s) => cacheOf(s).skipped)).toEqual([undefined, undefined, undefined]);
+			const warm = await runJudges(groundedness, rows, {
+				source,
+				governor,
+				cache: worker2,
+			});
+			expect(server.chatRequests()).toHaveLength(3);
+			for (const s of warm) expect(s).toMatchObject({ cached: true, attempts: 0, value: 4 });
+			expect(cacheOf(warm[0])).toMatchObject({ store: 'redis', hit: true });
+			// The client adds no prefix here: keys are read as stored.
+			const keys = (await inspector.keys('n8n-rag-eval:verdict:*')).sort();
+			expect(keys).toHaveLength(3);
+			for (const key of keys) {
+				const ttl = await inspector.pttl(key);
+				expect(ttl).toBeGreaterThan(0);
+				expect(ttl).toBeLessThanOrEqual(ttlMs);
+			}
+			await worker1.close();
+			await worker2.close();
+		});
+
+		it('an unreachable Redis never fails a row: the judge is called and the row says why', async () => {
+			const dead = await freePort();
+			const cache = new VerdictCache(
+				redisBackend({ host: '127.0.0.1', port: dead, password: 'pw-never-shown', timeoutMs: 500 }),
+				60_000,
+			);
+			const governor = new Governor({ backoffBaseMs: 1, maxRetries: 0 });
+			const scores = await runJudges(groundedness, rows, { source, governor, cache });
+			expect(server.chatRequests()).toHaveLength(3);
+			for (const s of scores) {
+				expect(s).toMatchObject({ status: 'ok', value: 4, attempts: 1 });
+				expect(cacheOf(s)).toMatchObject({ store: 'redis', hit: false });
+				expect(cacheOf(s).skipped).toMatch(
+					new RegExp(`redis cache unreadable at 127.0.0.1:${dead}/0`),
+				);
+				expect(JSON.stringify(s)).not.toContain('pw-never-shown');
+			}
+			await cache.close();
+		});
+	},
+);

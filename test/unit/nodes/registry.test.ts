@@ -97,4 +97,13 @@ describe('node registry', () => {
 		expect(nodes.size).toBe(pkg.n8n.nodes.length);
 		for (const n of nodes.values()) expect(n.description.description.length).toBeGreaterThan(10);
 	});
+
+	it('offers only the deterministic metrics as AI-agent tools ("... Tool" variants)', () => {
+		const tools = [...nodes.values()]
+			.filter((n) => n.description.usableAsTool)
+			.map((n) => n.description.name)
+			.sort();
+		const metrics = [...new Set(metricRegistry.map(metricNode))].sort();
+		expect(tools).toEqual(metrics);
+	});
 });
