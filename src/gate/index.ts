@@ -14,6 +14,7 @@
  */
 
 import type { Direction, Score } from '../core/types';
+import { checkTally, manifestProblems, sharedRuns, tallyOf, type ManifestCheck } from '../manifest';
 import {
 	holmAdjust,
 	mcnemar,
@@ -51,6 +52,8 @@ export interface GateSummaryLike {
 	overall?: { pass: number; fail: number; incomplete: number } | null;
 	/** Rows a judge's spend limit stopped: any makes the run incomplete. */
 	spendLimit?: { stopped: number } | null;
+	/** The aggregate's run-manifest check: anything but complete makes the run incomplete. */
+	manifest?: ManifestCheck | null;
 }
 
 /** Default {@link GateOptions.minCoverage}: 95% of the rows judged. */
@@ -116,6 +119,8 @@ export function gateMetrics(summary: GateSummaryLike): Record<string, GateMetric
 export interface GateRow {
 	request_id?: string | number | null;
 	eval?: Record<string, Score | undefined> | null;
+	/** Eval Dataset's run manifest (see src/manifest). */
+	run_manifest?: unknown;
 }
 
 /** Whether a metric is a rate of passing rows or a mean of values. */
@@ -197,6 +202,13 @@ export interface GateResult {
 	incomplete: boolean;
 	/** The current run's coverage, or null when its summary does not carry one (not enforced). */
 	coverage: GateCoverage | null;
+	// The three below are always set by compareRuns; optional for results stored before them.
+	/** The summary's run-manifest check (null when its rows carried no manifest). */
+	manifest?: ManifestCheck | null;
+	/** The same check over Current Rows, when they carry manifests. */
+	rowsManifest?: ManifestCheck | null;
+	/** Why the run is incomplete, one sentence each; empty unless `incomplete`. */
+	incompleteReasons?: string[];
 	table: GateRowResult[];
 	counts: Record<GateVerdict, number>;
 	alpha: number;
@@ -207,7 +219,11 @@ export interface GateResult {
 const GATE_RULE =
 	'Regressed = worse than baseline by more than the tolerance AND significant after Holm ' +
 	'correction across metrics; without a possible test, tolerance alone decides (tolerance-only). ' +
-	'Incomplete = fewer rows judged than the minimum coverage, or a spend limit stopped rows; it outranks Regressed.';
+	'Incomplete = fewer rows judged than the minimum coverage, a spend limit stopped rows, rows of the run missing or seen twice (run manifest), or a baseline that is the same run; it outranks Regressed.';
+
+/** The reason a gate gives when Baseline Rows are the very run of Current Rows. */
+export const SAME_RUN_REASON =
+	'Baseline Rows come from the same run as Current Rows: the run would be compared with itself.';
 
 const PROPORTION_NAME = /\/percentage$|pass_?rate|passrate|defect_?rate|\/rate$/i;
 
@@ -324,19 +340,59 @@ export function compareRuns(
 	if (!(minCoverage >= 0 && minCoverage <= 1))
 		throw new RangeError(`minCoverage must be within [0, 1], got ${minCoverage}`);
 	const coverage = summaryCoverage(current, minCoverage);
-	const incomplete =
-		(coverage !== null && coverage.share < minCoverage) || (current.spendLimit?.stopped ?? 0) > 0;
+	const checks = manifestChecks(current, options);
+	const incompleteReasons: string[] = [];
+	if (coverage !== null && coverage.share < minCoverage)
+		incompleteReasons.push(
+			`${coverage.missing} of ${coverage.of} rows not judged: coverage ${(coverage.share * 100).toFixed(1)}% is below the minimum ${(minCoverage * 100).toFixed(1)}%.`,
+		);
+	const stopped = current.spendLimit?.stopped ?? 0;
+	if (stopped > 0) incompleteReasons.push(`A spend limit stopped ${stopped} rows.`);
+	incompleteReasons.push(...checks.reasons);
+	const incomplete = incompleteReasons.length > 0;
 	const regressed = counts.regressed > 0;
 	return {
 		status: incomplete ? 'incomplete' : regressed ? 'regressed' : 'ok',
 		regressed,
 		incomplete,
 		coverage,
+		manifest: checks.summary,
+		rowsManifest: checks.rows,
+		incompleteReasons,
 		table,
 		counts,
 		alpha,
 		rule: GATE_RULE,
 	};
+}
+
+/**
+ * The run manifests behind the comparison: the summary's check (made by the aggregate), the same
+ * check over Current Rows, and whether the baseline rows are this very run. Any problem makes
+ * the run incomplete: paired tests over part of a run, or against itself, decide nothing.
+ */
+function manifestChecks(
+	current: GateSummaryLike,
+	options: GateOptions,
+): { summary: ManifestCheck | null; rows: ManifestCheck | null; reasons: string[] } {
+	const reasons: string[] = [];
+	const summary =
+		current.manifest && typeof current.manifest === 'object' ? current.manifest : null;
+	if (summary && summary.complete === false)
+		reasons.push(...manifestProblems(summary, 'Eval Aggregate'));
+	let rows: ManifestCheck | null = null;
+	if (options.currentRows) {
+		const cur = tallyOf(options.currentRows as unknown as Record<string, unknown>[]);
+		if (Object.keys(cur.tally).length > 0) {
+			rows = checkTally(cur.tally, cur.unlisted);
+			reasons.push(...manifestProblems(rows, 'Current Rows'));
+			if (options.baselineRows) {
+				const base = tallyOf(options.baselineRows as unknown as Record<string, unknown>[]);
+				if (sharedRuns(cur.tally, base.tally).length > 0) reasons.push(SAME_RUN_REASON);
+			}
+		}
+	}
+	return { summary, rows, reasons };
 }
 
 function explain(
