@@ -36,6 +36,7 @@ export * from './judges';
 // Both layers name their chat turn ChatMessage: the record's (a zod schema) wins at top level.
 export { ChatMessage } from './record';
 export * from './rootcause';
+export * from './manifest';
 export * from './aggregate';
 export * from './cost';
 export * from './gate';

@@ -36,6 +36,7 @@ function minCoverage(ctx: IExecuteFunctions, raw: unknown): number | undefined {
  * Eval Aggregate: one run summary from all scored rows (Databricks-named run metrics, Azure-style
  * means and pass rates, intervals, root causes, cost), or a partial to merge later; partials on
  * the input are merged exactly, so batches and queue-mode sub-workflows give the one-pass result.
+ * Rows are checked against their run manifests (src/manifest): part of a run is never complete.
  */
 export class EvalAggregate implements INodeType {
 	description: INodeTypeDescription = {
@@ -96,7 +97,7 @@ export class EvalAggregate implements INodeType {
 						default: 95,
 						typeOptions: { minValue: 0, maxValue: 100, numberPrecision: 1 },
 						description:
-							'Share of rows that must get a verdict for the run to count as complete. Below it the summary says status "incomplete" (e.g. the judge model was down) and Regression Gate and Eval Report never call the run green.',
+							'Share of rows that must get a verdict for the run to count as complete. Below it the summary says status "incomplete" (e.g. the judge model was down) and Regression Gate and Eval Report never call the run green. Rows of an Eval Dataset run that never arrive here, or arrive twice, make the run incomplete whatever this minimum.',
 					},
 					{
 						displayName: 'One Item per Group',

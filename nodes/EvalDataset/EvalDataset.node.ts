@@ -13,6 +13,7 @@ import { iconFor } from '../shared/common';
 /**
  * Eval Dataset: turns incoming rows, an uploaded file or pasted text into canonical eval
  * records. Every row leaves: valid ones on Rows, the rest on Invalid with row, field and message.
+ * Rows carry their run manifest (`run_manifest`), so Eval Aggregate can tell part of a run.
  */
 export class EvalDataset implements INodeType {
 	description: INodeTypeDescription = {
@@ -35,7 +36,7 @@ export class EvalDataset implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Every row is kept in the execution data (about 3 KB a row measured, more with traces). Use Limit or Sample Size while trying things out, drop heavy fields (long contexts, traces) after the judges, and above about 2,000 rows use the queue-mode batched example.',
+					'Every row is kept in the execution data (about 3 KB a row measured, more with traces). Use Limit or Sample Size while trying things out, drop heavy fields (long contexts, traces) after the judges, and above about 2,000 rows use the queue-mode batched example. Each row carries its run manifest (run_manifest): keep it, so Eval Aggregate can tell when rows of the run went missing.',
 				name: 'executionDataNotice',
 				type: 'notice',
 				default: '',

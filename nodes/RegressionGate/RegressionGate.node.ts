@@ -180,6 +180,8 @@ export class RegressionGate implements INodeType {
 							{ name: 'Wilcoxon Signed-Rank', value: 'wilcoxon' },
 							{ name: 'Paired Bootstrap', value: 'bootstrap' },
 						],
+						description:
+							'Only pairs whose score changed count: up to 50 of them the signed-rank p-value is exact, and the bootstrap needs at least 10 (with fewer the exact signed-rank test decides and the row says so)',
 					},
 				],
 			},

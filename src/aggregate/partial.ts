@@ -2,9 +2,11 @@
  * The mergeable state of a run aggregate. Everything a summary needs is kept in a form whose
  * merge is exact and order-free: integer counts, histograms of the values measured (multisets,
  * so means, percentiles and seeded bootstraps are functions of the data alone), Shewchuk partials
- * for summed sufficient statistics, and the k smallest example ids. The partial is plain JSON.
+ * for summed sufficient statistics, the k smallest example ids, and the rows seen of each run by
+ * run manifest (positions as ranges, so the check survives any merge). The partial is plain JSON.
  */
 import type { Direction, EvaluatorFacts, Scale } from '../core/types';
+import { mergeTallies, TallyBuilder, type ManifestTally } from '../manifest';
 import { evaluatorRegistry } from '../registry';
 import {
 	decideRootCause,
@@ -170,6 +172,18 @@ export interface AggregatePartial {
 	config: PartialConfig;
 	all: GroupPartial;
 	groups: Record<string, GroupPartial>;
+	/**
+	 * Rows seen per run (Eval Dataset's run manifests) and rows without a manifest; absent when no
+	 * row carried one. Run-level only: a group holds part of a run by design.
+	 */
+	manifest?: ManifestPartial;
+}
+
+/** What a partial saw of the runs behind its rows (see src/manifest). */
+export interface ManifestPartial {
+	runs: ManifestTally;
+	/** Rows without a manifest. */
+	unlisted: number;
 }
 
 /** Whether a JSON value is an aggregate partial (kind and version match). */
@@ -638,10 +652,12 @@ export function aggregatePartial(
 	const registry = options.registry ?? evaluatorRegistry;
 	const all = newGroupBuilder();
 	const groups: Record<string, GroupBuilder> = {};
+	const runs = new TallyBuilder();
 	for (const item of items) {
 		// Accept whole n8n items too: their row is under `json`.
 		const json = !isObject(item.eval) && isObject(item.json) ? item.json : item;
 		addRow(all, json, config, registry);
+		runs.add(json);
 		if (config.groupBy !== null) {
 			for (const name of groupNames(readPath(json, config.groupBy)))
 				addRow((groups[name] ??= newGroupBuilder()), json, config, registry);
@@ -649,7 +665,15 @@ export function aggregatePartial(
 	}
 	const built: Record<string, GroupPartial> = {};
 	for (const name of Object.keys(groups).sort()) built[name] = buildGroup(groups[name]);
-	return { kind: PARTIAL_KIND, version: 1, config, all: buildGroup(all), groups: built };
+	const out: AggregatePartial = {
+		kind: PARTIAL_KIND,
+		version: 1,
+		config,
+		all: buildGroup(all),
+		groups: built,
+	};
+	if (runs.any) out.manifest = { runs: runs.build(), unlisted: runs.unlisted };
+	return out;
 }
 
 function mergeCause(a: CausePartial, b: CausePartial, limit: number): CausePartial {
@@ -815,5 +839,31 @@ export function mergePartials(...partials: AggregatePartial[]): AggregatePartial
 		all = structuredClone(all);
 		groups = structuredClone(groups);
 	}
-	return { kind: PARTIAL_KIND, version: 1, config: { ...partials[0].config }, all, groups };
+	const out: AggregatePartial = {
+		kind: PARTIAL_KIND,
+		version: 1,
+		config: { ...partials[0].config },
+		all,
+		groups,
+	};
+	const manifest = mergeManifests(partials);
+	if (manifest) out.manifest = manifest;
+	return out;
+}
+
+/**
+ * The runs seen by all partials: tallies merged, and every row of a partial without manifests
+ * (rows from outside Eval Dataset, or a partial stored before manifests) counted as unlisted.
+ */
+function mergeManifests(partials: readonly AggregatePartial[]): ManifestPartial | undefined {
+	if (!partials.some((p) => p.manifest)) return undefined;
+	let runs: ManifestTally = {};
+	let unlisted = 0;
+	for (const p of partials) {
+		if (p.manifest) {
+			runs = mergeTallies(runs, p.manifest.runs);
+			unlisted += p.manifest.unlisted;
+		} else unlisted += p.all.rows;
+	}
+	return { runs, unlisted };
 }

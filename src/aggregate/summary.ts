@@ -11,6 +11,7 @@ import { SEVERITY_LEVELS, type SeverityLevel } from '../safety/levels';
 import { corpusFinalizers as defaultCorpusFinalizers } from '../metrics/registry';
 import { evaluatorById, evaluatorRegistry } from '../registry';
 import { findPrice, type ModelPrice } from '../cost';
+import { checkTally, type ManifestCheck } from '../manifest';
 import { INCOMPLETE, suggestedFixFor } from '../rootcause';
 import { bootstrapMeanInterval, DEFAULT_RESAMPLES } from '../stats/bootstrap';
 import {
@@ -286,6 +287,13 @@ export interface EstimateSummary extends CostLine {
 export interface AggregateSummary extends GroupSummary {
 	groupBy?: string;
 	groups?: Record<string, GroupSummary>;
+	/**
+	 * The rows checked against their run manifests (rows from Eval Dataset carry one); absent when
+	 * no row did. Rows that never arrived count in `coverage.of` (and, judged by verdicts, in
+	 * `overall.passRate.of`) as rows not judged; anything missing, twice or conflicting makes the
+	 * run `incomplete` whatever the minimum coverage.
+	 */
+	manifest?: ManifestCheck;
 }
 
 const NO_ROWS: EstimateNote = 'no measured rows';
@@ -718,6 +726,27 @@ function spendAndEstimateSummary(
 }
 
 /**
+ * Holds the run summary to its manifests: rows that never reached the aggregate were due and not
+ * judged, so they join `coverage.of` (and the verdict pass rate's denominator), and a run with rows
+ * missing, twice or conflicting is `incomplete` even when the share would clear the minimum: a
+ * summary of part of a run (or of a run and a copy) is not the run's. Duplicates are not taken
+ * out of the figures (which copy to keep is unknown); `manifest.duplicates` says how many.
+ */
+function applyManifest(summary: AggregateSummary, check: ManifestCheck, ctx: Ctx): void {
+	summary.manifest = check;
+	if (check.missing > 0) {
+		const c = summary.coverage;
+		const of = c.of + check.missing;
+		summary.coverage = { ...c, of, share: of === 0 ? 0 : c.judged / of };
+		if (c.basis === 'verdicts') {
+			const r = summary.overall.passRate;
+			summary.overall.passRate = rate(r.count, r.of + check.missing, ctx.level);
+		}
+	}
+	if (!check.complete) summary.status = 'incomplete';
+}
+
+/**
  * Turns a partial into the run summary ({@link AggregateSummary}). Pure: the same partial (or any
  * merge of partials over the same rows) and options always give the same summary, bit for bit.
  */
@@ -741,6 +770,8 @@ export function finalizeAggregate(
 		...(options.prices ? { prices: options.prices } : {}),
 	};
 	const summary: AggregateSummary = groupSummary(partial.all, ctx);
+	if (partial.manifest)
+		applyManifest(summary, checkTally(partial.manifest.runs, partial.manifest.unlisted), ctx);
 	if (partial.config.groupBy !== null) {
 		summary.groupBy = partial.config.groupBy;
 		summary.groups = {};

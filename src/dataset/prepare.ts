@@ -1,10 +1,13 @@
 /**
  * Dataset preparation for the Eval Dataset node, as a library: loads one or more sources,
  * then de-duplicates, samples (seeded) and limits valid rows. Every input row ends up either
- * in `rows` or in `invalid`, with the index of the input item it came from.
+ * in `rows` or in `invalid`, with the index of the input item it came from. Each row leaving on
+ * `rows` carries its run manifest (`run_manifest`, see src/manifest).
  */
 import { createHash } from 'node:crypto';
+import { MANIFEST_FIELD, newRunId, type RunManifest } from '../manifest';
 import { DatasetError, loadDataset } from '../record';
+import { sha256 } from '../record/hash';
 import { createRng } from '../stats/random';
 
 /** One dataset source: already-parsed rows (one per input item) or file content of one item. */
@@ -23,6 +26,8 @@ export interface PrepareOptions {
 	sampleSize?: number;
 	sampleSeed?: number;
 	dedupe?: 'none' | 'request_id' | 'content';
+	/** Run id written to the rows' manifests; a new random one by default. */
+	runId?: string;
 }
 
 /** A prepared row: item JSON plus the input item it is paired with. */
@@ -64,6 +69,7 @@ function contentKey(rec: Record<string, unknown>): string {
 export function prepareDataset(sources: DatasetSource[], options: PrepareOptions = {}): Prepared {
 	const rows: PreparedRow[] = [];
 	const invalid: PreparedRow[] = [];
+	const fingerprints: string[] = [];
 	for (const src of sources) {
 		let loaded: ReturnType<typeof loadDataset>;
 		try {
@@ -91,6 +97,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 				},
 			};
 		}
+		fingerprints.push(loaded.fingerprint);
 		const itemOf = (row: number): number =>
 			src.itemIndex === null ? Math.max(0, row - 1) : src.itemIndex;
 		for (const rec of loaded.records) {
@@ -154,5 +161,30 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 	}
 	if (options.limit && options.limit > 0 && kept.length > options.limit)
 		kept = kept.slice(0, options.limit);
-	return { rows: kept, invalid, excluded: before - kept.length };
+	return {
+		rows: stampManifests(kept, fingerprints, options.runId),
+		invalid,
+		excluded: before - kept.length,
+	};
+}
+
+/**
+ * Writes each emitted row's run manifest: stamped last, so `total_rows` counts exactly the rows
+ * that leave (after de-duplication, sampling and limit) and positions run 1..total in output order.
+ */
+function stampManifests(
+	rows: PreparedRow[],
+	fingerprints: readonly string[],
+	runId: string | undefined,
+): PreparedRow[] {
+	const base = {
+		run_id: runId ?? newRunId(),
+		total_rows: rows.length,
+		dataset_fingerprint:
+			fingerprints.length === 1 ? fingerprints[0] : 'sha256:' + sha256(fingerprints.join('\n')),
+	};
+	return rows.map((r, i) => {
+		const manifest: RunManifest = { ...base, position: i + 1 };
+		return { ...r, json: { ...r.json, [MANIFEST_FIELD]: manifest } };
+	});
 }

@@ -10,19 +10,25 @@
  *
  * Test choice: rows paired by `request_id` -> McNemar (pass/fail) or Wilcoxon signed-rank /
  * paired bootstrap (scores); unpaired rows -> two-proportion z-test or unpaired bootstrap;
- * summary only -> two-proportion z-test from rate x measured for proportions.
+ * summary only -> two-proportion z-test from rate x measured for proportions. Paired scores are
+ * judged by the pairs that changed: up to 50 of them the signed-rank p-value is exact (every sign
+ * assignment counted), and no bootstrap runs on fewer than 10 (the exact test decides instead).
  */
 
 import type { Direction, Score } from '../core/types';
+import { checkTally, manifestProblems, sharedRuns, tallyOf, type ManifestCheck } from '../manifest';
 import {
 	holmAdjust,
 	mcnemar,
 	pairedBootstrap,
+	signedRankTest,
 	twoProportionZTest,
 	unpairedBootstrap,
-	wilcoxonSignedRank,
 	type TestResult,
 } from '../stats/tests';
+
+/** A test the gate ran, with what the row should say about the choice, if anything. */
+type GateTest = TestResult & { note?: string };
 
 /** What the gate needs of one run-level metric; the aggregate's summary satisfies it. */
 export interface GateMetricLike {
@@ -51,6 +57,8 @@ export interface GateSummaryLike {
 	overall?: { pass: number; fail: number; incomplete: number } | null;
 	/** Rows a judge's spend limit stopped: any makes the run incomplete. */
 	spendLimit?: { stopped: number } | null;
+	/** The aggregate's run-manifest check: anything but complete makes the run incomplete. */
+	manifest?: ManifestCheck | null;
 }
 
 /** Default {@link GateOptions.minCoverage}: 95% of the rows judged. */
@@ -116,6 +124,8 @@ export function gateMetrics(summary: GateSummaryLike): Record<string, GateMetric
 export interface GateRow {
 	request_id?: string | number | null;
 	eval?: Record<string, Score | undefined> | null;
+	/** Eval Dataset's run manifest (see src/manifest). */
+	run_manifest?: unknown;
 }
 
 /** Whether a metric is a rate of passing rows or a mean of values. */
@@ -139,7 +149,10 @@ export interface GateOptions {
 	rowMetric?: Record<string, string>;
 	/** Proportion or mean per metric; otherwise inferred from the name and the scores. */
 	kinds?: Record<string, GateMetricKind>;
-	/** Rows per side (pairs when paired) below which no bootstrap test runs; default 10. */
+	/**
+	 * Rows per side below which no unpaired bootstrap runs (tolerance only), and non-zero paired
+	 * differences below which no paired bootstrap runs (the exact signed-rank test instead); 10.
+	 */
 	minBootstrapRows?: number;
 	/** Paired test for scores; default `wilcoxon`. */
 	pairedScoreTest?: 'wilcoxon' | 'bootstrap';
@@ -197,6 +210,13 @@ export interface GateResult {
 	incomplete: boolean;
 	/** The current run's coverage, or null when its summary does not carry one (not enforced). */
 	coverage: GateCoverage | null;
+	// The three below are always set by compareRuns; optional for results stored before them.
+	/** The summary's run-manifest check (null when its rows carried no manifest). */
+	manifest?: ManifestCheck | null;
+	/** The same check over Current Rows, when they carry manifests. */
+	rowsManifest?: ManifestCheck | null;
+	/** Why the run is incomplete, one sentence each; empty unless `incomplete`. */
+	incompleteReasons?: string[];
 	table: GateRowResult[];
 	counts: Record<GateVerdict, number>;
 	alpha: number;
@@ -207,7 +227,11 @@ export interface GateResult {
 const GATE_RULE =
 	'Regressed = worse than baseline by more than the tolerance AND significant after Holm ' +
 	'correction across metrics; without a possible test, tolerance alone decides (tolerance-only). ' +
-	'Incomplete = fewer rows judged than the minimum coverage, or a spend limit stopped rows; it outranks Regressed.';
+	'Incomplete = fewer rows judged than the minimum coverage, a spend limit stopped rows, rows of the run missing or seen twice (run manifest), or a baseline that is the same run; it outranks Regressed.';
+
+/** The reason a gate gives when Baseline Rows are the very run of Current Rows. */
+export const SAME_RUN_REASON =
+	'Baseline Rows come from the same run as Current Rows: the run would be compared with itself.';
 
 const PROPORTION_NAME = /\/percentage$|pass_?rate|passrate|defect_?rate|\/rate$/i;
 
@@ -228,7 +252,7 @@ export function compareRuns(
 		for (const r of rows ?? []) for (const k of Object.keys(r.eval ?? {})) evalKeys.add(k);
 	}
 
-	const pending: { row: GateRowResult; test: TestResult | null }[] = [];
+	const pending: { row: GateRowResult; test: GateTest | null }[] = [];
 	for (const metric of names) {
 		const b = baseMetrics[metric];
 		const c = curMetrics[metric];
@@ -286,6 +310,7 @@ export function compareRuns(
 			row.test = test.test;
 			row.pValue = test.pValue;
 			row.n = test.n;
+			if (test.note) row.note = [test.note, row.note].filter(Boolean).join(' ');
 		} else {
 			row.test = 'tolerance-only';
 		}
@@ -324,19 +349,59 @@ export function compareRuns(
 	if (!(minCoverage >= 0 && minCoverage <= 1))
 		throw new RangeError(`minCoverage must be within [0, 1], got ${minCoverage}`);
 	const coverage = summaryCoverage(current, minCoverage);
-	const incomplete =
-		(coverage !== null && coverage.share < minCoverage) || (current.spendLimit?.stopped ?? 0) > 0;
+	const checks = manifestChecks(current, options);
+	const incompleteReasons: string[] = [];
+	if (coverage !== null && coverage.share < minCoverage)
+		incompleteReasons.push(
+			`${coverage.missing} of ${coverage.of} rows not judged: coverage ${(coverage.share * 100).toFixed(1)}% is below the minimum ${(minCoverage * 100).toFixed(1)}%.`,
+		);
+	const stopped = current.spendLimit?.stopped ?? 0;
+	if (stopped > 0) incompleteReasons.push(`A spend limit stopped ${stopped} rows.`);
+	incompleteReasons.push(...checks.reasons);
+	const incomplete = incompleteReasons.length > 0;
 	const regressed = counts.regressed > 0;
 	return {
 		status: incomplete ? 'incomplete' : regressed ? 'regressed' : 'ok',
 		regressed,
 		incomplete,
 		coverage,
+		manifest: checks.summary,
+		rowsManifest: checks.rows,
+		incompleteReasons,
 		table,
 		counts,
 		alpha,
 		rule: GATE_RULE,
 	};
+}
+
+/**
+ * The run manifests behind the comparison: the summary's check (made by the aggregate), the same
+ * check over Current Rows, and whether the baseline rows are this very run. Any problem makes
+ * the run incomplete: paired tests over part of a run, or against itself, decide nothing.
+ */
+function manifestChecks(
+	current: GateSummaryLike,
+	options: GateOptions,
+): { summary: ManifestCheck | null; rows: ManifestCheck | null; reasons: string[] } {
+	const reasons: string[] = [];
+	const summary =
+		current.manifest && typeof current.manifest === 'object' ? current.manifest : null;
+	if (summary && summary.complete === false)
+		reasons.push(...manifestProblems(summary, 'Eval Aggregate'));
+	let rows: ManifestCheck | null = null;
+	if (options.currentRows) {
+		const cur = tallyOf(options.currentRows as unknown as Record<string, unknown>[]);
+		if (Object.keys(cur.tally).length > 0) {
+			rows = checkTally(cur.tally, cur.unlisted);
+			reasons.push(...manifestProblems(rows, 'Current Rows'));
+			if (options.baselineRows) {
+				const base = tallyOf(options.baselineRows as unknown as Record<string, unknown>[]);
+				if (sharedRuns(cur.tally, base.tally).length > 0) reasons.push(SAME_RUN_REASON);
+			}
+		}
+	}
+	return { summary, rows, reasons };
 }
 
 function explain(
@@ -455,7 +520,7 @@ function chooseTest(
 	row: GateRowResult,
 	pairing: Pairing | null,
 	options: GateOptions,
-): TestResult | null {
+): GateTest | null {
 	if (key && pairing) {
 		const curVals = valuesOf(pairing.current, key, kind);
 		const baseVals = valuesOf(pairing.baseline, key, kind);
@@ -502,7 +567,7 @@ function valuesOf(rows: readonly GateRow[], key: string, kind: GateMetricKind): 
 	return out;
 }
 
-/** Rows per side (or pairs) below which the gate runs no bootstrap test. */
+/** Rows per side (or non-zero paired differences) below which the gate runs no bootstrap test. */
 export const MIN_BOOTSTRAP_ROWS = 10;
 
 function pairedTest(
@@ -510,7 +575,7 @@ function pairedTest(
 	before: number[],
 	after: number[],
 	options: GateOptions,
-): TestResult | null {
+): GateTest | null {
 	if (kind === 'proportion') {
 		let passToFail = 0;
 		let failToPass = 0;
@@ -522,12 +587,18 @@ function pairedTest(
 	}
 	const diffs = after.map((a, i) => a - before[i]);
 	if (options.pairedScoreTest === 'bootstrap') {
-		// A bootstrap of a handful of rows agrees with itself on every resample (p = 2 / (B + 1)):
-		// below the floor it cannot tell noise from change, so the tolerance alone decides.
-		if (diffs.length < (options.minBootstrapRows ?? MIN_BOOTSTRAP_ROWS)) return null;
-		return pairedBootstrap(diffs, options.bootstrap);
+		// Only pairs that changed carry evidence: a bootstrap of a few non-zero differences among
+		// many zeros agrees with itself on most resamples (4 of 20 pairs one point down: p = 0.016).
+		// Below the floor the exact signed-rank test decides instead, and the row says so.
+		const floor = options.minBootstrapRows ?? MIN_BOOTSTRAP_ROWS;
+		const changed = diffs.filter((d) => d !== 0).length;
+		if (changed >= floor) return pairedBootstrap(diffs, options.bootstrap);
+		return {
+			...signedRankTest(diffs),
+			note: `Paired bootstrap not run: only ${changed} of ${diffs.length} pairs differ (fewer than ${floor}), so the exact signed-rank test decided.`,
+		};
 	}
-	return wilcoxonSignedRank(diffs);
+	return signedRankTest(diffs);
 }
 
 function unpairedTest(

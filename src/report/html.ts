@@ -6,7 +6,6 @@
 
 import { trendChartSvg } from '../history';
 import {
-	coverageLine,
 	firstErrors,
 	fmt,
 	fmtDelta,
@@ -15,17 +14,17 @@ import {
 	headline,
 	incompleteCount,
 	keyMetrics,
-	passRateLine,
+	manifestShort,
 	pct,
 	redactSecrets,
 	type ReportInput,
 	type ReportRootCause,
 	type ReportSummaryLike,
+	runFacts,
 	runVerdict,
 	SAFETY_HEAD,
 	safetyLines,
 	safeUrl,
-	spendFacts,
 	trends,
 	truncate,
 	unmeasuredCount,
@@ -134,16 +133,17 @@ ${gateLines(gate)
 	const causes = input.summary.rootCauses ?? [];
 	const incompleteHtml =
 		runVerdict(input) === 'INCOMPLETE'
-			? `<section class="alert"><h2>INCOMPLETE: ${incompleteCount(input)} rows could not be judged</h2><p>The figures below cover only the judged rows: this run is not green.</p>${(() => {
+			? `<section class="alert"><h2>INCOMPLETE: ${(() => {
+					const why = incompleteCount(input) === 0 ? manifestShort(input) : null;
+					return why ? h(why) : `${incompleteCount(input)} rows could not be judged`;
+				})()}</h2><p>The figures below cover only the judged rows: this run is not green.</p>${(() => {
 					const errs = firstErrors(input);
 					return errs.length
 						? `<p><b>First errors</b></p><ul>${errs.map((e) => `<li>${h(e)}</li>`).join('')}</ul>`
 						: '';
 				})()}</section>`
 			: '';
-	const facts = [passRateLine(input), coverageLine(input), ...spendFacts(input)].filter(
-		(x): x is string => !!x,
-	);
+	const facts = runFacts(input);
 	const factsHtml = facts.length ? `<p>${facts.map(h).join('<br>')}</p>` : '';
 	return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

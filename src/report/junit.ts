@@ -7,6 +7,7 @@ import {
 	coverageFacts,
 	displayText,
 	firstErrors,
+	manifestFacts,
 	fmt,
 	fmtP,
 	metricEntries,
@@ -96,7 +97,7 @@ export function junitReport(input: ReportInput): string {
 			classname: 'rag-eval.coverage',
 			outcome: short ? 'failure' : 'pass',
 			message: `${cov.judged} of ${cov.of} rows judged (${pct(cov.share)}; minimum ${pct(cov.minimum)})`,
-			detail: short ? firstErrors(input).join('\n') : '',
+			detail: short ? [...manifestFacts(input), ...firstErrors(input)].join('\n') : '',
 		});
 	}
 	for (const r of input.gate?.table ?? []) {

@@ -6,7 +6,6 @@
 
 import type { GateResult } from '../gate';
 import {
-	coverageLine,
 	firstErrors,
 	fmt,
 	fmtDelta,
@@ -15,16 +14,16 @@ import {
 	headline,
 	incompleteCount,
 	keyMetrics,
+	manifestShort,
 	mdCell,
 	mdText,
-	passRateLine,
 	pct,
 	type ReportInput,
+	runFacts,
 	runVerdict,
 	SAFETY_HEAD,
 	safetyLines,
 	safeUrl,
-	spendFacts,
 	trendLine,
 	trends,
 	unmeasuredCount,
@@ -114,16 +113,17 @@ export function markdownReport(input: ReportInput): string {
 function markdownCoverage(input: ReportInput): string[] {
 	const out: string[] = [];
 	if (runVerdict(input) === 'INCOMPLETE') {
+		const why = incompleteCount(input) === 0 ? manifestShort(input) : null;
 		out.push(
-			`> **INCOMPLETE**: ${incompleteCount(input)} rows could not be judged. The figures below cover only the judged rows: this run is not green.`,
+			why
+				? `> **INCOMPLETE**: ${mdText(why)}. This run is not green.`
+				: `> **INCOMPLETE**: ${incompleteCount(input)} rows could not be judged. The figures below cover only the judged rows: this run is not green.`,
 			'',
 		);
 		const errs = firstErrors(input);
 		if (errs.length) out.push('First errors:', '', ...errs.map((e) => `- ${mdText(e)}`), '');
 	}
-	const facts = [passRateLine(input), coverageLine(input), ...spendFacts(input)].filter(
-		(x): x is string => !!x,
-	);
+	const facts = runFacts(input);
 	if (facts.length) out.push(facts.map(mdText).join('  \n'), '');
 	return out;
 }

@@ -6,8 +6,9 @@
  */
 
 import type { Score } from '../core/types';
-import type { GateResult, GateRowResult } from '../gate';
+import { SAME_RUN_REASON, type GateResult, type GateRowResult } from '../gate';
 import { lastChange, sparkline, trendSeries, type TrendSeries } from '../history';
+import { manifestProblems, type ManifestCheck } from '../manifest';
 
 /** One run-level metric as the aggregate reports it. */
 export interface ReportMetricLike {
@@ -51,6 +52,8 @@ export interface ReportSummaryLike {
 	severity?: Record<string, ReportSeverityLike | undefined>;
 	/** Rows a judge's spend limit stopped (the aggregate's `spendLimit`). */
 	spendLimit?: { stopped: number; examples?: readonly string[] } | null;
+	/** The aggregate's run-manifest check: rows missing, twice or conflicting. */
+	manifest?: ManifestCheck | null;
 	/** What Estimate Only judge nodes expect the run to cost (the aggregate's `estimate`). */
 	estimate?: {
 		rows: number;
@@ -417,12 +420,56 @@ function firstProblems(
 	return found.map((f) => (f.more ? `${f.line} (and ${f.more} more rows)` : f.line));
 }
 
+// Manifest checks whose problems the reports state: the summary's (the gate's copy of it when a
+// gate ran) and the gate's check of its Current Rows.
+function failedManifests(input: ReportInput): [ManifestCheck, string][] {
+	const out: [ManifestCheck, string][] = [];
+	const summary = input.gate?.manifest ?? input.summary.manifest;
+	if (summary && !summary.complete) out.push([summary, 'Eval Aggregate']);
+	const rows = input.gate?.rowsManifest;
+	if (rows && !rows.complete) out.push([rows, "the Regression Gate's Current Rows"]);
+	return out;
+}
+
+/** Run-manifest problems in words: rows that never arrived, arrived twice, conflicting runs. */
+export function manifestFacts(input: ReportInput): string[] {
+	const out = failedManifests(input).flatMap(([m, where]) => manifestProblems(m, where));
+	if (input.gate?.incompleteReasons?.includes(SAME_RUN_REASON)) out.push(SAME_RUN_REASON);
+	return out;
+}
+
+/**
+ * Why a run is incomplete in a few words, when the reason is its manifest rather than rows not
+ * judged (rows arriving twice, a baseline that is the same run); null otherwise.
+ */
+export function manifestShort(input: ReportInput): string | null {
+	for (const [m] of failedManifests(input)) {
+		if (m.missing > 0) return `${m.missing} of ${m.expected} rows never arrived`;
+		if (m.duplicates > 0) return `${m.duplicates} rows arrived twice`;
+		if (m.conflicting > 0) return `${m.conflicting} runs with conflicting manifests`;
+	}
+	if (input.gate?.incompleteReasons?.includes(SAME_RUN_REASON)) return 'baseline is this same run';
+	return null;
+}
+
+/** The facts under a report's headline: pass rate, coverage, manifest and spend, in that order. */
+export function runFacts(input: ReportInput): string[] {
+	return [
+		passRateLine(input),
+		coverageLine(input),
+		...manifestFacts(input),
+		...spendFacts(input),
+	].filter((x): x is string => !!x);
+}
+
 export function headline(input: ReportInput): string {
 	const rows = input.summary.rows;
 	const base = `${input.title ?? 'RAG evaluation'}${rows !== undefined ? ` — ${rows} rows` : ''}`;
 	const verdict = runVerdict(input);
 	if (verdict === 'INCOMPLETE') {
 		const c = coverageFacts(input);
+		const why = incompleteCount(input) === 0 ? manifestShort(input) : null;
+		if (why) return `${base}: INCOMPLETE (${why})`;
 		return c
 			? `${base}: INCOMPLETE (${c.missing} of ${c.of} rows not judged)`
 			: `${base}: INCOMPLETE (${incompleteCount(input)} rows not judged)`;

@@ -7,7 +7,6 @@
 import type { GateResult, GateRowResult } from '../gate';
 import {
 	coverageFacts,
-	coverageLine,
 	firstErrors,
 	fmt,
 	fmtDelta,
@@ -15,15 +14,15 @@ import {
 	headline,
 	incompleteCount,
 	keyMetrics,
-	passRateLine,
+	manifestShort,
 	pct,
 	redactSecrets,
 	regressions,
 	type ReportInput,
+	runFacts,
 	runVerdict,
 	safetyLines,
 	safeUrl,
-	spendFacts,
 	trendLine,
 	trends,
 	truncate,
@@ -109,8 +108,11 @@ export function slackMessage(input: ReportInput): SlackMessage {
 	if (verdict === 'INCOMPLETE') {
 		const c = coverageFacts(input);
 		const errs = firstErrors(input);
+		const why = incompleteCount(input) === 0 ? manifestShort(input) : null;
 		const lines = [
-			`${alert}:warning: *Incomplete*: ${c ? `${c.missing} of ${c.of}` : incompleteCount(input)} rows could not be judged${c ? ` (coverage ${pct(c.share)}, minimum ${pct(c.minimum)})` : ''}. The figures below cover only the judged rows: this run is not green.`,
+			why
+				? `${alert}:warning: *Incomplete*: ${slackText(why, 200)}. This run is not green.`
+				: `${alert}:warning: *Incomplete*: ${c ? `${c.missing} of ${c.of}` : incompleteCount(input)} rows could not be judged${c ? ` (coverage ${pct(c.share)}, minimum ${pct(c.minimum)})` : ''}. The figures below cover only the judged rows: this run is not green.`,
 		];
 		if (errs.length)
 			lines.push(`*First errors*\n${errs.map((e) => `• ${slackText(e, 400)}`).join('\n')}`);
@@ -122,9 +124,7 @@ export function slackMessage(input: ReportInput): SlackMessage {
 			: ':large_green_circle: *OK*: no metric regressed against the baseline';
 		blocks.push({ type: 'section', text: slackMrkdwn(status) });
 	}
-	const facts = [passRateLine(input), coverageLine(input), ...spendFacts(input)].filter(
-		(x): x is string => !!x,
-	);
+	const facts = runFacts(input);
 	if (facts.length) blocks.push({ type: 'section', text: slackMrkdwn(facts.join('\n')) });
 	if (url)
 		blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `<${url}|Open the run>` }] });

@@ -8,6 +8,7 @@ import { decideRootCause, suggestedFixFor } from '../rootcause';
 import { markdownReport } from './markdown';
 import {
 	incompleteCount,
+	manifestShort,
 	mdCell,
 	mdText,
 	pct,
@@ -45,7 +46,7 @@ export function ticketPayload(input: ReportInput): TicketPayload {
 		.sort((a, b) => b.count - a.count)[0];
 	let title: string;
 	if (runVerdict(input) === 'INCOMPLETE')
-		title = `Eval incomplete: ${incompleteCount(input)} rows could not be judged`;
+		title = `Eval incomplete: ${(incompleteCount(input) === 0 ? manifestShort(input) : null) ?? `${incompleteCount(input)} rows could not be judged`}`;
 	else if (reg.length) title = `Eval regression: ${reg.map((r) => r.metric).join(', ')}`;
 	else if (top) title = `Eval failures: ${top.count} rows fail first on ${top.cause}`;
 	else title = `Eval report: ${input.title ?? 'RAG evaluation'}`;

@@ -12,6 +12,8 @@
  * - Wilcoxon: scipy >= 1.15 `wilcoxon(d)` with its defaults (zero_method='wilcox',
  *   correction=False, two-sided, method='auto'): exact, permutation or tie-corrected normal
  *   p-values as {@link wilcoxonSignedRank} describes; reference values in test/fixtures/scipy.
+ *   The gate's {@link signedRankTest} departs from `auto` on purpose: exact over the non-zero
+ *   differences whenever they are few (at most 50), zeros and ties or not.
  * - Two-proportion: statsmodels `proportions_ztest` with the pooled variance, two-sided.
  * - Holm: step-down adjusted p-values as statsmodels `multipletests(method='holm')`.
  * Distribution functions follow the classical series / continued-fraction expansions
@@ -383,6 +385,37 @@ export function wilcoxonSignedRank(
 	else if (alternative === 'greater') pValue = 0.5 * erfc(z / SQRT2);
 	else pValue = 0.5 * erfc(-z / SQRT2);
 	return { test: 'wilcoxon-normal', pValue, ...base };
+}
+
+/**
+ * Non-zero differences up to which {@link signedRankTest} takes an exact distribution: scipy's
+ * cut-off for its exact signed-rank distribution (`wilcoxon(method='auto')`, n <= 50), applied to
+ * the differences that carry information rather than to all pairs.
+ */
+export const EXACT_SIGNED_RANK_MAX = 50;
+
+/**
+ * The signed-rank test the Regression Gate runs on paired scores. Zero differences are dropped (as
+ * scipy's default `zero_method='wilcox'`) and, when at most `exactMax` (50) differences remain, the
+ * p-value comes from their exact distribution under the null: every one of the 2^n sign
+ * assignments is counted (tabulated, not enumerated) over the plain ranks when no |d| ties (method
+ * `exact`) or over the actual mid-ranks when some do (`permutation`). Above that, the normal
+ * approximation with tie correction. scipy's `auto` counts the zeros towards n and goes normal as
+ * soon as a zero or a tie meets more than 13 pairs: 4 rows one point down among 20 then get
+ * p = 0.0455 from a statistic that can take only a few values, where the exact p is 0.125.
+ * {@link wilcoxonSignedRank} itself keeps scipy's dispatch.
+ */
+export function signedRankTest(
+	differences: readonly number[],
+	options: { exactMax?: number; alternative?: Alternative } = {},
+): WilcoxonResult {
+	const nonZero = differences.filter((d) => d !== 0).map(Math.abs);
+	const base = { alternative: options.alternative, zeroMethod: 'wilcox' as const };
+	if (nonZero.length > (options.exactMax ?? EXACT_SIGNED_RANK_MAX))
+		return wilcoxonSignedRank(differences, { ...base, method: 'asymptotic' });
+	const sorted = Float64Array.from(nonZero).sort();
+	const tied = sorted.some((v, i) => i > 0 && v === sorted[i - 1]);
+	return wilcoxonSignedRank(differences, { ...base, method: tied ? 'permutation' : 'exact' });
 }
 
 // scipy's exact test: W+ against the untied null distribution of n ranks. A non-integral W+

@@ -77,7 +77,11 @@ describe('aggregate -> gate -> reports', () => {
 		expect(g.current).toBeCloseTo(26 / 40, 14);
 		expect(g.verdict).toBe('regressed');
 		const bleu = by['bleu/mean'];
-		expect(bleu.test).toBe('wilcoxon-normal');
+		// 10 of 40 pairs changed, their |d| tied in pairs: few enough for the exact permutation
+		// distribution (it was the normal approximation before the gate counted non-zero pairs).
+		expect(bleu.test).toBe('wilcoxon-permutation');
+		expect(bleu.n).toBe(10);
+		expect(bleu.pValue).toBe(2 / 1024);
 		expect(bleu.verdict).toBe('regressed');
 		// Token and latency metrics have no measured rows on either side: reported, not dropped.
 		expect(by['agent/latency_seconds/average'].verdict).toBe('insufficient_data');

@@ -83,3 +83,61 @@ describe('Regression Gate bootstrap floor', () => {
 		expect(r.pValue).not.toBeNull();
 	});
 });
+
+// "Verdicts a team can trust", item 2: twenty rows, four of them one point down, sixteen unchanged.
+// Only four differences carry evidence: the exact signed-rank p over their 2^4 sign assignments is
+// 2/16 (only the all-minus and all-plus assignments are as extreme). The normal approximation on
+// all twenty pairs said p = 0.0455 and the paired bootstrap 0.016: both called it regressed.
+describe('Regression Gate: 20 pairs, 4 one point down', () => {
+	const before = [4, 5, 3, 4, 2, 5, 4, 3, 4, 5, 3, 4, 4, 5, 3, 2, 4, 5, 3, 4];
+	const after = before.map((v, i) => (i < 4 ? v - 1 : v));
+	// Two-sided p by enumeration of the sign assignments of the non-zero differences (all tied).
+	const nonZero = after.map((a, i) => a - before[i]).filter((d) => d !== 0);
+	let asExtreme = 0;
+	for (let mask = 0; mask < 1 << nonZero.length; mask++) {
+		const plus = [...nonZero.keys()].filter((i) => mask & (1 << i)).length;
+		if (plus === 0 || plus === nonZero.length) asExtreme++;
+	}
+	const exactP = asExtreme / 2 ** nonZero.length;
+
+	it('Wilcoxon: the exact distribution of the 4 non-zero pairs, p = 0.125, not regressed', () => {
+		const r = runs(before, after).table[0];
+		expect(exactP).toBe(0.125);
+		expect(r).toMatchObject({ test: 'wilcoxon-permutation', n: 4, verdict: 'ok' });
+		expect(r.delta).toBeCloseTo(-0.2, 12);
+		expect(r.pValue).toBe(exactP);
+		expect(r.note).toMatch(/not significant/);
+	});
+
+	it('Paired bootstrap: not run on 4 non-zero pairs; the exact test decides and the row says so', () => {
+		const rows = (values: number[]): GateRow[] =>
+			values.map((v, i) => ({ request_id: `q${i}`, eval: { relevance: rating(v) } }));
+		const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+		const r = compareRuns(
+			{ metrics: { relevance: { value: mean(after), measured: 20 } } },
+			{ metrics: { relevance: { value: mean(before), measured: 20 } } },
+			{ currentRows: rows(after), baselineRows: rows(before), pairedScoreTest: 'bootstrap' },
+		).table[0];
+		expect(r).toMatchObject({ test: 'wilcoxon-permutation', n: 4, verdict: 'ok' });
+		expect(r.pValue).toBe(exactP);
+		expect(r.note).toMatch(
+			/Paired bootstrap not run: only 4 of 20 pairs differ \(fewer than 10\), so the exact signed-rank test decided\./,
+		);
+	});
+
+	it('ten rows one point down among twenty: the bootstrap runs, and both tests call it', () => {
+		const ten = before.map((v, i) => (i < 10 ? v - 1 : v));
+		expect(runs(before, ten).table[0]).toMatchObject({ test: 'wilcoxon-permutation', n: 10 });
+		expect(runs(before, ten).table[0].verdict).toBe('regressed');
+		const rows = (values: number[]): GateRow[] =>
+			values.map((v, i) => ({ request_id: `q${i}`, eval: { relevance: rating(v) } }));
+		const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+		const boot = compareRuns(
+			{ metrics: { relevance: { value: mean(ten), measured: 20 } } },
+			{ metrics: { relevance: { value: mean(before), measured: 20 } } },
+			{ currentRows: rows(ten), baselineRows: rows(before), pairedScoreTest: 'bootstrap' },
+		).table[0];
+		expect(boot.test).toBe('paired-bootstrap');
+		expect(boot.verdict).toBe('regressed');
+	});
+});
