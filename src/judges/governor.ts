@@ -3,12 +3,17 @@
  * caps concurrency, times out each attempt, retries transient failures with exponential backoff
  * and full jitter, waits out rate limits the server paces (Retry-After, rate-limit headers) until
  * the row's deadline, fails fast and once on errors no retry can fix (bad key, missing model,
- * exhausted quota), and opens a circuit breaker when an endpoint keeps failing, so a model that is
- * down costs a handful of calls and seconds, not every row's full retry budget.
+ * exhausted quota), and opens a circuit breaker when an endpoint keeps failing or hangs, so a model
+ * that is down costs a handful of calls and seconds, not every row's full retry budget.
  */
 import { ModelCallError, parseDuration } from './errors';
 
-/** Tunables. Defaults: 8 concurrent, 60 s per attempt, 4 retries, 1 timeout retry, 180 s per row. */
+/** Default longest attempt: 30 s (a judge reply is a few hundred tokens). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Default row budget: 120 s, two timed-out attempts and their retries, or two rate-limit minutes. */
+export const DEFAULT_ROW_DEADLINE_MS = 120_000;
+
+/** Tunables. Defaults: 8 concurrent, 30 s per attempt, 4 retries, 1 timeout retry, 120 s per row. */
 export interface GovernorOptions {
 	concurrency?: number;
 	/** Longest single attempt. */
@@ -21,7 +26,10 @@ export interface GovernorOptions {
 	rowDeadlineMs?: number;
 	/** The whole execution's budget, from the governor's creation; 0 = none. */
 	nodeDeadlineMs?: number;
-	/** Consecutive retryable failures (no success between) that open the breaker; 0 = never. */
+	/**
+	 * Consecutive retryable failures (no answer between) that open the breaker; 0 = never. Timed-out
+	 * calls open it sooner: as many as a row gives up after (Timeout Retries + 1, at least 2).
+	 */
 	breakerThreshold?: number;
 	/** Wait before one probe call once the breaker is open; 0 = no probe, stay open. */
 	breakerCooldownMs?: number;
@@ -91,7 +99,11 @@ interface Lane {
 	calls: number;
 	/** Consecutive retryable failures, reset by any answer from the server. */
 	failures: number;
+	/** Timed-out calls among them. */
+	timeouts: number;
 	lastFailure?: ModelCallError;
+	/** What opened the breaker (`5 calls in a row failed`, `2 calls in a row timed out`). */
+	openedBy?: string;
 	/** While > 0 the breaker is open; the first caller after this time is the probe. */
 	openUntil: number;
 	probing: boolean;
@@ -129,6 +141,8 @@ export class Governor {
 	readonly nodeDeadlineMs: number;
 	readonly breakerThreshold: number;
 	readonly breakerCooldownMs: number;
+	/** Consecutive timed-out calls that open the breaker. */
+	readonly timeoutThreshold: number;
 	private readonly createdAt = Date.now();
 	private readonly backoffBaseMs: number;
 	private readonly backoffMaxMs: number;
@@ -141,13 +155,15 @@ export class Governor {
 	constructor(opts: GovernorOptions = {}) {
 		const count = (v: number | undefined, d: number): number => Math.max(0, Math.floor(v ?? d));
 		this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 8));
-		this.timeoutMs = opts.timeoutMs ?? 60_000;
+		this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 		this.maxRetries = count(opts.maxRetries, 4);
 		this.timeoutRetries = count(opts.timeoutRetries, 1);
-		this.rowDeadlineMs = Math.max(0, opts.rowDeadlineMs ?? 180_000);
+		this.rowDeadlineMs = Math.max(0, opts.rowDeadlineMs ?? DEFAULT_ROW_DEADLINE_MS);
 		this.nodeDeadlineMs = Math.max(0, opts.nodeDeadlineMs ?? 0);
 		this.breakerThreshold = count(opts.breakerThreshold, 5);
 		this.breakerCooldownMs = Math.max(0, opts.breakerCooldownMs ?? 10_000);
+		// A timeout already waited a whole attempt: the model is hung once one row would give up.
+		this.timeoutThreshold = Math.min(this.breakerThreshold, Math.max(2, this.timeoutRetries + 1));
 		this.backoffBaseMs = opts.backoffBaseMs ?? 500;
 		this.backoffMaxMs = opts.backoffMaxMs ?? 30_000;
 		this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
@@ -361,6 +377,7 @@ export class Governor {
 	/** The server answered (a reply, a rate limit, a request it rejected): the endpoint is up. */
 	private answered(lane: Lane): void {
 		lane.failures = 0;
+		lane.timeouts = 0;
 		if (lane.openUntil > 0 && !lane.unavailable) {
 			lane.openUntil = 0;
 			lane.probing = false;
@@ -371,6 +388,7 @@ export class Governor {
 
 	private failed(lane: Lane, error: ModelCallError, probe: boolean): void {
 		lane.failures++;
+		if (error.kind === 'timeout') lane.timeouts++;
 		lane.lastFailure = error;
 		if (lane.unavailable || this.breakerThreshold === 0) return;
 		if (probe) {
@@ -380,7 +398,12 @@ export class Governor {
 			this.notify(lane);
 			return;
 		}
-		if (lane.openUntil > 0 || lane.failures < this.breakerThreshold) return;
+		if (lane.openUntil > 0) return;
+		const hung = lane.timeouts >= this.timeoutThreshold;
+		if (!hung && lane.failures < this.breakerThreshold) return;
+		lane.openedBy = hung
+			? `${lane.timeouts} calls in a row timed out`
+			: `${this.breakerThreshold} calls in a row failed`;
 		if (this.breakerCooldownMs === 0) {
 			lane.unavailable = this.unavailableText(lane, false);
 			lane.openUntil = Date.now();
@@ -403,7 +426,7 @@ export class Governor {
 			: '';
 		return new ModelCallError(
 			'unavailable',
-			`judge model unavailable: ${this.breakerThreshold} calls in a row failed${probe} (last: ${lane.lastFailure?.message ?? 'unknown'}). No more calls are made to it in this execution.`,
+			`judge model unavailable: ${lane.openedBy ?? `${this.breakerThreshold} calls in a row failed`}${probe} (last: ${lane.lastFailure?.message ?? 'unknown'}). No more calls are made to it in this execution.`,
 			{ status: lane.lastFailure?.status },
 		);
 	}
@@ -456,6 +479,7 @@ export class Governor {
 				pausedUntil: 0,
 				calls: 0,
 				failures: 0,
+				timeouts: 0,
 				openUntil: 0,
 				probing: false,
 				watchers: [],

@@ -12,6 +12,7 @@ const paced429 = (ms = 1): ModelCallError =>
 		retryAfterMs: ms,
 	});
 const fast = { backoffBaseMs: 1, backoffMaxMs: 2 };
+const hang = (): Promise<never> => new Promise<never>(() => undefined);
 
 /** The error a governed call rejected with; fails the test if it resolved. */
 async function failure(p: Promise<unknown>): Promise<ModelCallError> {
@@ -153,6 +154,46 @@ describe('circuit breaker', () => {
 		);
 		expect(out.every((r) => (r as { value?: string }).value === 'ok')).toBe(true);
 		expect(gov.breakerState('k')).toBe('closed');
+	});
+});
+
+describe('timeouts and the breaker', () => {
+	it('a hung model opens it as soon as one row would give up: after Timeout Retries + 1 timeouts', async () => {
+		const states: string[] = [];
+		const gov = new Governor({
+			...fast,
+			concurrency: 1,
+			timeoutMs: 10,
+			breakerCooldownMs: 0,
+			onBreaker: (_k, state) => states.push(state),
+		});
+		let calls = 0;
+		const hung = (): Promise<never> => {
+			calls++;
+			return hang();
+		};
+		const first = await failure(gov.run('k', hung));
+		// the row's own error: it timed out twice, which also told the breaker the model hangs
+		expect(first.message).toMatch(/did not answer within 10 ms \(gave up after 2 timed-out/);
+		expect(states).toEqual(['unavailable']);
+		const out = await settle([gov.run('k', hung), gov.run('k', hung)]);
+		expect(calls).toBe(2);
+		for (const e of out)
+			expect((e as Error).message).toMatch(
+				/^judge model unavailable: 2 calls in a row timed out \(last: the judge model did not answer within 10 ms\)\. No more calls are made to it in this execution\.$/,
+			);
+	});
+
+	it('more Timeout Retries ask for more timeouts, never more than the failure threshold', async () => {
+		expect(new Governor({}).timeoutThreshold).toBe(2);
+		expect(new Governor({ timeoutRetries: 0 }).timeoutThreshold).toBe(2);
+		expect(new Governor({ timeoutRetries: 3 }).timeoutThreshold).toBe(4);
+		expect(new Governor({ timeoutRetries: 9, breakerThreshold: 5 }).timeoutThreshold).toBe(5);
+	});
+
+	it('defaults: 30 s per call, 120 s per row', () => {
+		const gov = new Governor();
+		expect([gov.timeoutMs, gov.rowDeadlineMs]).toEqual([30_000, 120_000]);
 	});
 });
 
