@@ -121,7 +121,7 @@ export const runtimeOptions: INodeProperties[] = [
 		default: 5,
 		typeOptions: { minValue: 0 },
 		description:
-			'Consecutive failed calls (server errors, resets, timeouts; not rate limits) after which the model is treated as down; timed-out calls sooner, after Timeout Retries + 1 (at least 2). 0 = never.',
+			'Consecutive failed calls (server errors, resets, timeouts; not rate limits) after which the model is treated as down; timed-out calls sooner, after Timeout Retries + 1 (at least 2). The other nodes of the execution, and in queue mode every worker, share what this node learns. 0 = never.',
 	},
 	{
 		displayName: 'Circuit Breaker Cool-Down (Seconds)',
@@ -130,7 +130,7 @@ export const runtimeOptions: INodeProperties[] = [
 		default: 10,
 		typeOptions: { minValue: 0 },
 		description:
-			'After the breaker opens, wait this long and probe with one call: if it answers, judging resumes; if not, every remaining row leaves with "judge model unavailable". 0 = no probe.',
+			'After the breaker opens, wait this long and probe with one call: if it answers, judging resumes; if not, every remaining row leaves with "judge model unavailable". A later node facing a model found down this long ago probes it once; sooner, its rows leave at once. 0 = no probe.',
 	},
 ];
 
