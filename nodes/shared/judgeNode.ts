@@ -22,7 +22,6 @@ import {
 	runEstimate,
 	type RowEstimate,
 } from '../../src/judges/estimate';
-import { Governor } from '../../src/judges/governor';
 import { judgeSignature } from '../../src/judges/run';
 import type { JudgeDecl } from '../../src/judges/types';
 import {
@@ -36,7 +35,6 @@ import { priceTableOption } from './collect';
 import {
 	cacheOptions,
 	cacheProperties,
-	governorOptions,
 	JUDGE_NODE_INPUTS,
 	LLM_CREDENTIAL,
 	ragEvalLlmApiTest,
@@ -48,6 +46,7 @@ import {
 	spendOptions,
 } from './llmOptions';
 import { inputProperty, paramProperty } from './metricNode';
+import { nodeGovernor } from './nodeGovernor';
 import { scoreItems } from './scoreItems';
 import { executeServiceJudge, judgeBackendOf, withServiceBackends } from './judgeServiceBackend';
 
@@ -215,7 +214,6 @@ export async function executeJudge(
 	if (judgeBackendOf(this, decl) !== 'llm') return executeServiceJudge.call(this, decl);
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const source = await resolveSource(this);
-	const governor = new Governor(governorOptions(options));
 	const modelOverride = (this.getNodeParameter('model', 0, '') as string) || undefined;
 	const temperature = (options.temperature as number | undefined) ?? 0;
 	const promptOverride = {
@@ -232,6 +230,8 @@ export async function executeJudge(
 	// run and must never store the recording source's placeholder replies. Opened after the spend
 	// check, which may fail the node, so a store is never left open.
 	const cache = source && !estimating ? openVerdictCache(cacheOptions(options)) : undefined;
+	// Its breaker is shared with the execution's other nodes (./nodeGovernor.ts).
+	const { governor, close: closeGovernor } = nodeGovernor(this, options);
 	const estimates: RowEstimate[] = [];
 	const estimateOpts = estimating
 		? {
@@ -292,7 +292,9 @@ export async function executeJudge(
 			advice:
 				'The judge model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.',
 		},
-		close: async () => cache?.close(),
+		close: async () => {
+			await Promise.all([cache?.close(), closeGovernor()]);
+		},
 		...(estimateOpts
 			? {
 					emit: async (items: INodeExecutionData[], rows: Record<string, Score>[]) => {

@@ -12,14 +12,13 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { errorScore, scoreBase } from '../../src/core/score';
-import { Governor } from '../../src/judges/governor';
 import type { JudgeDecl, JudgeServiceBackend } from '../../src/judges/types';
 import {
 	serviceGroundednessEvaluator,
 	serviceGroundednessSignature,
 } from '../../src/safety/azureGroundedness';
 import type { SafetyBackend } from '../../src/safety/backend';
-import { governorOptions } from './llmOptions';
+import { nodeGovernor } from './nodeGovernor';
 import { backendOptionsFor, lookupSafetyBackend, type SafetyBackendOption } from './safetyBackends';
 import { scoreItems } from './scoreItems';
 
@@ -120,7 +119,7 @@ export async function executeServiceJudge(
 ): Promise<INodeExecutionData[][]> {
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const backend = await serviceBackend(this, judgeBackendOf(this, decl));
-	const governor = new Governor(governorOptions(options));
+	const { governor, close } = nodeGovernor(this, options);
 	const signal = this.getExecutionCancelSignal?.();
 	const evaluator = serviceGroundednessEvaluator(decl);
 	const pending = serviceGroundednessSignature(decl, backend, 'text:detectGroundedness');
@@ -139,5 +138,6 @@ export async function executeServiceJudge(
 			advice:
 				'Azure AI Content Safety rejected the calls in a way no retry can fix (key, endpoint, api-version or quota). Check the Azure AI Content Safety API credential.',
 		},
+		close,
 	});
 }

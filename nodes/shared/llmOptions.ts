@@ -17,7 +17,11 @@ import {
 import { DEFAULT_PRICES, DEFAULT_PRICES_TAKEN } from '../../src/cost';
 import { DEFAULT_REPLY_TOKENS } from '../../src/judges/estimate';
 import { DEFAULT_CACHE_TTL_MS, type CacheOptions } from '../../src/judges/cache';
-import type { GovernorOptions } from '../../src/judges/governor';
+import {
+	DEFAULT_ROW_DEADLINE_MS,
+	DEFAULT_TIMEOUT_MS,
+	type GovernorOptions,
+} from '../../src/judges/governor';
 import {
 	createChatModelSource,
 	createOpenAIModelSource,
@@ -70,9 +74,10 @@ export const runtimeOptions: INodeProperties[] = [
 		displayName: 'Timeout (Seconds)',
 		name: 'timeoutSeconds',
 		type: 'number',
-		default: 60,
+		default: DEFAULT_TIMEOUT_MS / 1000,
 		typeOptions: { minValue: 1 },
-		description: 'Longest single call; a timed-out call is retried at most Timeout Retries times',
+		description:
+			'Longest single call; a timed-out call is retried at most Timeout Retries times. Raise it for reasoning models or slow local ones.',
 	},
 	{
 		displayName: 'Timeout Retries',
@@ -95,7 +100,7 @@ export const runtimeOptions: INodeProperties[] = [
 		displayName: 'Row Deadline (Seconds)',
 		name: 'rowDeadlineSeconds',
 		type: 'number',
-		default: 180,
+		default: DEFAULT_ROW_DEADLINE_MS / 1000,
 		typeOptions: { minValue: 0 },
 		description:
 			"One row's budget across all its calls, retries and waits, from its first call; then it leaves with an error. 0 = no limit.",
@@ -116,7 +121,7 @@ export const runtimeOptions: INodeProperties[] = [
 		default: 5,
 		typeOptions: { minValue: 0 },
 		description:
-			'Consecutive failed calls (server errors, resets, timeouts; not rate limits) after which the model is treated as down. 0 = never.',
+			'Consecutive failed calls (server errors, resets, timeouts; not rate limits) after which the model is treated as down; timed-out calls sooner, after Timeout Retries + 1 (at least 2). The other nodes of the execution, and in queue mode every worker, share what this node learns. 0 = never.',
 	},
 	{
 		displayName: 'Circuit Breaker Cool-Down (Seconds)',
@@ -125,7 +130,7 @@ export const runtimeOptions: INodeProperties[] = [
 		default: 10,
 		typeOptions: { minValue: 0 },
 		description:
-			'After the breaker opens, wait this long and probe with one call: if it answers, judging resumes; if not, every remaining row leaves with "judge model unavailable". 0 = no probe.',
+			'After the breaker opens, wait this long and probe with one call: if it answers, judging resumes; if not, every remaining row leaves with "judge model unavailable". A later node facing a model found down this long ago probes it once; sooner, its rows leave at once. 0 = no probe.',
 	},
 ];
 
@@ -304,10 +309,10 @@ export function governorOptions(options: IDataObject): GovernorOptions {
 	};
 	return {
 		concurrency: num('concurrency', 8, 1),
-		timeoutMs: num('timeoutSeconds', 60, 0.001) * 1000,
+		timeoutMs: num('timeoutSeconds', DEFAULT_TIMEOUT_MS / 1000, 0.001) * 1000,
 		timeoutRetries: num('timeoutRetries', 1),
 		maxRetries: num('maxRetries', 4),
-		rowDeadlineMs: num('rowDeadlineSeconds', 180) * 1000,
+		rowDeadlineMs: num('rowDeadlineSeconds', DEFAULT_ROW_DEADLINE_MS / 1000) * 1000,
 		nodeDeadlineMs: num('nodeDeadlineSeconds', 0) * 1000,
 		breakerThreshold: num('breakerThreshold', 5),
 		breakerCooldownMs: num('breakerCooldownSeconds', 10) * 1000,

@@ -17,7 +17,6 @@ import {
 import { errorScore, notApplicableScore, scoreBase, type ScoreBase } from '../../src/core/score';
 import type { Score } from '../../src/core/types';
 import { openVerdictCache } from '../../src/judges/cache';
-import { Governor } from '../../src/judges/governor';
 import type { SafetyBackend, SafetyBackendId } from '../../src/safety/backend';
 import { safetySignature, type SafetyRunOptions } from '../../src/safety/evaluate';
 import { safetyEvaluator, safetyFacts, type SafetyKind } from '../../src/safety/evaluator';
@@ -35,13 +34,13 @@ import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from 
 import {
 	cacheOptions,
 	cacheProperties,
-	governorOptions,
 	JUDGE_NODE_INPUTS,
 	ragEvalLlmApiTest,
 	runtimeOptions,
 	samplingOptions,
 } from './llmOptions';
 import { inputProperty, metricNodeName } from './metricNode';
+import { nodeGovernor } from './nodeGovernor';
 import {
 	backendOptionsFor,
 	lookupSafetyBackend,
@@ -349,7 +348,7 @@ export async function executeSafety(
 				];
 			}),
 		);
-	const governor = new Governor(governorOptions(options));
+	const { governor, close: closeGovernor } = nodeGovernor(this, options);
 	const run: SafetyRunOptions | undefined = backend && {
 		backend,
 		governor,
@@ -381,7 +380,7 @@ export async function executeSafety(
 			advice:
 				'The backend rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the credential and the Model parameter.',
 		},
-		close: async () => cache?.close(),
+		close: async () => void (await Promise.all([cache?.close(), closeGovernor()])),
 	});
 }
 

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { okScore, type ScoreBase } from '../core/score';
 import type { CacheInfo, CacheStoreKind } from '../core/usage';
 import type { Score } from '../core/types';
+import { storeErrorText } from './errors';
 import type { ModelSource } from './model';
 import type { BareCall, JudgeDecl, JudgePrompt } from './types';
 
@@ -79,13 +80,6 @@ type Lookup =
 	| { kind: 'miss' }
 	| { kind: 'skipped'; why: string };
 
-function errorText(e: unknown): string {
-	const err = e as { code?: unknown; message?: unknown };
-	const msg = typeof err?.message === 'string' ? err.message : String(e);
-	// A Redis URL may carry a password: never let one reach a Score.
-	return msg.replace(/\/\/[^@\s/]*@/g, '//***@').slice(0, 300);
-}
-
 /**
  * Verdicts in one store with one time to live. Lookups and writes never throw: a broken store
  * turns into a `skipped` reason on the row.
@@ -116,7 +110,7 @@ export class VerdictCache {
 			}
 			return {
 				kind: 'skipped',
-				why: `${this.backend.kind} cache unreadable at ${this.backend.location}: ${errorText(e)}`,
+				why: `${this.backend.kind} cache unreadable at ${this.backend.location}: ${storeErrorText(e)}`,
 			};
 		}
 		if (raw === null) return { kind: 'miss' };
@@ -156,7 +150,7 @@ export class VerdictCache {
 			await this.backend.set(key, JSON.stringify(entry), this.ttlMs);
 			return null;
 		} catch (e) {
-			return `${this.backend.kind} cache not writable at ${this.backend.location}: ${errorText(e)}`;
+			return `${this.backend.kind} cache not writable at ${this.backend.location}: ${storeErrorText(e)}`;
 		}
 	}
 

@@ -194,3 +194,11 @@ export function parseDuration(text: string): number | undefined {
 	}
 	return consumed === t.length ? total : undefined;
 }
+
+/** A store's error (Redis, disk) for a message: at most 300 characters, no URL password. */
+export function storeErrorText(e: unknown): string {
+	const err = e as { code?: unknown; message?: unknown };
+	const msg = typeof err?.message === 'string' ? err.message : String(e);
+	// A Redis URL may carry a password: never let one reach a Score.
+	return msg.replace(/\/\/[^@\s/]*@/g, '//***@').slice(0, 300);
+}

@@ -3,12 +3,31 @@
  * caps concurrency, times out each attempt, retries transient failures with exponential backoff
  * and full jitter, waits out rate limits the server paces (Retry-After, rate-limit headers) until
  * the row's deadline, fails fast and once on errors no retry can fix (bad key, missing model,
- * exhausted quota), and opens a circuit breaker when an endpoint keeps failing, so a model that is
- * down costs a handful of calls and seconds, not every row's full retry budget.
+ * exhausted quota), and opens a circuit breaker when an endpoint keeps failing or hangs, so a model
+ * that is down costs a handful of calls and seconds, not every row's full retry budget. The breaker
+ * can be shared (./breaker.ts): with the other governors of one execution in this process, and
+ * through a store (Redis) with other processes, so a later node does not learn it again.
  */
-import { ModelCallError, parseDuration } from './errors';
+import {
+	BREAKER_STATE_TTL_MS,
+	breakerRegistry,
+	breakerStoreKey,
+	decodeBreaker,
+	encodeBreaker,
+	newBreakerCell,
+	type BreakerCell,
+	type BreakerRegistry,
+	type BreakerStore,
+	type DownVerdict,
+} from './breaker';
+import { ModelCallError, parseDuration, storeErrorText } from './errors';
 
-/** Tunables. Defaults: 8 concurrent, 60 s per attempt, 4 retries, 1 timeout retry, 180 s per row. */
+/** Default longest attempt: 30 s (a judge reply is a few hundred tokens). */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Default row budget: 120 s, two timed-out attempts and their retries, or two rate-limit minutes. */
+export const DEFAULT_ROW_DEADLINE_MS = 120_000;
+
+/** Tunables. Defaults: 8 concurrent, 30 s per attempt, 4 retries, 1 timeout retry, 120 s per row. */
 export interface GovernorOptions {
 	concurrency?: number;
 	/** Longest single attempt. */
@@ -21,7 +40,10 @@ export interface GovernorOptions {
 	rowDeadlineMs?: number;
 	/** The whole execution's budget, from the governor's creation; 0 = none. */
 	nodeDeadlineMs?: number;
-	/** Consecutive retryable failures (no success between) that open the breaker; 0 = never. */
+	/**
+	 * Consecutive retryable failures (no answer between) that open the breaker; 0 = never. Timed-out
+	 * calls open it sooner: as many as a row gives up after (Timeout Retries + 1, at least 2).
+	 */
 	breakerThreshold?: number;
 	/** Wait before one probe call once the breaker is open; 0 = no probe, stay open. */
 	breakerCooldownMs?: number;
@@ -36,6 +58,24 @@ export interface GovernorOptions {
 	onRetry?: (info: RetryInfo) => void;
 	/** Observes the breaker's transitions (open, closed again, unavailable for the execution). */
 	onBreaker?: (key: string, state: BreakerState) => void;
+	/** Shares the breaker beyond this governor; without it the breaker is its own. */
+	share?: BreakerShare;
+}
+
+/**
+ * Where a governor's breaker is shared. Governors with the same `scope` (the n8n execution id) in
+ * one process hold the same breaker per key: one that finds a model down ends the rows of the
+ * others too, and a governor created later takes the verdict instead of calling. Through `store`
+ * every process shares it: a governor reads it when it first calls a key and writes each
+ * transition (open, down, closed). A failing store never fails a row: the local state is used and
+ * `onStoreError` is told once.
+ */
+export interface BreakerShare {
+	scope?: string;
+	store?: BreakerStore;
+	/** Default: the process's registry. */
+	registry?: BreakerRegistry;
+	onStoreError?: (message: string) => void;
 }
 
 /** One scheduled retry. */
@@ -89,16 +129,10 @@ interface Lane {
 	pausedUntil: number;
 	/** HTTP calls made for this key. */
 	calls: number;
-	/** Consecutive retryable failures, reset by any answer from the server. */
-	failures: number;
-	lastFailure?: ModelCallError;
-	/** While > 0 the breaker is open; the first caller after this time is the probe. */
-	openUntil: number;
-	probing: boolean;
-	/** Set once the breaker gave up on the key for the rest of the execution. */
+	/** The breaker: this governor's own, or the one it shares (./breaker.ts). */
+	cell: BreakerCell;
+	/** Set once this governor gave up on the key: its own verdict, or one it took over. */
 	unavailable?: ModelCallError;
-	/** Rows waiting for the breaker to change state. */
-	watchers: Array<() => void>;
 }
 
 interface Limit {
@@ -118,7 +152,8 @@ function seconds(ms: number): string {
 /**
  * Concurrency, timeouts, retries, deadlines and the circuit breaker for judge calls. Create one
  * per node execution and pass it to every item's call, so the cap is shared and a fatal error is
- * reported once for the execution; lanes are per instance, so executions never share state.
+ * reported once for the execution. Caps, pauses and fatal errors are per instance; the breaker is
+ * too unless `share` names a scope or a store.
  */
 export class Governor {
 	readonly concurrency: number;
@@ -129,6 +164,8 @@ export class Governor {
 	readonly nodeDeadlineMs: number;
 	readonly breakerThreshold: number;
 	readonly breakerCooldownMs: number;
+	/** Consecutive timed-out calls that open the breaker. */
+	readonly timeoutThreshold: number;
 	private readonly createdAt = Date.now();
 	private readonly backoffBaseMs: number;
 	private readonly backoffMaxMs: number;
@@ -137,23 +174,30 @@ export class Governor {
 	private readonly onRetry?: (info: RetryInfo) => void;
 	private readonly onBreaker?: (key: string, state: BreakerState) => void;
 	private readonly lanes = new Map<string, Lane>();
+	private readonly share?: BreakerShare;
+	private storeProblem?: string;
+	private readonly storeWrites = new Set<Promise<void>>();
 
 	constructor(opts: GovernorOptions = {}) {
 		const count = (v: number | undefined, d: number): number => Math.max(0, Math.floor(v ?? d));
 		this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 8));
-		this.timeoutMs = opts.timeoutMs ?? 60_000;
+		this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 		this.maxRetries = count(opts.maxRetries, 4);
 		this.timeoutRetries = count(opts.timeoutRetries, 1);
-		this.rowDeadlineMs = Math.max(0, opts.rowDeadlineMs ?? 180_000);
+		this.rowDeadlineMs = Math.max(0, opts.rowDeadlineMs ?? DEFAULT_ROW_DEADLINE_MS);
 		this.nodeDeadlineMs = Math.max(0, opts.nodeDeadlineMs ?? 0);
 		this.breakerThreshold = count(opts.breakerThreshold, 5);
 		this.breakerCooldownMs = Math.max(0, opts.breakerCooldownMs ?? 10_000);
+		// A timeout already waited a whole attempt: the model is hung once one row would give up.
+		this.timeoutThreshold = Math.min(this.breakerThreshold, Math.max(2, this.timeoutRetries + 1));
 		this.backoffBaseMs = opts.backoffBaseMs ?? 500;
 		this.backoffMaxMs = opts.backoffMaxMs ?? 30_000;
 		this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
 		this.random = opts.random ?? Math.random;
 		this.onRetry = opts.onRetry;
 		this.onBreaker = opts.onBreaker;
+		// Without a breaker there is nothing to share.
+		this.share = this.breakerThreshold > 0 ? opts.share : undefined;
 	}
 
 	/** The first fatal error recorded for a key, if any call with it failed unrecoverably. */
@@ -170,8 +214,18 @@ export class Governor {
 	breakerState(key: string): BreakerState {
 		const lane = this.lanes.get(key);
 		if (lane?.unavailable) return 'unavailable';
-		if (!lane || lane.openUntil === 0) return 'closed';
-		return lane.probing ? 'probing' : 'open';
+		if (!lane || !isOpen(lane.cell)) return 'closed';
+		return lane.cell.probing ? 'probing' : 'open';
+	}
+
+	/** Why the shared breaker store could not be used (the local state was), if it failed. */
+	shareProblem(): string | undefined {
+		return this.storeProblem;
+	}
+
+	/** Waits for the breaker transitions still being written to the shared store. */
+	async flushShared(): Promise<void> {
+		while (this.storeWrites.size > 0) await Promise.all([...this.storeWrites]);
 	}
 
 	/** HTTP calls made for `key` so far, retries and probes included. */
@@ -217,6 +271,12 @@ export class Governor {
 		let last: ModelCallError | undefined;
 		const stop = (e: ModelCallError): ModelCallError => withAttempts(e, attempts);
 		const aborted = (): ModelCallError => stop(abortedError());
+		// The shared store is read once per key before the first call (bounded by its timeout).
+		if (lane.cell.ready) {
+			await abortable(lane.cell.ready, outer).catch(() => {
+				throw aborted();
+			});
+		}
 		for (;;) {
 			if (outer?.aborted) throw aborted();
 			const blocked = this.blocked(lane, last, attempts);
@@ -257,8 +317,8 @@ export class Governor {
 				this.release(lane);
 				throw stop(refused);
 			}
-			const probe = lane.openUntil > 0;
-			if (probe) lane.probing = true;
+			const probe = isOpen(lane.cell);
+			if (probe) lane.cell.probing = true;
 			clock.startedAt ??= now;
 			const limitAtCall = this.limit(clock);
 			attempts++;
@@ -332,6 +392,7 @@ export class Governor {
 		last: ModelCallError | undefined,
 		attempts: number,
 	): ModelCallError | undefined {
+		this.takeOver(lane);
 		if (lane.fatal) {
 			if (last) return afterOwn(last, lane.fatal);
 			return new ModelCallError(
@@ -350,62 +411,178 @@ export class Governor {
 		return undefined;
 	}
 
+	/**
+	 * A verdict reached by another governor (or read from the store) becomes this one's, so its
+	 * rows leave without a call; once this governor's own cool-down has passed since the verdict,
+	 * it may probe instead (none while another governor's probe is out).
+	 */
+	private takeOver(lane: Lane): void {
+		const { cell } = lane;
+		const down = cell.down;
+		if (lane.unavailable || !down || cell.probing) return;
+		if (this.breakerCooldownMs > 0 && Date.now() >= down.at + this.breakerCooldownMs) return;
+		lane.unavailable = new ModelCallError(
+			'unavailable',
+			`judge model unavailable: ${down.text}. Found down by ${foundBy(down)} ${seconds(Date.now() - down.at)} ago: not called.`,
+			{ status: down.status },
+		);
+		this.onBreaker?.(lane.key, 'unavailable');
+	}
+
 	/** Milliseconds to wait while the breaker is open or probing; undefined when calls may go. */
 	private breakerWait(lane: Lane): number | undefined {
-		if (lane.openUntil === 0) return undefined;
-		if (lane.probing) return Infinity;
-		const left = lane.openUntil - Date.now();
+		const { cell } = lane;
+		if (!isOpen(cell)) return undefined;
+		if (cell.probing) return Infinity;
+		const until = cell.down ? cell.down.at + this.breakerCooldownMs : cell.openUntil;
+		const left = until - Date.now();
 		return left > 0 ? left : undefined;
 	}
 
 	/** The server answered (a reply, a rate limit, a request it rejected): the endpoint is up. */
 	private answered(lane: Lane): void {
-		lane.failures = 0;
-		if (lane.openUntil > 0 && !lane.unavailable) {
-			lane.openUntil = 0;
-			lane.probing = false;
+		const { cell } = lane;
+		cell.failures = 0;
+		cell.timeouts = 0;
+		cell.touchedAt = Date.now();
+		if (isOpen(cell) && !lane.unavailable) {
+			cell.openUntil = 0;
+			cell.probing = false;
+			cell.down = undefined;
+			cell.openedBy = undefined;
 			this.onBreaker?.(lane.key, 'closed');
-			this.notify(lane);
+			this.publish(lane);
+			this.notify(cell);
 		}
 	}
 
 	private failed(lane: Lane, error: ModelCallError, probe: boolean): void {
-		lane.failures++;
-		lane.lastFailure = error;
+		const { cell } = lane;
+		cell.failures++;
+		if (error.kind === 'timeout') cell.timeouts++;
+		cell.lastFailure = error;
+		cell.touchedAt = Date.now();
 		if (lane.unavailable || this.breakerThreshold === 0) return;
 		if (probe) {
-			lane.probing = false;
-			lane.unavailable = this.unavailableText(lane, true);
-			this.onBreaker?.(lane.key, 'unavailable');
-			this.notify(lane);
+			cell.probing = false;
+			this.giveUp(lane, true);
 			return;
 		}
-		if (lane.openUntil > 0 || lane.failures < this.breakerThreshold) return;
+		if (isOpen(cell)) return;
+		const hung = cell.timeouts >= this.timeoutThreshold;
+		if (!hung && cell.failures < this.breakerThreshold) return;
+		cell.openedBy = hung
+			? `${cell.timeouts} calls in a row timed out`
+			: `${this.breakerThreshold} calls in a row failed`;
 		if (this.breakerCooldownMs === 0) {
-			lane.unavailable = this.unavailableText(lane, false);
-			lane.openUntil = Date.now();
-			this.onBreaker?.(lane.key, 'unavailable');
-		} else {
-			lane.openUntil = Date.now() + this.breakerCooldownMs;
-			this.onBreaker?.(lane.key, 'open');
+			cell.openUntil = Date.now();
+			this.giveUp(lane, false);
+			return;
 		}
-		this.notify(lane);
+		cell.openUntil = Date.now() + this.breakerCooldownMs;
+		this.onBreaker?.(lane.key, 'open');
+		this.publish(lane);
+		this.notify(cell);
 	}
 
-	private probeDone(lane: Lane): void {
-		lane.probing = false;
-		this.notify(lane);
-	}
-
-	private unavailableText(lane: Lane, probed: boolean): ModelCallError {
+	/** The model is down: this governor makes no more calls, and its verdict is shared. */
+	private giveUp(lane: Lane, probed: boolean): void {
+		const { cell } = lane;
 		const probe = probed
 			? `, and a probe call after a ${seconds(this.breakerCooldownMs)} cool-down failed too`
 			: '';
-		return new ModelCallError(
+		const opened = cell.openedBy ?? `${this.breakerThreshold} calls in a row failed`;
+		const status = cell.lastFailure?.status;
+		cell.down = {
+			text: `${opened}${probe} (last: ${cell.lastFailure?.message ?? 'unknown'})`,
+			status,
+			at: Date.now(),
+			from: 'local',
+		};
+		// Shared, the verdict holds for the other nodes only until their cool-down has passed.
+		const shared = this.share?.scope !== undefined || this.share?.store !== undefined;
+		const after =
+			this.breakerCooldownMs === 0 || !shared
+				? 'No more calls are made to it in this execution.'
+				: `No more calls are made to it from this node (a later node probes it again after ${seconds(this.breakerCooldownMs)}).`;
+		lane.unavailable = new ModelCallError(
 			'unavailable',
-			`judge model unavailable: ${this.breakerThreshold} calls in a row failed${probe} (last: ${lane.lastFailure?.message ?? 'unknown'}). No more calls are made to it in this execution.`,
-			{ status: lane.lastFailure?.status },
+			`judge model unavailable: ${cell.down.text}. ${after}`,
+			{ status },
 		);
+		this.onBreaker?.(lane.key, 'unavailable');
+		this.publish(lane);
+		this.notify(cell);
+	}
+
+	private probeDone(lane: Lane): void {
+		lane.cell.probing = false;
+		this.notify(lane.cell);
+	}
+
+	/** Reads the shared store's state of a key into its fresh cell; a failure leaves it as it is. */
+	private async seed(key: string, cell: BreakerCell, store: BreakerStore): Promise<void> {
+		let raw: string | null;
+		try {
+			raw = await store.get(breakerStoreKey(key));
+		} catch (e) {
+			this.storeFailed(store, e);
+			return;
+		}
+		const stored = decodeBreaker(raw);
+		// Nothing stored, or this process learnt something itself meanwhile.
+		if (!stored || isOpen(cell)) return;
+		const last = stored.last ?? 'unknown';
+		cell.openedBy = stored.opened;
+		cell.lastFailure = new ModelCallError('server', last, { status: stored.status });
+		if (stored.state === 'down') {
+			cell.down = {
+				text: stored.text ?? `${stored.opened} (last: ${last})`,
+				status: stored.status,
+				at: stored.at,
+				from: 'store',
+				location: store.location,
+			};
+			cell.openUntil = stored.at;
+		} else {
+			cell.openUntil = stored.until;
+		}
+		this.notify(cell);
+	}
+
+	/** Writes the cell's state to the shared store (open, down; closed removes it), not awaited. */
+	private publish(lane: Lane): void {
+		const store = this.share?.store;
+		if (!store) return;
+		const { cell } = lane;
+		const key = breakerStoreKey(lane.key);
+		const opened = cell.openedBy ?? `${this.breakerThreshold} calls in a row failed`;
+		const last = { last: cell.lastFailure?.message, status: cell.lastFailure?.status };
+		let write: Promise<void>;
+		try {
+			if (cell.down) {
+				const { at, text } = cell.down;
+				const value = { state: 'down' as const, at, until: at, opened, text, ...last };
+				write = store.set(key, encodeBreaker(value), BREAKER_STATE_TTL_MS);
+			} else if (isOpen(cell)) {
+				const value = { state: 'open' as const, at: Date.now(), until: cell.openUntil, opened };
+				write = store.set(key, encodeBreaker({ ...value, ...last }), BREAKER_STATE_TTL_MS);
+			} else {
+				write = store.remove(key);
+			}
+		} catch (e) {
+			write = Promise.reject(e);
+		}
+		const done: Promise<void> = write
+			.catch((e: unknown) => this.storeFailed(store, e))
+			.finally(() => this.storeWrites.delete(done));
+		this.storeWrites.add(done);
+	}
+
+	private storeFailed(store: BreakerStore, e: unknown): void {
+		if (this.storeProblem) return;
+		this.storeProblem = `circuit-breaker state not shared through ${store.location} (${storeErrorText(e)}): this node used its own state only`;
+		this.share?.onStoreError?.(this.storeProblem);
 	}
 
 	/** The earlier of the row's and the node's deadlines, if any applies. */
@@ -449,17 +626,13 @@ export class Governor {
 	private lane(key: string): Lane {
 		let lane = this.lanes.get(key);
 		if (!lane) {
-			lane = {
-				key,
-				active: 0,
-				queue: [],
-				pausedUntil: 0,
-				calls: 0,
-				failures: 0,
-				openUntil: 0,
-				probing: false,
-				watchers: [],
-			};
+			const share = this.share;
+			const { cell, fresh } =
+				share?.scope !== undefined
+					? (share.registry ?? breakerRegistry).cell(share.scope, key)
+					: { cell: newBreakerCell(), fresh: true };
+			if (fresh && share?.store) cell.ready = this.seed(key, cell, share.store);
+			lane = { key, active: 0, queue: [], pausedUntil: 0, calls: 0, cell };
 			this.lanes.set(key, lane);
 		}
 		return lane;
@@ -467,13 +640,14 @@ export class Governor {
 
 	/** Waits until the breaker changes state or `ms` passes; rejects on cancel. */
 	private watch(lane: Lane, ms: number, signal?: AbortSignal): Promise<void> {
+		const { cell } = lane;
 		return new Promise<void>((resolve, reject) => {
 			if (signal?.aborted) return reject(abortedError());
 			const done = (): void => {
 				if (timer) clearTimeout(timer);
 				signal?.removeEventListener('abort', onAbort);
-				const i = lane.watchers.indexOf(done);
-				if (i >= 0) lane.watchers.splice(i, 1);
+				const i = cell.watchers.indexOf(done);
+				if (i >= 0) cell.watchers.splice(i, 1);
 			};
 			const onAbort = (): void => {
 				done();
@@ -485,13 +659,13 @@ export class Governor {
 			};
 			const timer = Number.isFinite(ms) ? setTimeout(wake, Math.max(0, ms)) : undefined;
 			signal?.addEventListener('abort', onAbort, { once: true });
-			lane.watchers.push(wake);
+			cell.watchers.push(wake);
 		});
 	}
 
-	private notify(lane: Lane): void {
-		const watchers = lane.watchers;
-		lane.watchers = [];
+	private notify(cell: BreakerCell): void {
+		const watchers = cell.watchers;
+		cell.watchers = [];
 		for (const wake of watchers) wake();
 	}
 
@@ -572,6 +746,37 @@ export class Governor {
 			);
 		});
 	}
+}
+
+/** Whether a breaker is open (or the model found down): calls wait, or one probes. */
+function isOpen(cell: BreakerCell): boolean {
+	return cell.openUntil > 0 || cell.down !== undefined;
+}
+
+function foundBy(down: DownVerdict): string {
+	return down.from === 'store'
+		? `another execution (breaker state shared through ${down.location ?? 'the store'})`
+		: 'another node of this execution';
+}
+
+/** `p`, or a rejection once `signal` aborts. */
+function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+	if (!signal) return p;
+	if (signal.aborted) return Promise.reject(abortedError());
+	return new Promise<T>((resolve, reject) => {
+		const onAbort = (): void => reject(abortedError());
+		signal.addEventListener('abort', onAbort, { once: true });
+		p.then(
+			(v) => {
+				signal.removeEventListener('abort', onAbort);
+				resolve(v);
+			},
+			(e: unknown) => {
+				signal.removeEventListener('abort', onAbort);
+				reject(e);
+			},
+		);
+	});
 }
 
 /** A row's own retryable error, ended by another call's fatal error. */

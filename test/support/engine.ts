@@ -273,6 +273,7 @@ export function readWorkflow(file: string): WorkflowJson {
 }
 
 let nodeTypesSingleton: HarnessNodeTypes | undefined;
+let executionCounter = 0;
 
 /** Execute a workflow from its trigger (the first node without inputs) to the end. */
 export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Promise<EngineRun> {
@@ -300,13 +301,16 @@ export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Prom
 		createdAt: new Date(),
 		updatedAt: new Date(),
 	} as IWorkflowBase;
-	const hooks = new ExecutionLifecycleHooks('manual', 'engine-test-execution', workflowData);
+	// Every run its own execution id, as n8n gives one (nodes key per-execution state on it).
+	const executionId = `engine-test-execution-${++executionCounter}`;
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
 	let finished: (r: IRun) => void = () => {};
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (fullRunData: IRun) => finished(fullRunData));
 
 	const additionalData = {
 		hooks,
+		executionId,
 		credentialsHelper: new MemoryCredentialsHelper(opts.credentials ?? {}),
 		executeWorkflow: async (_info: IExecuteWorkflowInfo) => {
 			throw new Error('Sub-workflows are not supported by the engine harness');

@@ -2,8 +2,9 @@
  * The governor's circuit breaker, deadlines, paced rate limits, timeout retries and per-row
  * errors, on plain functions (the local-server versions are in outage.test.ts).
  */
+import { BreakerRegistry } from '../../../src/judges/breaker';
 import { ModelCallError } from '../../../src/judges/errors';
-import { Governor, type RowClock } from '../../../src/judges/governor';
+import { Governor, type GovernorOptions, type RowClock } from '../../../src/judges/governor';
 
 const server500 = (): ModelCallError => new ModelCallError('server', 'server error (500): boom');
 const paced429 = (ms = 1): ModelCallError =>
@@ -12,6 +13,7 @@ const paced429 = (ms = 1): ModelCallError =>
 		retryAfterMs: ms,
 	});
 const fast = { backoffBaseMs: 1, backoffMaxMs: 2 };
+const hang = (): Promise<never> => new Promise<never>(() => undefined);
 
 /** The error a governed call rejected with; fails the test if it resolved. */
 async function failure(p: Promise<unknown>): Promise<ModelCallError> {
@@ -153,6 +155,174 @@ describe('circuit breaker', () => {
 		);
 		expect(out.every((r) => (r as { value?: string }).value === 'ok')).toBe(true);
 		expect(gov.breakerState('k')).toBe('closed');
+	});
+});
+
+describe('timeouts and the breaker', () => {
+	it('a hung model opens it as soon as one row would give up: after Timeout Retries + 1 timeouts', async () => {
+		const states: string[] = [];
+		const gov = new Governor({
+			...fast,
+			concurrency: 1,
+			timeoutMs: 10,
+			breakerCooldownMs: 0,
+			onBreaker: (_k, state) => states.push(state),
+		});
+		let calls = 0;
+		const hung = (): Promise<never> => {
+			calls++;
+			return hang();
+		};
+		const first = await failure(gov.run('k', hung));
+		// the row's own error: it timed out twice, which also told the breaker the model hangs
+		expect(first.message).toMatch(/did not answer within 10 ms \(gave up after 2 timed-out/);
+		expect(states).toEqual(['unavailable']);
+		const out = await settle([gov.run('k', hung), gov.run('k', hung)]);
+		expect(calls).toBe(2);
+		for (const e of out)
+			expect((e as Error).message).toMatch(
+				/^judge model unavailable: 2 calls in a row timed out \(last: the judge model did not answer within 10 ms\)\. No more calls are made to it in this execution\.$/,
+			);
+	});
+
+	it('more Timeout Retries ask for more timeouts, never more than the failure threshold', async () => {
+		expect(new Governor({}).timeoutThreshold).toBe(2);
+		expect(new Governor({ timeoutRetries: 0 }).timeoutThreshold).toBe(2);
+		expect(new Governor({ timeoutRetries: 3 }).timeoutThreshold).toBe(4);
+		expect(new Governor({ timeoutRetries: 9, breakerThreshold: 5 }).timeoutThreshold).toBe(5);
+	});
+
+	it('defaults: 30 s per call, 120 s per row', () => {
+		const gov = new Governor();
+		expect([gov.timeoutMs, gov.rowDeadlineMs]).toEqual([30_000, 120_000]);
+	});
+});
+
+describe('a breaker shared by the governors of one execution', () => {
+	const down = (count: { n: number }) => async (): Promise<never> => {
+		count.n++;
+		throw server500();
+	};
+	const make = (registry: BreakerRegistry, scope: string, opts: GovernorOptions = {}) =>
+		new Governor({
+			...fast,
+			concurrency: 2,
+			breakerThreshold: 3,
+			breakerCooldownMs: 0,
+			...opts,
+			share: { scope, registry },
+		});
+
+	it('a later governor takes the verdict: its rows leave at once, named unavailable, without a call', async () => {
+		const registry = new BreakerRegistry();
+		const first = { n: 0 };
+		const g1 = make(registry, 'exec-1');
+		await settle(Array.from({ length: 6 }, () => g1.run('k', down(first))));
+		expect(g1.breakerState('k')).toBe('unavailable');
+		const later = { n: 0 };
+		const states: string[] = [];
+		const g2 = make(registry, 'exec-1', { onBreaker: (_k, s) => states.push(s) });
+		const out = await settle(Array.from({ length: 6 }, () => g2.run('k', down(later))));
+		expect(later.n).toBe(0);
+		expect(g2.calls('k')).toBe(0);
+		expect(states).toEqual(['unavailable']);
+		for (const e of out) {
+			expect(e).toMatchObject({ kind: 'unavailable', attempts: 0 });
+			expect((e as Error).message).toMatch(
+				/^judge model unavailable: 3 calls in a row failed \(last: server error \(500\): boom\)\. Found down by another node of this execution \d+ ms ago: not called\.$/,
+			);
+		}
+		// another execution, and another key, learn for themselves
+		const other = { n: 0 };
+		await settle([make(registry, 'exec-2').run('k', down(other))]);
+		expect(other.n).toBeGreaterThan(0);
+		await expect(g2.run('k2', async () => 1)).resolves.toMatchObject({ value: 1 });
+	});
+
+	it('once its cool-down has passed since the verdict, a later governor probes once: an answer closes it for all', async () => {
+		const registry = new BreakerRegistry();
+		const g1 = make(registry, 'exec');
+		await settle(Array.from({ length: 4 }, () => g1.run('k', down({ n: 0 }))));
+		await new Promise((r) => setTimeout(r, 30));
+		// still down: one probe, and the rows behind it leave with the probe named
+		const g2 = make(registry, 'exec', { breakerCooldownMs: 20 });
+		const probed = { n: 0 };
+		const out2 = await settle(Array.from({ length: 5 }, () => g2.run('k', down(probed))));
+		expect(probed.n).toBe(1);
+		for (const e of out2.filter((e) => (e as ModelCallError).attempts === 0))
+			expect((e as Error).message).toMatch(
+				/^judge model unavailable: 3 calls in a row failed, and a probe call after a 20 ms cool-down failed too/,
+			);
+		await new Promise((r) => setTimeout(r, 30));
+		// back up: the next governor's probe answers and every row is judged
+		const g3 = make(registry, 'exec', { breakerCooldownMs: 20 });
+		let answered = 0;
+		const out3 = await settle(
+			Array.from({ length: 5 }, () =>
+				g3.run('k', async () => {
+					answered++;
+					return 'ok';
+				}),
+			),
+		);
+		expect(out3.map((r) => (r as { value?: string }).value)).toEqual(Array(5).fill('ok'));
+		expect(answered).toBe(5);
+		expect(g3.breakerState('k')).toBe('closed');
+		// the first governors keep their own verdict; a new one starts closed
+		expect(g1.breakerState('k')).toBe('unavailable');
+		await expect(make(registry, 'exec').run('k', async () => 2)).resolves.toMatchObject({
+			value: 2,
+			attempts: 1,
+		});
+	});
+
+	it('two governors at once: while one probes the other waits for its answer, never probing itself', async () => {
+		const registry = new BreakerRegistry();
+		const opened: string[] = [];
+		const g1 = make(registry, 'exec', {
+			breakerCooldownMs: 40,
+			onBreaker: (_k, s) => opened.push(s),
+		});
+		const g2 = make(registry, 'exec', { breakerCooldownMs: 40 });
+		const c1 = { n: 0 };
+		const c2 = { n: 0 };
+		const rows1 = Array.from({ length: 4 }, () => g1.run('k', down(c1)));
+		// g2 starts once g1's breaker is open
+		while (opened.length === 0) await new Promise((r) => setTimeout(r, 1));
+		const rows2 = Array.from({ length: 4 }, () => g2.run('k', down(c2)));
+		const out = await settle([...rows1, ...rows2]);
+		// one probe in all, made by whichever row came first after the cool-down
+		expect(c1.n + c2.n).toBeLessThanOrEqual(3 + 2 + 1);
+		expect(c2.n).toBeLessThanOrEqual(1);
+		expect(g1.breakerState('k')).toBe('unavailable');
+		expect(g2.breakerState('k')).toBe('unavailable');
+		for (const e of out.slice(4))
+			expect((e as Error).message).toMatch(/^judge model unavailable: /);
+	});
+
+	it('without a breaker (threshold 0) nothing is shared either way', async () => {
+		const registry = new BreakerRegistry();
+		await settle(Array.from({ length: 4 }, () => make(registry, 'e').run('k', down({ n: 0 }))));
+		const count = { n: 0 };
+		const off = make(registry, 'e', { breakerThreshold: 0, maxRetries: 1 });
+		await settle([off.run('k', down(count))]);
+		expect(count.n).toBe(2);
+		expect(off.breakerState('k')).toBe('closed');
+	});
+
+	it('the registry forgets an execution when it is released, and unused cells after the TTL', () => {
+		let now = 1_000;
+		const registry = new BreakerRegistry(60_000, () => now);
+		const a = registry.cell('e1', 'k');
+		expect(a.fresh).toBe(true);
+		expect(registry.cell('e1', 'k')).toEqual({ cell: a.cell, fresh: false });
+		registry.cell('e2', 'k');
+		expect(registry.size).toBe(2);
+		registry.release('e1');
+		expect(registry.size).toBe(1);
+		expect(registry.cell('e1', 'k').fresh).toBe(true);
+		now += 60_001;
+		expect(registry.size).toBe(0);
 	});
 });
 

@@ -1,0 +1,170 @@
+/**
+ * The circuit breaker's state of one endpoint+model, shared beyond one governor: by the governors
+ * of one n8n execution in this process (a registry keyed by execution id + governor key), and by
+ * every process through a store (Redis in queue mode). A judge node that meets a model another
+ * node already found down takes that verdict instead of learning it again with its own calls.
+ * The governor key names an endpoint and a model, never a key; the store sees only its hash.
+ */
+import { createHash } from 'node:crypto';
+import type { CacheBackend } from './cache';
+import type { ModelCallError } from './errors';
+
+/**
+ * How long shared breaker state lives without use: in the registry (an execution that ended
+ * leaves its entries behind, as a node cannot see the end of its execution), and as the expiry of
+ * a Redis entry. Ten minutes outlast the gap between two judge nodes of a pipeline; past that a
+ * verdict only saves a later node its first failures, and every probe refreshes it.
+ */
+export const BREAKER_STATE_TTL_MS = 10 * 60_000;
+
+/** The verdict that a model is down, as the node that reached it worded it. */
+export interface DownVerdict {
+	/** `2 calls in a row timed out, and a probe call ... (last: ...)`, secret-free. */
+	text: string;
+	status?: number;
+	/** Epoch ms it was reached. */
+	at: number;
+	/** Where this process learnt it: a governor of this process, or the shared store. */
+	from: 'local' | 'store';
+	/** The store's location when it came from there (`host:port/db`). */
+	location?: string;
+}
+
+/** The breaker of one endpoint+model; several governors may hold the same one. */
+export interface BreakerCell {
+	/** Consecutive retryable failures, reset by any answer from the server. */
+	failures: number;
+	/** Timed-out calls among them. */
+	timeouts: number;
+	lastFailure?: ModelCallError;
+	/** What opened it (`5 calls in a row failed`, `2 calls in a row timed out`). */
+	openedBy?: string;
+	/** While > 0 the breaker is open: no call before this time, then one probe. */
+	openUntil: number;
+	probing: boolean;
+	down?: DownVerdict;
+	/** Rows (of any governor holding the cell) waiting for it to change. */
+	watchers: Array<() => void>;
+	/** Epoch ms of its last use, for the registry's expiry. */
+	touchedAt: number;
+	/** Settles once the shared store was read for it (never rejects); absent without a store. */
+	ready?: Promise<void>;
+}
+
+export function newBreakerCell(): BreakerCell {
+	return {
+		failures: 0,
+		timeouts: 0,
+		openUntil: 0,
+		probing: false,
+		watchers: [],
+		touchedAt: Date.now(),
+	};
+}
+
+/**
+ * Breaker cells by execution id + governor key, for the governors of one process. Entries unused
+ * for the TTL are dropped on the next lookup; an execution's entries go at once when it is
+ * cancelled ({@link release}).
+ */
+export class BreakerRegistry {
+	private readonly cells = new Map<string, { scope: string; cell: BreakerCell }>();
+
+	constructor(
+		readonly ttlMs: number = BREAKER_STATE_TTL_MS,
+		private readonly now: () => number = Date.now,
+	) {}
+
+	/** The cell of `key` in `scope`; `fresh` when this call created it. */
+	cell(scope: string, key: string): { cell: BreakerCell; fresh: boolean } {
+		this.sweep();
+		const id = `${scope}\u0000${key}`;
+		const found = this.cells.get(id);
+		if (found) {
+			found.cell.touchedAt = this.now();
+			return { cell: found.cell, fresh: false };
+		}
+		const cell = newBreakerCell();
+		cell.touchedAt = this.now();
+		this.cells.set(id, { scope, cell });
+		return { cell, fresh: true };
+	}
+
+	/** Forgets every cell of an execution. */
+	release(scope: string): void {
+		for (const [id, e] of this.cells) if (e.scope === scope) this.cells.delete(id);
+	}
+
+	/** Cells held (for tests and diagnostics). */
+	get size(): number {
+		this.sweep();
+		return this.cells.size;
+	}
+
+	private sweep(): void {
+		const oldest = this.now() - this.ttlMs;
+		for (const [id, e] of this.cells) if (e.cell.touchedAt < oldest) this.cells.delete(id);
+	}
+}
+
+/** The process's registry, which every judge node's governor shares. */
+export const breakerRegistry = new BreakerRegistry();
+
+/**
+ * A key-value store for breaker state across processes: the verdict cache's Redis backend
+ * (`redisBackend(redisSettingsFromEnv())`, the same settings), whose every method may throw.
+ */
+export type BreakerStore = Pick<CacheBackend, 'location' | 'get' | 'set' | 'remove' | 'close'>;
+
+const FORMAT = 'rag-eval-breaker/1';
+
+/** The store's key for a governor key: a hash, so no endpoint or model name is listed. */
+export function breakerStoreKey(key: string): string {
+	return `breaker:${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/** What a store entry holds: an open breaker or a model found down. */
+export interface StoredBreaker {
+	state: 'open' | 'down';
+	/** Epoch ms it opened or the model was found down. */
+	at: number;
+	/** Epoch ms of the probe of an open breaker. */
+	until: number;
+	/** What opened it (`2 calls in a row timed out`). */
+	opened: string;
+	/** The verdict's text of a model found down. */
+	text?: string;
+	/** The last failure's message and status. */
+	last?: string;
+	status?: number;
+}
+
+export function encodeBreaker(s: StoredBreaker): string {
+	return JSON.stringify({ format: FORMAT, ...s });
+}
+
+/** A stored entry, or undefined when it is not one (another format, corrupt). */
+export function decodeBreaker(raw: string | null): StoredBreaker | undefined {
+	if (raw === null) return undefined;
+	let v: Record<string, unknown>;
+	try {
+		v = JSON.parse(raw) as Record<string, unknown>;
+	} catch {
+		return undefined;
+	}
+	const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+	const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
+	if (typeof v !== 'object' || v === null || v.format !== FORMAT) return undefined;
+	if (v.state !== 'open' && v.state !== 'down') return undefined;
+	if (!num(v.at) || !num(v.until) || typeof v.opened !== 'string') return undefined;
+	if (v.state === 'down' && typeof v.text !== 'string') return undefined;
+	return {
+		state: v.state,
+		at: v.at,
+		until: v.until,
+		opened: v.opened,
+		text: str(v.text),
+		last: str(v.last),
+		status: num(v.status) ? v.status : undefined,
+	};
+}
