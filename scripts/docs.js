@@ -37,16 +37,53 @@ function replaceBetween(text, marker, body) {
 	return text.slice(0, a + start.length) + '\n' + body + '\n' + text.slice(b);
 }
 
-const readmePath = path.join(root, 'README.md');
-const current = fs.readFileSync(readmePath, 'utf8');
-const next = replaceBetween(current, 'nodes-table', nodesTable());
+/**
+ * The compact list on the README's front page: every node with its anchor (the node panel's
+ * documentation links point at `#<node name>` on the package page, which shows the README) and
+ * its one line, linking to the full tables in docs/nodes.md.
+ */
+function nodesList() {
+	const lines = ['| node | what it does |', '| --- | --- |'];
+	for (const rel of pkg.n8n.nodes) {
+		const Cls = require(path.join(root, rel))[path.basename(rel, '.node.js')];
+		const d = new Cls().description;
+		lines.push(`| <a id="${d.name.toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} |`);
+	}
+	return lines.join('\n');
+}
+
+// Where each generated block lives: the README before the docs split, docs/ pages after it.
+const targets = [
+	{ file: 'README.md', marker: 'nodes-table', body: nodesTable },
+	{ file: 'docs/nodes.md', marker: 'nodes-table', body: nodesTable },
+	{ file: 'README.md', marker: 'nodes-list', body: nodesList },
+];
+let stale = false;
+let written = 0;
+for (const t of targets) {
+	const file = path.join(root, t.file);
+	if (!fs.existsSync(file)) continue;
+	const current = fs.readFileSync(file, 'utf8');
+	if (!current.includes(`<!-- ${t.marker}:start -->`)) continue;
+	// Node rows anchor only once per page: the full tables drop theirs where the list has them.
+	let body = t.body();
+	if (t.file !== 'README.md') body = body.replace(/<a id="[^"]+"><\/a>/g, '');
+	const next = replaceBetween(current, t.marker, body);
+	written++;
+	if (next === current) continue;
+	stale = true;
+	if (!process.argv.includes('--check')) fs.writeFileSync(file, next);
+}
+if (written === 0) {
+	console.error('no generated node tables found (README.md or docs/nodes.md markers)');
+	process.exit(1);
+}
 if (process.argv.includes('--check')) {
-	if (next !== current) {
-		console.error('README.md node tables are out of date: run `npm run build && node scripts/docs.js`');
+	if (stale) {
+		console.error('Node tables are out of date: run `npm run build && node scripts/docs.js`');
 		process.exit(1);
 	}
-	console.log('README.md node tables are up to date');
+	console.log('README.md and docs/ node tables are up to date');
 } else {
-	fs.writeFileSync(readmePath, next);
-	console.log('README.md node tables written from the registries');
+	console.log('node tables written from the registries');
 }
