@@ -15,6 +15,7 @@ import type {
 import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
 import type { Score } from '../../src/core/types';
 import { openVerdictCache } from '../../src/judges/cache';
+import { newRunState } from '../../src/judges/context';
 import { judgeEvaluator } from '../../src/judges/evaluator';
 import {
 	estimateRow,
@@ -256,6 +257,8 @@ export async function executeJudge(
 		signal: this.getExecutionCancelSignal?.(),
 		spend,
 		cache,
+		// One per execution: what the rows learn (Fact Check's Auto mode) holds for the whole run.
+		run: newRunState(),
 	};
 	const resultKey = (options.resultKey as string) || decl.id;
 	return scoreItems(this, {

@@ -47,6 +47,8 @@ function batchedDecl(parent: JudgeDecl, n: number): JudgeDecl {
 	const decl: JudgeDecl<BatchedVerdict> = {
 		...parent,
 		fanOut: undefined,
+		// The batched reply is a list: a bare yes/no rule of the parent would not fit it.
+		bareYesNo: undefined,
 		prompt: {
 			system: [
 				'You decide, for each retrieved chunk of text labelled [doc1], [doc2], ..., whether it is relevant to a request: does it contain information that helps answer the request?',
