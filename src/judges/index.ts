@@ -18,6 +18,7 @@ export {
 export type { ParseOutcome } from './parse';
 export * from './run';
 export { newRunState, type JudgeRunState } from './context';
+export type { TurnContext } from './turns';
 export * from './registry';
 export { groundedness, groundednessVerdict } from './specs/groundedness';
 export { relevance, relevanceConversation, relevanceConversationGt } from './specs/relevance';

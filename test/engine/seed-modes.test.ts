@@ -2,7 +2,7 @@
  * The seeds' own modes on the real engine, judged over HTTP by the local OpenAI-compatible
  * server: Spring AI Relevancy against a model that answers a bare YES/NO (as the seed's prompt
  * asks), Fact Check in Standard and Auto mode against a MiniCheck-style model that answers only
- * Yes/No.
+ * Yes/No, and a 1-5 judge over a conversation folded by the mean or by the worst turn.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
@@ -172,5 +172,53 @@ describe('Fact Check against a bare Yes/No (MiniCheck) model', () => {
 			expect(s.details?.autoSwitch).toBeUndefined();
 		}
 		expect(server.chatRequests()).toHaveLength(facts.length);
+	});
+});
+
+describe('1-5 judges over conversations: the mean or the worst turn', () => {
+	const conversation = {
+		request: 'And on Sundays?',
+		response: 'ANSWER-TWO: closed on Sundays.',
+		history: [
+			{ role: 'user', content: 'When does the store open?' },
+			{ role: 'assistant', content: 'ANSWER-ONE: blue.' },
+		],
+	};
+	// The first turn rates 2, the last 5: the mean (3.5) passes, the worst (2) fails.
+	const rate = (req: RecordedRequest) => ({
+		json: {
+			reason: text(req).includes('ANSWER-ONE') ? 'Makes no sense.' : 'Clear.',
+			score: text(req).includes('ANSWER-ONE') ? 2 : 5,
+		},
+	});
+
+	it('Every Assistant Turn (Mean) passes a 5 and a 2 as 3.5', async () => {
+		server.setDefault(rate);
+		const [row] = await judge('judgeCoherence', [conversation], {
+			options: { conversationTurns: 'every' },
+		});
+		const s = scoreOf(row, 'coherence');
+		expect(s).toMatchObject({ status: 'ok', value: 3.5, pass: true });
+		expect(s.signature).toMatch(/\|turns:every:mean$/);
+		expect(s.details).toMatchObject({ turnRule: 'mean' });
+	});
+
+	it('Every Assistant Turn (Worst) fails it as 2, naming the deciding turn', async () => {
+		server.setDefault(rate);
+		const [row] = await judge('judgeCoherence', [conversation], {
+			options: { conversationTurns: 'every_worst' },
+		});
+		const s = scoreOf(row, 'coherence');
+		expect(s).toMatchObject({ status: 'ok', value: 2, pass: false });
+		expect(s.signature).toMatch(/\|turns:every:worst$/);
+		expect(s.details).toMatchObject({
+			turnRule: 'worst',
+			turns: [
+				{ turn: 1, value: 2 },
+				{ turn: 2, value: 5 },
+			],
+		});
+		expect(s.reason).toMatch(/the row takes the worst turn, turn 1/);
+		expect(server.chatRequests()).toHaveLength(2);
 	});
 });
