@@ -5,7 +5,10 @@
  * per chunk (`per_chunk`, the default); `batched` asks for every verdict in one call per row
  * (fewer calls and tokens; measured in bench/chunk-relevance.bench.js). A chunk without text is
  * not judged: it is reported not applicable in the details and left out of the precision. The
- * root cause (no ground truth) fails this slot only when not one chunk is relevant.
+ * root cause (no ground truth) fails this slot only when not one chunk is relevant (seed 001),
+ * while the node's Pass/Fail uses the precision threshold (0.5 by default): both rules stay, and a
+ * row where they differ says so in its reason and `details.rootCause` (src/core/score.ts
+ * `withSlotNote`).
  */
 import { z } from 'zod';
 import type { ContextDoc } from '../../core/inputs';
