@@ -1,11 +1,13 @@
 /**
  * Databricks rows on the real engine (judged over HTTP by the local OpenAI-compatible server):
- * Chunk Relevance's two pass rules named on the row and honoured by the Root-Cause Router.
+ * Chunk Relevance's two pass rules named on the row and honoured by the Root-Cause Router, and the
+ * Databricks output format writing every per-row name the seeds define (seed 002's
+ * `retrieval/llm_judged/chunk_relevance_precision`, Cost & Latency's `agent/...` figures).
  */
 import type { IDataObject } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
 import { routerOutputNames } from '../../src/rootcause';
-import { chain, runWorkflow } from '../support/engine';
+import { chain, runWorkflow, singleNode } from '../support/engine';
 import {
 	startOpenAIServer,
 	type OpenAIServer,
@@ -113,5 +115,67 @@ describe('Chunk Relevance: the node threshold and the root-cause rule on one row
 				.sort();
 		expect(routed('Pass')).toEqual(['one-of-three', 'two-of-three']);
 		expect(routed('chunk_relevance')).toEqual(['none']);
+	});
+});
+
+describe('Databricks output format: every per-row name the seeds define', () => {
+	it('Chunk Relevance writes seed 001 and seed 002 spellings of the precision', async () => {
+		const r = await runWorkflow(
+			chain({
+				name: 'Node',
+				type: 'judgeChunkRelevance',
+				parameters: { options: { outputFormat: 'databricks' } },
+				credentials: creds,
+			}),
+			{ startItems: rows.map((json) => ({ json })), credentials: credentials() },
+		);
+		expect(r.nodeError('Node')).toBeUndefined();
+		const out = r.output('Node');
+		expect(
+			out.map((x) => [
+				x['retrieval/llm_judged/chunk_relevance/precision'],
+				x['retrieval/llm_judged/chunk_relevance_precision'],
+			]),
+		).toEqual([
+			[1 / 3, 1 / 3],
+			[0, 0],
+			[2 / 3, 2 / 3],
+		]);
+	});
+
+	it("Cost & Latency writes seed 002's agent/ token columns and the latency beside its figures", async () => {
+		const r = await runWorkflow(
+			singleNode('n8n-nodes-rag-eval.evalCostLatency', {
+				model: 'gpt-4o-mini',
+				options: { outputFormat: 'databricks' },
+			}),
+			{
+				startItems: [
+					{
+						json: {
+							request_id: 'a',
+							total_input_token_count: 1200,
+							total_output_token_count: 300,
+							latency_seconds: 2.5,
+						},
+					},
+					// A row without figures gets no column.
+					{ json: { request_id: 'b' } },
+				],
+			},
+		);
+		expect(r.nodeError('Node')).toBeUndefined();
+		const [a, b] = r.output('Node');
+		expect(a).toMatchObject({
+			total_token_count: 1500,
+			total_input_token_count: 1200,
+			total_output_token_count: 300,
+			latency_seconds: 2.5,
+			'agent/total_token_count': 1500,
+			'agent/input_token_count': 1200,
+			'agent/output_token_count': 300,
+			'agent/latency_seconds': 2.5,
+		});
+		expect(Object.keys(b).filter((k) => k.startsWith('agent/'))).toEqual([]);
 	});
 });

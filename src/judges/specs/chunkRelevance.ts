@@ -204,6 +204,8 @@ export const chunkRelevance: JudgeDecl<YesNoVerdict> = {
 	},
 	databricks: {
 		column: 'retrieval/llm_judged/chunk_relevance/precision',
+		// Seed 002's metric table.
+		columnAliases: ['retrieval/llm_judged/chunk_relevance_precision'],
 		runMetric: 'retrieval/llm_judged/chunk_relevance/precision/average',
 	},
 	prompt: {
