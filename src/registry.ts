@@ -42,7 +42,8 @@ export function evaluatorProblems(list: ReadonlyArray<EvaluatorFacts>): string[]
 			}
 			if (rc.fix.trim().length < 20) problems.push(`${e.id}: slot '${rc.slot}' needs a fix text`);
 		}
-		for (const name of [e.databricks?.column, e.databricks?.runMetric]) {
+		const d = e.databricks;
+		for (const name of [d?.column, ...(d?.columnAliases ?? []), d?.rationaleColumn, d?.runMetric]) {
 			if (name === undefined) continue;
 			const owner = columns.get(name);
 			// Evaluators sharing a slot (two groundedness scales) may not share Databricks names.

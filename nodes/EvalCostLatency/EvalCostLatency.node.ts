@@ -11,9 +11,10 @@ import {
 	costLatencyError,
 	DEFAULT_PRICES,
 	DEFAULT_PRICES_TAKEN,
+	FIGURE_DATABRICKS_COLUMNS,
 } from '../../src/cost';
 import { priceTableOption } from '../shared/collect';
-import { iconFor, SCORING_OUTPUTS, splitProperties } from '../shared/common';
+import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from '../shared/common';
 import { scoreItems } from '../shared/scoreItems';
 
 /** The parameters read for every row. */
@@ -109,6 +110,8 @@ export class EvalCostLatency implements INodeType {
 						default: '',
 						description: 'Key under `eval` for the score. Defaults to cost_latency.',
 					},
+					// Databricks columns: agent/total_token_count, agent/input_token_count... (src/cost).
+					outputFormatProperty,
 				],
 			},
 		],
@@ -127,6 +130,7 @@ export class EvalCostLatency implements INodeType {
 			factsOf: () => ({}),
 			unreadable: (error) => ({ [key]: costLatencyError(error, key) }),
 			rowFields: (index) => (figures[index] ?? {}) as IDataObject,
+			figureColumns: FIGURE_DATABRICKS_COLUMNS as Readonly<Record<string, string>>,
 			evaluateRow: async (values, { index }) => {
 				const model = values.model;
 				let trace = values.trace;

@@ -110,11 +110,26 @@ export function formatFields(
 	const number = typeof score.value === 'boolean' ? (score.value ? 1 : 0) : score.value;
 	const names = decl.databricks;
 	if (format === 'flat' || !names) return { [key]: number };
-	const out: IDataObject = {
-		[names.column]: typeof score.value === 'boolean' ? (score.value ? 'yes' : 'no') : score.value,
-	};
+	const value = typeof score.value === 'boolean' ? (score.value ? 'yes' : 'no') : score.value;
+	const out: IDataObject = { [names.column]: value };
+	// Every per-row name the seeds give the value (seed 002 spells some differently from seed 001).
+	for (const alias of names.columnAliases ?? []) out[alias] = value;
 	if (names.rationaleColumn && score.reason !== undefined)
 		out[names.rationaleColumn] = score.reason;
+	return out;
+}
+
+/**
+ * The Databricks columns of a row's figures (Cost & Latency's token counts and latency), from the
+ * declared field -> column map; figures the row does not have get no column.
+ */
+export function figureColumnFields(
+	fields: IDataObject,
+	columns: Readonly<Record<string, string>> | undefined,
+): IDataObject {
+	const out: IDataObject = {};
+	for (const [field, column] of Object.entries(columns ?? {}))
+		if (fields[field] !== undefined) out[column] = fields[field];
 	return out;
 }
 

@@ -13,8 +13,10 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
-import type { Score } from '../../src/core/types';
+import { turnRuleOf } from '../../src/core/turns';
+import type { Score, TurnRule } from '../../src/core/types';
 import { openVerdictCache } from '../../src/judges/cache';
+import { newRunState } from '../../src/judges/context';
 import { judgeEvaluator } from '../../src/judges/evaluator';
 import {
 	estimateRow,
@@ -85,11 +87,17 @@ function promptProperties(decl: JudgeDecl): INodeProperties[] {
 	];
 }
 
+/** The Conversation Turns choices: which turns are judged, and by which rule they fold. */
+type TurnsChoice = 'last' | 'every' | 'every_worst';
+
 /**
  * Conversations: judge only the last exchange, or every assistant turn (Azure's conversation
  * format; default for the 1-5 judges). Yes/no (Databricks) judges judge the last turn by default.
+ * Judges whose turns fold by the mean (the 1-5 ratings) also offer the worst turn: one bad turn
+ * then fails the conversation instead of being averaged away.
  */
 function conversationTurnsProperty(decl: JudgeDecl): INodeProperties {
+	const rule = turnRuleOf(decl);
 	return {
 		displayName: 'Conversation Turns',
 		name: 'conversationTurns',
@@ -98,10 +106,23 @@ function conversationTurnsProperty(decl: JudgeDecl): INodeProperties {
 		options: [
 			{ name: 'Last Turn', value: 'last' },
 			{
-				name: 'Every Assistant Turn',
+				name: rule === 'mean' ? 'Every Assistant Turn (Mean)' : 'Every Assistant Turn',
 				value: 'every',
-				description: 'Mean over the turns (harms: max); per-turn scores in details.turns',
+				description:
+					rule === 'mean'
+						? 'The mean of the turn scores (a 5 and a 2 score 3.5); per-turn scores in details.turns'
+						: `The ${rule} turn decides (yes only when every turn is yes); per-turn scores in details.turns`,
 			},
+			...(rule === 'mean'
+				? [
+						{
+							name: 'Every Assistant Turn (Worst)',
+							value: 'every_worst',
+							description:
+								'The lowest turn score decides (a 5 and a 2 score 2): one bad turn fails the conversation; per-turn scores in details.turns',
+						},
+					]
+				: []),
 		],
 		description:
 			'For rows with a conversation history: judge only the last reply, or every assistant turn. Turns before the last have no retrieved context or ground truth unless the row carries turn_contexts.',
@@ -241,7 +262,10 @@ export async function executeJudge(
 			}
 		: undefined;
 	const binary = decl.scale.kind === 'binary';
-	const turns = (options.conversationTurns ?? (binary ? 'last' : 'every')) as 'every' | 'last';
+	const turnsChoice = (options.conversationTurns ?? (binary ? 'last' : 'every')) as TurnsChoice;
+	const turns: 'every' | 'last' = turnsChoice === 'last' ? 'last' : 'every';
+	// The worst-turn choice overrides the declaration's rule; the signature names the rule used.
+	const turnRule: TurnRule | undefined = turnsChoice === 'every_worst' ? 'worst' : undefined;
 	const evaluator = judgeEvaluator(decl);
 	const signed = (model: string, threshold?: number) =>
 		scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature }), threshold);
@@ -256,6 +280,8 @@ export async function executeJudge(
 		signal: this.getExecutionCancelSignal?.(),
 		spend,
 		cache,
+		// One per execution: what the rows learn (Fact Check's Auto mode) holds for the whole run.
+		run: newRunState(),
 	};
 	const resultKey = (options.resultKey as string) || decl.id;
 	return scoreItems(this, {
@@ -278,7 +304,7 @@ export async function executeJudge(
 				raw.history ??= item.json.history;
 				if (item.json.turn_contexts !== undefined) raw.turn_contexts = item.json.turn_contexts;
 			}
-			const rowCtx = { ...ctx, threshold, turns };
+			const rowCtx = { ...ctx, threshold, turns, turnRule };
 			if (!estimateOpts) return evaluator.evaluateRow(raw, rowCtx);
 			const rec = recordingSource(source);
 			const scores = await evaluator.evaluateRow(raw, { ...rowCtx, source: rec.source });

@@ -10,6 +10,7 @@ import { labelRowError } from '../../src/core/score';
 import type { EvaluatorFacts, Score } from '../../src/core/types';
 import type { Governor } from '../../src/judges/governor';
 import {
+	figureColumnFields,
 	formatFields,
 	readParam,
 	readThreshold,
@@ -46,6 +47,8 @@ export interface RowScorer {
 	factsOf(key: string): Pick<EvaluatorFacts, 'databricks'>;
 	/** Fields the row carries besides its Scores (Cost & Latency's token, latency and cost figures). */
 	rowFields?(index: number): IDataObject;
+	/** The Databricks per-row column of each of those fields, written too in the Databricks format. */
+	figureColumns?: Readonly<Record<string, string>>;
 	/** The flat-numbers columns of a Score, when the node has its own (safety). */
 	flatFields?(key: string, score: Score): IDataObject;
 	/** Fail the node on the governor's unfixable error for this key (bad key, model, quota). */
@@ -152,7 +155,11 @@ export async function scoreItems(
 			out = withScore(out, i, key, score, extra);
 		}
 		const fields = scorer.rowFields?.(i);
-		if (fields) out.json = { ...out.json, ...fields };
+		if (fields) {
+			const columns =
+				format === 'databricks' ? figureColumnFields(fields, scorer.figureColumns) : {};
+			out.json = { ...out.json, ...fields, ...columns };
+		}
 		return { item: out, score: routingScore(scores) };
 	});
 	return routeScored(ctx, scored);

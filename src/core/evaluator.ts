@@ -6,6 +6,7 @@
  * the same way. `evaluateRow` never throws for a row: a row that cannot be scored leaves with a
  * not-applicable or error Score.
  */
+import { withSlotNote } from './score';
 import type { EvaluatorFacts, Score } from './types';
 
 /** One evaluator; `C` is what a row is evaluated with (model, governor, threshold...). */
@@ -27,7 +28,8 @@ export function singleScoreEvaluator<C>(
 		facts,
 		factsOf: () => facts,
 		async evaluateRow(values, ctx) {
-			const s = await score(values, ctx);
+			// Where the node's pass and the root cause's verdict differ, the row says so.
+			const s = withSlotNote(await score(values, ctx), facts);
 			return { [s.metric]: s };
 		},
 	};

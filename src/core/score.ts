@@ -3,7 +3,7 @@
  * there is one pass rule (direction-aware, yes/no verdicts by their value) and one shape for
  * not-applicable and errored rows: value and pass null, never a 0 standing in for a failure.
  */
-import type { Direction, EvaluatorFacts, Scale, Score, Usage } from './types';
+import type { Direction, EvaluatorFacts, RootCauseDecl, Scale, Score, Usage } from './types';
 
 /** The fields every Score of one evaluation carries, whatever its outcome. */
 export interface ScoreBase {
@@ -118,4 +118,55 @@ export function signatureOf(
 	...parts: ReadonlyArray<string | undefined>
 ): string {
 	return [`${kind}:${decl.id}@${decl.version}`, ...parts].filter(Boolean).join('|');
+}
+
+/**
+ * Whether an ok Score passes its root-cause slot: by its `pass`, or, for a slot that fails only at
+ * zero (`failsWhen: 'zero'`: chunk relevance, seed 001's "is at least one chunk relevant?"), by its
+ * value. Undefined when the Score cannot say (not ok, or no pass criterion). The root cause
+ * (src/rootcause) and the note below share this one rule.
+ */
+export function passesSlot(
+	score: Pick<Score, 'status' | 'value' | 'pass' | 'scale'>,
+	failsWhen: RootCauseDecl['failsWhen'] = 'pass-false',
+): boolean | undefined {
+	if (score.status !== 'ok') return undefined;
+	if (failsWhen === 'zero') {
+		if (typeof score.value === 'boolean') return score.value;
+		if (typeof score.value === 'number' && Number.isFinite(score.value)) return score.value > 0;
+		return undefined;
+	}
+	if (typeof score.pass === 'boolean') return score.pass;
+	// A yes/no score written elsewhere without a pass flag still says yes or no.
+	if (score.scale.kind === 'binary' && typeof score.value === 'boolean') return score.value;
+	return undefined;
+}
+
+/**
+ * Names, on the row, a difference between the node's Pass/Fail and the root cause's verdict on the
+ * same Score. Chunk relevance is the case: its node passes a precision at or above its threshold
+ * (0.5 by default, the user's to tune), while the root cause follows seed 001 and fails the slot
+ * only when not one chunk is relevant. Both rules stay, because each answers its own question
+ * (is retrieval precise enough? is retrieval the first thing that broke?); a row where they differ
+ * says so in its reason and in `details.rootCause`, so a row on the node's Fail output that the
+ * Root-Cause Router passes (or the reverse) is explained where people read it.
+ */
+export function withSlotNote(score: Score, facts: Pick<EvaluatorFacts, 'rootCause'>): Score {
+	const rc = facts.rootCause;
+	if (!rc?.failsWhen || rc.failsWhen === 'pass-false' || typeof score.pass !== 'boolean')
+		return score;
+	const slotPass = passesSlot(score, rc.failsWhen);
+	if (slotPass === undefined || slotPass === score.pass) return score;
+	const rule = 'only when the value is 0';
+	const verdict = slotPass ? 'passing' : 'failing';
+	const node = `the node's Pass/Fail uses the threshold ${score.threshold ?? '(none)'}`;
+	const note = `The root cause counts this row as ${verdict} ${rc.slot}: it fails the slot ${rule} (seed 001); ${node}.`;
+	return {
+		...score,
+		reason: score.reason ? `${score.reason} ${note}` : note,
+		details: {
+			...(score.details ?? {}),
+			rootCause: { slot: rc.slot, verdict: slotPass ? 'pass' : 'fail', failsWhen: rc.failsWhen },
+		},
+	};
 }

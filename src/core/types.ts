@@ -124,6 +124,12 @@ export interface RootCauseDecl {
 export interface DatabricksNames {
 	/** Per-row column of the value, e.g. `response/llm_judged/groundedness/rating`. */
 	column: string;
+	/**
+	 * The same per-row value under the other names the seeds give it, written beside `column`:
+	 * seed 002's metric table spells chunk precision `retrieval/llm_judged/chunk_relevance_precision`
+	 * where seed 001 writes `.../chunk_relevance/precision`.
+	 */
+	columnAliases?: string[];
 	/** Per-row column of the rationale, when the judge writes one. */
 	rationaleColumn?: string;
 	/** Run-level metric name, e.g. `response/llm_judged/groundedness/rating/percentage`. */

@@ -205,6 +205,21 @@ export interface RowFigures {
 	cost_usd?: number;
 }
 
+/**
+ * The Databricks per-row column of each figure, for the Databricks output format: seed 002's
+ * metric table names `agent/total_token_count`, `agent/input_token_count` and
+ * `agent/output_token_count`; the latency column follows seed 001's run metric
+ * `agent/latency_seconds/average`. Databricks has no cost column. The figures keep their own names
+ * as well (seed 001's per-row table), which Eval Aggregate reads.
+ */
+export const FIGURE_DATABRICKS_COLUMNS: Readonly<Partial<Record<keyof RowFigures, string>>> =
+	Object.freeze({
+		total_token_count: 'agent/total_token_count',
+		total_input_token_count: 'agent/input_token_count',
+		total_output_token_count: 'agent/output_token_count',
+		latency_seconds: 'agent/latency_seconds',
+	});
+
 /** Result of {@link costLatency}: the figures for the row and its Score. */
 export interface CostLatencyResult {
 	/** Figures to write on the row (given ones kept as they were). */

@@ -26,7 +26,12 @@ const passWhen = (d: EvaluatorFacts): string =>
 const slot = (d: EvaluatorFacts): string => (d.rootCause ? `\`${d.rootCause.slot}\`` : '-');
 const databricks = (d: EvaluatorFacts): string =>
 	d.databricks
-		? [d.databricks.column, d.databricks.rationaleColumn, d.databricks.runMetric]
+		? [
+				d.databricks.column,
+				...(d.databricks.columnAliases ?? []),
+				d.databricks.rationaleColumn,
+				d.databricks.runMetric,
+			]
 				.filter((x): x is string => x !== undefined)
 				.map((x) => `\`${x}\``)
 				.join('<br>')

@@ -7,6 +7,30 @@ import type { Governor } from './governor';
 import type { ModelSource } from './model';
 import type { SpendLimit } from './spend';
 
+/**
+ * What one node run learns while its rows are judged, shared by every row of the run (a library
+ * caller may share one across calls, or leave it out and let every row learn on its own).
+ */
+export interface JudgeRunState {
+	/**
+	 * Params switched for the rest of the run, by judge id: Fact Check's Auto mode after a reply
+	 * that was a bare yes/no where JSON was asked (MiniCheck from then on), with why.
+	 */
+	switched: Map<string, { param: string; value: string; reason: string }>;
+	/** Judges whose model gave a structured verdict in Auto mode: rows no longer wait for a probe. */
+	structured: Set<string>;
+	/**
+	 * The row probing the model in Auto mode, by judge id: other rows wait for it, so that once the
+	 * model shows it only answers yes/no, the rows not yet sent go straight to the switched mode.
+	 */
+	probes: Map<string, Promise<void>>;
+}
+
+/** A fresh run state, one per node execution. */
+export function newRunState(): JudgeRunState {
+	return { switched: new Map(), structured: new Set(), probes: new Map() };
+}
+
 /** Everything a judge call needs besides the row. */
 export interface JudgeContext {
 	source: ModelSource;
@@ -27,4 +51,6 @@ export interface JudgeContext {
 	spend?: SpendLimit;
 	/** The judge verdict cache; absent = every call goes to the model. */
 	cache?: VerdictCache;
+	/** What the node run has learned so far (./fanout: Auto modes). */
+	run?: JudgeRunState;
 }

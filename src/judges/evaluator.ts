@@ -3,14 +3,16 @@
  * every assistant turn of its conversation, always one Score under the judge's id.
  */
 import { singleScoreEvaluator, type Evaluator } from '../core/evaluator';
-import type { JudgeContext } from './context';
 import { runJudge } from './run';
-import { runEveryTurn } from './turns';
+import { runEveryTurn, type TurnContext } from './turns';
 import type { JudgeDecl } from './types';
 
 /** How a judge evaluates a row: the call context, and which turns of a conversation it judges. */
-export interface JudgeRowContext extends JudgeContext {
-	/** `every`: each assistant turn of `history`, folded by the judge's turn rule; default `last`. */
+export interface JudgeRowContext extends TurnContext {
+	/**
+	 * `every`: each assistant turn of `history`, folded by `turnRule` (default the judge's own);
+	 * default `last`.
+	 */
 	turns?: 'every' | 'last';
 }
 

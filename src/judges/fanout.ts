@@ -123,30 +123,115 @@ async function runCall(
 /**
  * Judges one row of a fan-out declaration. Never throws: unreadable inputs are the row's error,
  * missing ones not applicable, a failed call the row's error naming that call.
+ *
+ * A param in its `auto` value ({@link BareYesNoRule.autoSwitch}, Fact Check's Auto mode) runs as
+ * declared until a call's reply is a bare yes/no where JSON was asked: from then on the node run
+ * (`ctx.run`) uses the switched value, and that row is judged again with it, its first call's cost
+ * counted. Rows judged with the switched value say so in their signature and `details.autoSwitch`.
  */
 export async function runFanOut(
 	decl: JudgeDecl,
 	inputs: Record<string, unknown>,
 	ctx: JudgeContext,
 ): Promise<Score> {
+	if (!decl.fanOut) return judgeSingle(decl, inputs, ctx);
+	const params = judgeParams(decl, inputs, ctx);
+	const rule = decl.bareYesNo?.autoSwitch;
+	if (!rule || params[rule.param] !== rule.auto)
+		return (await fanOutOnce(decl, inputs, ctx, params)).score;
+	const switchedParams = { ...params, [rule.param]: rule.to };
+	const run = ctx.run;
+	// Until the model has answered once, one row at a time probes it; the others wait and then
+	// follow what it showed.
+	let probe: (() => void) | undefined;
+	while (run && !run.switched.has(decl.id) && !run.structured.has(decl.id)) {
+		const pending = run.probes.get(decl.id);
+		if (!pending) {
+			run.probes.set(decl.id, new Promise<void>((done) => (probe = done)));
+			break;
+		}
+		await pending;
+	}
+	const learned = run?.switched.get(decl.id);
+	if (learned) {
+		const { score } = await fanOutOnce(decl, inputs, ctx, switchedParams);
+		return autoSwitched(score, rule, { ...learned, thisRow: false });
+	}
+	let first: { score: Score; outcomes: CallOutcome[] };
+	let record: { param: string; value: string; reason: string } | undefined;
+	try {
+		first = await fanOutOnce(decl, inputs, ctx, params);
+		const bare = first.outcomes.find((o) => o.score.details?.bareYesNo !== undefined);
+		if (bare) {
+			const reply = String(bare.score.details?.rawReply ?? '').trim();
+			const why = `the model answered ${JSON.stringify(reply)} where a JSON verdict was asked`;
+			record = { param: rule.param, value: rule.to, reason: why };
+			if (run && !run.switched.has(decl.id)) run.switched.set(decl.id, record);
+		} else if (first.outcomes.some((o) => o.score.status === 'ok')) run?.structured.add(decl.id);
+	} finally {
+		// Recorded before the waiting rows wake: they see the switch (or the structured answer).
+		if (probe) {
+			run?.probes.delete(decl.id);
+			probe();
+		}
+	}
+	if (!record) return first.score;
+	const again = await fanOutOnce(decl, inputs, ctx, switchedParams);
+	// The standard call that showed the switch was needed was paid for: it counts on this row.
+	const cost = foldScoreCalls([first.score, again.score]);
+	const score: Score = {
+		...again.score,
+		...(cost.usage ? { usage: cost.usage } : {}),
+		attempts: cost.attempts,
+	};
+	return autoSwitched(score, rule, { ...record, thisRow: true });
+}
+
+/** Marks a row judged with an auto param's switched value: signature and `details.autoSwitch`. */
+function autoSwitched(
+	score: Score,
+	rule: { param: string; auto: string; to: string },
+	switched: { reason: string; thisRow: boolean },
+): Score {
+	return {
+		...score,
+		signature: `${score.signature}|${rule.param}:${rule.auto}>${rule.to}`,
+		details: {
+			...(score.details ?? {}),
+			autoSwitch: {
+				[rule.param]: rule.to,
+				reason: switched.reason,
+				// Whether this row's own reply made the switch (and was judged twice), or an earlier row's.
+				switchedHere: switched.thisRow,
+			},
+		},
+	};
+}
+
+/** One pass over a fan-out row with the given params: its Score and the calls' outcomes. */
+async function fanOutOnce(
+	decl: JudgeDecl,
+	inputs: Record<string, unknown>,
+	ctx: JudgeContext,
+	params: Record<string, unknown>,
+): Promise<{ score: Score; outcomes: CallOutcome[] }> {
 	const started = Date.now();
 	const requested = ctx.model ?? ctx.source.defaultModel;
-	const fan = decl.fanOut;
-	if (!fan) return judgeSingle(decl, inputs, ctx);
+	const fan = decl.fanOut!;
 	let base = (m: string): ScoreBase => judgeBase(decl, ctx, m);
+	const none = (score: Score) => ({ score, outcomes: [] });
 	const row = readJudgeRow(decl, inputs, base(requested));
-	if ('score' in row) return row.score;
+	if ('score' in row) return none(row.score);
 	const values = row.values;
-	const params = judgeParams(decl, inputs, ctx);
 	let split: ReturnType<typeof fan.split>;
 	try {
 		split = fan.split(values, params);
 	} catch (e) {
 		// A malformed part of an input (a guideline that is not text) is the row's error.
-		if (e instanceof InputError) return errorScore(base(requested), e.message);
+		if (e instanceof InputError) return none(errorScore(base(requested), e.message));
 		throw e;
 	}
-	if (!Array.isArray(split)) return notApplicableScore(base(requested), split.notApplicable);
+	if (!Array.isArray(split)) return none(notApplicableScore(base(requested), split.notApplicable));
 	// Calls made with another prompt (batched) or none of ours (bare) are part of the signature.
 	const variants = [
 		...new Set(
@@ -180,7 +265,7 @@ export async function runFanOut(
 	if (failed) {
 		const why = (failed.score.error ?? 'failed').replace(`${decl.displayName}: `, '');
 		const n = outcomes.filter((o) => o.score.status === 'error').length;
-		return errorScore(
+		const score = errorScore(
 			base(model),
 			`${decl.displayName}: ${failed.key}: ${why}${n > 1 ? ` (${n} of ${outcomes.length} calls failed)` : ''}`,
 			{
@@ -188,13 +273,15 @@ export async function runFanOut(
 				details: { calls, ...withCache, ...spendStopDetails(outcomes.map((o) => o.score)) },
 			},
 		);
+		return { score, outcomes };
 	}
 	const folded = fan.fold(outcomes, values, params);
 	if ('notApplicable' in folded) {
-		return notApplicableScore(base(model), folded.notApplicable, {
+		const score = notApplicableScore(base(model), folded.notApplicable, {
 			...extras,
 			details: { calls, ...withCache },
 		});
+		return { score, outcomes };
 	}
 	const score = okScore(base(model), folded.value, {
 		...extras,
@@ -202,5 +289,5 @@ export async function runFanOut(
 		details: { calls, ...(folded.details ?? {}), ...withCache },
 	});
 	if (cache?.hit && score.status === 'ok') score.cached = true;
-	return score;
+	return { score, outcomes };
 }

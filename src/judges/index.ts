@@ -6,6 +6,7 @@ export * from './governor';
 export { dataRule, newNonce, placeholdersOf, promptHash, renderPrompt } from './prompt';
 export type { RenderedPrompt } from './prompt';
 export {
+	bareYesNoReply,
 	extractCandidate,
 	likertInt,
 	normaliseScore,
@@ -16,6 +17,8 @@ export {
 } from './parse';
 export type { ParseOutcome } from './parse';
 export * from './run';
+export { newRunState, type JudgeRunState } from './context';
+export type { TurnContext } from './turns';
 export * from './registry';
 export { groundedness, groundednessVerdict } from './specs/groundedness';
 export { relevance, relevanceConversation, relevanceConversationGt } from './specs/relevance';

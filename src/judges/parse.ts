@@ -33,6 +33,17 @@ export function normaliseYesNo(v: unknown): unknown {
 	return v;
 }
 
+/**
+ * A reply that is only "yes" or "no" (any case, with punctuation, quotes, emphasis or whitespace
+ * around it): what a model answers when it follows a prompt asking for a bare YES/NO (the Spring AI
+ * relevancy prompt, a MiniCheck model) instead of the structured output. Null for anything else,
+ * a sentence that starts with yes included.
+ */
+export function bareYesNoReply(reply: string): boolean | null {
+	const m = /^[\s\p{P}\p{S}]*(yes|no)[\s\p{P}\p{S}]*$/iu.exec(reply);
+	return m ? m[1].toLowerCase() === 'yes' : null;
+}
+
 /** Zod type for an integer rating on [min, max] with harmless variants accepted. */
 export function likertInt(min = 1, max = 5): z.ZodType<number, z.ZodTypeDef, unknown> {
 	return z.preprocess((v) => normaliseScore(v, max), z.number().int().min(min).max(max));

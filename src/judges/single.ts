@@ -14,7 +14,7 @@ import type { JudgeContext } from './context';
 import { ModelCallError } from './errors';
 import type { RowClock } from './governor';
 import type { ChatMessage, ChatRequest, ChatResult, ModelSource, ResponseMode } from './model';
-import { parseReply, truncate } from './parse';
+import { bareYesNoReply, parseReply, truncate } from './parse';
 import { readJudgeRow } from './row';
 import {
 	dataRule,
@@ -267,6 +267,28 @@ async function askModel(
 				attempts,
 				details: { responseMode: mode, ...(decl.toDetails?.(parsed.value) ?? {}) },
 			});
+		}
+		const bare = decl.bareYesNo ? bareYesNoReply(result.content) : null;
+		if (decl.bareYesNo && bare !== null) {
+			const reply = result.content.trim();
+			const rule = decl.bareYesNo;
+			if (rule.verdict) {
+				// The seed's own prompt asks for a bare YES/NO: the word is the verdict, without a reason.
+				const verdict = rule.verdict(bare, reply);
+				return okScore(sign(model), decl.toValue(verdict), {
+					reason: decl.toReason(verdict),
+					usage,
+					model,
+					latencyMs: Date.now() - started,
+					attempts,
+					details: { responseMode: mode, bareReply: reply },
+				});
+			}
+			// A model that answers one word will not write the structured output when re-asked.
+			return fail(
+				`the model answered ${JSON.stringify(truncate(reply, 20))} where ${mode === 'text' ? 'a tagged' : 'a JSON'} verdict was asked${rule.advice ? `: ${rule.advice}` : ''}`,
+				{ rawReply: truncate(result.content), bareYesNo: bare ? 'yes' : 'no' },
+			);
 		}
 		if (reasked) {
 			return fail(`could not parse the judge reply after one re-ask: ${parsed.error}`, {

@@ -11,7 +11,7 @@
 import { coerceInput, InputError, type ChatTurn, type ContextDoc } from '../core/inputs';
 import { conversationTurns, foldTurns, turnRuleOf } from '../core/turns';
 import { errorScore, notApplicableScore, okScore, scoreBase } from '../core/score';
-import type { Score } from '../core/types';
+import type { Score, TurnRule } from '../core/types';
 import { foldScoreCalls } from '../core/usage';
 import { judgeSignature, runJudge, type JudgeContext } from './run';
 import { spendStopDetails } from './spend';
@@ -50,21 +50,32 @@ export function historyContexts(raw: unknown): (ContextDoc[] | undefined)[] {
 	return out;
 }
 
+/** A judge call's context with the run's turn rule, when it overrides the declaration's. */
+export interface TurnContext extends JudgeContext {
+	/**
+	 * How this run folds the turns: the node's choice (Every Assistant Turn (Worst) on a 1-5 judge,
+	 * so a 5 and a 2 fail as 2 instead of passing as 3.5); the declaration's rule when absent.
+	 */
+	turnRule?: TurnRule;
+}
+
 /**
- * Judges every assistant turn of the row's conversation and folds the turn scores into one.
+ * Judges every assistant turn of the row's conversation and folds the turn scores into one by the
+ * run's or the declaration's turn rule, named in the signature (`turns:every:worst`).
  * A row without earlier assistant turns is judged once, as `runJudge` would. Never throws.
  */
 export async function runEveryTurn(
 	decl: JudgeDecl,
 	inputs: Record<string, unknown>,
-	ctx: JudgeContext,
+	ctx: TurnContext,
 ): Promise<Score> {
 	const model = ctx.model ?? ctx.source.defaultModel;
+	const rule = ctx.turnRule ?? turnRuleOf(decl);
 	const base = (m: string) =>
 		scoreBase(
 			decl,
 			decl.id,
-			`${judgeSignature(decl, { model: m, temperature: ctx.temperature, promptOverride: ctx.promptOverride })}|turns:every`,
+			`${judgeSignature(decl, { model: m, temperature: ctx.temperature, promptOverride: ctx.promptOverride })}|turns:every:${rule}`,
 			ctx.threshold,
 		);
 	const rawHistory = inputs.history;
@@ -116,6 +127,7 @@ export async function runEveryTurn(
 	const folded = foldScoreCalls(scores);
 	const answered = folded.model ?? model;
 	const details = {
+		turnRule: rule,
 		turns: scores.map((s, k) => ({
 			turn: k + 1,
 			status: s.status,
@@ -147,10 +159,16 @@ export async function runEveryTurn(
 			extras,
 		);
 	const values = ok.map((s) => s.value as number | boolean);
-	const { value } = foldTurns(values, turnRuleOf(decl), decl.threshold.direction);
+	const { value, turn } = foldTurns(values, rule, decl.threshold.direction);
+	const by =
+		rule === 'mean'
+			? 'the mean'
+			: `the ${rule} turn, turn ${scores.indexOf(ok[turn ?? ok.length - 1]) + 1}`;
 	const reason = `${ok.length} of ${turns.length} turns judged: ${ok
 		.map((s) => `turn ${scores.indexOf(s) + 1} ${String(s.value)}`)
-		.join(', ')}. Last turn: ${scores[scores.length - 1].reason ?? 'not judged'}`;
+		.join(
+			', ',
+		)}; the row takes ${by}. Last turn: ${scores[scores.length - 1].reason ?? 'not judged'}`;
 	const score = okScore(base(answered), value, { ...extras, reason });
 	if (cache?.hit && score.status === 'ok') score.cached = true;
 	return score;

@@ -62,8 +62,27 @@ export interface JudgeDecl<T = unknown> extends EvaluatorFacts {
 	fixedResult?(inputs: Record<string, unknown>): FixedResult | null;
 	/** Multi-call judges (per chunk, per guideline, per turn): one row, several calls, one Score. */
 	fanOut?: FanOut;
+	/**
+	 * What a reply that is only "yes" or "no", where the structured output was asked, means for this
+	 * judge (seed 003's models answer one word). Without a rule it is re-asked like any unusable reply.
+	 */
+	bareYesNo?: BareYesNoRule<T>;
 	/** Services that can answer this judge instead of the LLM, offered as the node's Backend option. */
 	serviceBackends?: ReadonlyArray<JudgeServiceBackend>;
+}
+
+/**
+ * How a judge takes a bare "yes"/"no" reply ({@link JudgeDecl.bareYesNo}). `verdict` accepts it;
+ * otherwise it is the row's error at once (a model that answers one word will not write JSON when
+ * re-asked), ending with `advice`. `autoSwitch` lets a param's `auto` value switch to `to` for the
+ * rest of the node run once such a reply is seen, judging that row again the new way.
+ */
+export interface BareYesNoRule<T> {
+	/** The parsed verdict the reply stands for; `reply` is the trimmed reply, for the reason. */
+	verdict?(yes: boolean, reply: string): T;
+	/** What the row's error advises (which mode to switch to). */
+	advice?: string;
+	autoSwitch?: { param: string; auto: string; to: string };
 }
 
 /** A service that can stand in for the LLM judge (Groundedness: Azure AI Content Safety). */

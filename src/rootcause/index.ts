@@ -11,6 +11,7 @@
  * applies them. It is called once per row, by the Root-Cause Router or, without a router
  * upstream, by Eval Aggregate, with the same policy object.
  */
+import { passesSlot } from '../core/score';
 import type { EvaluatorFacts, RootCauseOrderName, Score } from '../core/types';
 import { evaluatorRegistry, slotsOf, type SlotInfo } from '../registry';
 
@@ -146,22 +147,10 @@ interface SlotVerdict {
 
 function keyVerdict(failsWhen: 'pass-false' | 'zero', score: Score): SlotVerdict | undefined {
 	if (score.status === 'error') return { verdict: 'error', text: score.error ?? score.reason };
-	if (score.status !== 'ok') return undefined;
-	const reason = score.reason;
-	if (failsWhen === 'zero') {
-		if (typeof score.value === 'boolean')
-			return { verdict: score.value ? 'pass' : 'fail', text: reason };
-		if (typeof score.value === 'number' && Number.isFinite(score.value))
-			return { verdict: score.value > 0 ? 'pass' : 'fail', text: reason };
-		return undefined;
-	}
-	if (typeof score.pass === 'boolean')
-		return { verdict: score.pass ? 'pass' : 'fail', text: reason };
-	// A yes/no score written elsewhere without a pass flag still says yes or no.
-	if (score.scale.kind === 'binary' && typeof score.value === 'boolean')
-		return { verdict: score.value ? 'pass' : 'fail', text: reason };
-	// An ok score without a pass criterion cannot decide anything.
-	return undefined;
+	// The one slot rule (src/core/score.ts); an ok score without a pass criterion decides nothing.
+	const pass = passesSlot(score, failsWhen);
+	if (pass === undefined) return undefined;
+	return { verdict: pass ? 'pass' : 'fail', text: score.reason };
 }
 
 function isScore(x: unknown): x is Score {

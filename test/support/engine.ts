@@ -30,6 +30,8 @@ import {
 	type IPinData,
 } from 'n8n-workflow';
 
+import { runCodeTask } from './code-runner';
+
 process.env.N8N_LOG_LEVEL ??= 'silent';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -42,6 +44,8 @@ const BASE_NODES: Record<string, string> = {
 	'n8n-nodes-base.if': 'If/If.node.js',
 	'n8n-nodes-base.merge': 'Merge/Merge.node.js',
 	'n8n-nodes-base.splitInBatches': 'SplitInBatches/SplitInBatches.node.js',
+	// JavaScript runs in ./code-runner.ts, a stand-in for n8n's task runner.
+	'n8n-nodes-base.code': 'Code/Code.node.js',
 };
 
 type NodeClass = new () => INodeType | IVersionedNodeType;
@@ -330,9 +334,8 @@ export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Prom
 		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',
 		variables: {},
 		logAiEvent: () => {},
-		startRunnerTask: async () => {
-			throw new Error('Task runners are not available in the engine harness');
-		},
+		// The Code node's JavaScript runs in-process (./code-runner.ts), as n8n's runner would run it.
+		startRunnerTask: runCodeTask,
 	} as unknown as IWorkflowExecuteAdditionalData;
 
 	const startNode = wf.nodes.find((n) => {

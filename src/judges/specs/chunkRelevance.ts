@@ -5,7 +5,10 @@
  * per chunk (`per_chunk`, the default); `batched` asks for every verdict in one call per row
  * (fewer calls and tokens; measured in bench/chunk-relevance.bench.js). A chunk without text is
  * not judged: it is reported not applicable in the details and left out of the precision. The
- * root cause (no ground truth) fails this slot only when not one chunk is relevant.
+ * root cause (no ground truth) fails this slot only when not one chunk is relevant (seed 001),
+ * while the node's Pass/Fail uses the precision threshold (0.5 by default): both rules stay, and a
+ * row where they differ says so in its reason and `details.rootCause` (src/core/score.ts
+ * `withSlotNote`).
  */
 import { z } from 'zod';
 import type { ContextDoc } from '../../core/inputs';
@@ -47,6 +50,8 @@ function batchedDecl(parent: JudgeDecl, n: number): JudgeDecl {
 	const decl: JudgeDecl<BatchedVerdict> = {
 		...parent,
 		fanOut: undefined,
+		// The batched reply is a list: a bare yes/no rule of the parent would not fit it.
+		bareYesNo: undefined,
 		prompt: {
 			system: [
 				'You decide, for each retrieved chunk of text labelled [doc1], [doc2], ..., whether it is relevant to a request: does it contain information that helps answer the request?',
@@ -199,6 +204,8 @@ export const chunkRelevance: JudgeDecl<YesNoVerdict> = {
 	},
 	databricks: {
 		column: 'retrieval/llm_judged/chunk_relevance/precision',
+		// Seed 002's metric table.
+		columnAliases: ['retrieval/llm_judged/chunk_relevance_precision'],
 		runMetric: 'retrieval/llm_judged/chunk_relevance/precision/average',
 	},
 	prompt: {

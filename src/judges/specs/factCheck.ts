@@ -8,7 +8,11 @@
  * instructions, temperature 0 and a short reply limit, reading a bare "Yes"/"No", so small
  * fact-checking models (Bespoke MiniCheck on Ollama) work as in the seed. MiniCheck mode gives up
  * the data delimiters (a document can carry instructions the model may follow), the rationale
- * and the structured-output ladder (docs/decisions.md). Fills the groundedness slot.
+ * and the structured-output ladder (docs/decisions.md). A MiniCheck model asked in standard mode
+ * answers a bare "Yes"/"No" where JSON was asked: the row's error says to switch to MiniCheck.
+ * `auto` starts in standard mode and, at the first such reply, judges that row and the rest of the
+ * node run in MiniCheck mode (signature `factCheckMode:auto>minicheck`, `details.autoSwitch`).
+ * Fills the groundedness slot.
  */
 import type { ContextDoc } from '../../core/inputs';
 import type { JudgeDecl } from '../types';
@@ -73,9 +77,10 @@ export const factCheck: JudgeDecl<YesNoVerdict> = {
 			options: [
 				{ name: 'Standard (Rationale, Delimited Data)', value: 'standard' },
 				{ name: 'MiniCheck (Bare Document/Claim Prompt)', value: 'minicheck' },
+				{ name: 'Auto (MiniCheck Once the Model Answers a Bare Yes/No)', value: 'auto' },
 			],
 			description:
-				'MiniCheck sends only "Document: ... Claim: ..." at temperature 0 and reads a bare Yes/No, for small fact-checking models. It gives up the data delimiters (the document is not fenced off as data), the rationale and the edited prompt.',
+				'MiniCheck sends only "Document: ... Claim: ..." at temperature 0 and reads a bare Yes/No, for small fact-checking models. It gives up the data delimiters (the document is not fenced off as data), the rationale and the edited prompt. Auto starts in Standard mode and switches to MiniCheck for the rest of the run at the first bare Yes/No reply.',
 		},
 	],
 	scale: BINARY,
@@ -92,6 +97,11 @@ export const factCheck: JudgeDecl<YesNoVerdict> = {
 	output: yesNoOutput('fact_check'),
 	toValue: (p) => p.verdict === 'yes',
 	toReason: (p) => p.reason,
+	bareYesNo: {
+		advice:
+			'a fact-checking model such as Bespoke MiniCheck answers only Yes or No; set Mode to MiniCheck (or Auto)',
+		autoSwitch: { param: 'factCheckMode', auto: 'auto', to: 'minicheck' },
+	},
 	fanOut: {
 		split(values, params) {
 			const source = String(params.documentSource ?? 'auto');

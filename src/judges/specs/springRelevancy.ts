@@ -1,7 +1,9 @@
 /**
  * Relevancy (Spring AI RelevancyEvaluator, seed 003): is the response for the query in line with
  * the context information? The seed's prompt asks for a bare YES/NO; here the same question is
- * asked with our structured output (rationale, then yes/no) and nonce-delimited data.
+ * asked with our structured output (rationale, then yes/no) and nonce-delimited data. A model that
+ * answers as the seed's prompt asks, a bare YES or NO, is taken at its word: the Score keeps the
+ * verdict and says the model gave no reason (`details.bareReply` holds the reply).
  */
 import type { JudgeDecl } from '../types';
 import {
@@ -42,4 +44,10 @@ export const springRelevancy: JudgeDecl<YesNoVerdict> = {
 	output: yesNoOutput('relevancy'),
 	toValue: (p) => p.verdict === 'yes',
 	toReason: (p) => p.reason,
+	bareYesNo: {
+		verdict: (yes, reply) => ({
+			verdict: yes ? 'yes' : 'no',
+			reason: `The model answered ${JSON.stringify(reply)} and gave no reason (the seed's prompt asks for a bare YES/NO).`,
+		}),
+	},
 };

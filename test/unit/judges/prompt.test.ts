@@ -2,6 +2,7 @@
 import { Governor } from '../../../src/judges/governor';
 import { createOpenAIModelSource } from '../../../src/judges/model';
 import {
+	bareYesNoReply,
 	extractCandidate,
 	likertInt,
 	normaliseScore,
@@ -169,6 +170,18 @@ describe('reply normalisation', () => {
 		expect(yesNo().safeParse('maybe').success).toBe(false);
 		expect(normaliseYesNo('Yes, partly')).toBe('Yes, partly');
 		expect(normaliseScore('4/5', 5)).toBe(4);
+	});
+	it('reads a bare yes/no reply only when the whole reply is the word', () => {
+		expect(['YES', ' no.\n', '**Yes**', '"No"', 'yes!', '`NO`'].map(bareYesNoReply)).toEqual([
+			true,
+			false,
+			true,
+			false,
+			true,
+			false,
+		]);
+		for (const reply of ['Yes, the claim holds.', 'Yesterday', 'no idea', '{"verdict":"yes"}', ''])
+			expect(bareYesNoReply(reply)).toBeNull();
 	});
 	it('extracts JSON from fences, prose and tagged text', () => {
 		expect(extractCandidate('```json\n{"reason":"r","score":3}\n```', [])).toEqual({

@@ -81,7 +81,7 @@ describe('every assistant turn', () => {
 		expect((s.details as { turns: { value: unknown }[] }).turns.map((t) => t.value)).toEqual([
 			2, 4, 5,
 		]);
-		expect(s.signature).toMatch(/\|turns:every$/);
+		expect(s.signature).toMatch(/\|turns:every:mean$/);
 	});
 
 	it('judges needing context or ground truth judge earlier turns only when they carry their own', async () => {
