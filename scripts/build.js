@@ -31,6 +31,21 @@ function copyAssets(fromDir, toDir) {
 }
 copyAssets(path.join(root, 'src'), path.join(dist, 'src'));
 
+/**
+ * The README section a node's documentation link opens (the package page on npm shows the
+ * README): its group on the front page, whose text and links never change when a node is added.
+ */
+function nodeGroup(name) {
+	const lib = require(path.join(dist, 'src', 'index.js'));
+	const pascal = (id) => id.split(/[_-]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+	const metrics = new Set(lib.metricRegistry.map((m) => `eval${pascal(m.id)}`));
+	if (metrics.has(name) || name === 'evalRetrievalMetrics') return 'deterministic-metrics';
+	if (name.startsWith('judge') && name !== 'judgeAgreement') return 'llm-judges';
+	const safety = ['evalContentSafety', 'evalProtectedMaterial', 'evalIndirectAttack', 'evalAttackInjector', 'evalJailbreakComparison'];
+	if (safety.includes(name)) return 'risk-and-safety';
+	return 'pipeline-nodes';
+}
+
 const icons = path.join(root, 'nodes', 'icons');
 function copyIcon(ref, toDir) {
 	for (const variant of [ref.light, ref.dark]) {
@@ -60,7 +75,7 @@ for (const rel of pkg.n8n.nodes) {
 		alias: ['evaluation', 'eval', 'rag', 'llm', 'judge', 'metric', d.displayName.toLowerCase()],
 		resources: {
 			primaryDocumentation: [
-				{ url: `https://www.npmjs.com/package/${pkg.name}#${d.name.toLowerCase()}` },
+				{ url: `https://www.npmjs.com/package/${pkg.name}#${nodeGroup(d.name)}` },
 			],
 		},
 	};

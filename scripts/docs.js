@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Derives the README's node and library tables from the declarations (declare once): run after
-// `npm run build`. `node scripts/docs.js --check` fails when the README is out of date.
+// Derives the node tables of docs/nodes.md from the declarations (declare once): run after
+// `npm run build`. `node scripts/docs.js --check` fails when they are out of date.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -37,26 +37,10 @@ function replaceBetween(text, marker, body) {
 	return text.slice(0, a + start.length) + '\n' + body + '\n' + text.slice(b);
 }
 
-/**
- * The compact list on the README's front page: every node with its anchor (the node panel's
- * documentation links point at `#<node name>` on the package page, which shows the README) and
- * its one line, linking to the full tables in docs/nodes.md.
- */
-function nodesList() {
-	const lines = ['| node | what it does |', '| --- | --- |'];
-	for (const rel of pkg.n8n.nodes) {
-		const Cls = require(path.join(root, rel))[path.basename(rel, '.node.js')];
-		const d = new Cls().description;
-		lines.push(`| <a id="${d.name.toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} |`);
-	}
-	return lines.join('\n');
-}
-
 // Where each generated block lives: the README before the docs split, docs/ pages after it.
 const targets = [
 	{ file: 'README.md', marker: 'nodes-table', body: nodesTable },
 	{ file: 'docs/nodes.md', marker: 'nodes-table', body: nodesTable },
-	{ file: 'README.md', marker: 'nodes-list', body: nodesList },
 ];
 let stale = false;
 let written = 0;
@@ -65,15 +49,66 @@ for (const t of targets) {
 	if (!fs.existsSync(file)) continue;
 	const current = fs.readFileSync(file, 'utf8');
 	if (!current.includes(`<!-- ${t.marker}:start -->`)) continue;
-	// Node rows anchor only once per page: the full tables drop theirs where the list has them.
-	let body = t.body();
-	if (t.file !== 'README.md') body = body.replace(/<a id="[^"]+"><\/a>/g, '');
-	const next = replaceBetween(current, t.marker, body);
+	const next = replaceBetween(current, t.marker, t.body());
 	written++;
 	if (next === current) continue;
 	stale = true;
 	if (!process.argv.includes('--check')) fs.writeFileSync(file, next);
 }
+/**
+ * Links between the README and docs/ pages: every relative link names a file that exists and,
+ * with `#anchor`, a heading or `<a id>` on that page (GitHub's heading slugs). The README's split
+ * into pages must not leave a reader at a dead end.
+ */
+function linkProblems() {
+	const pages = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+	const anchorsOf = new Map();
+	const anchors = (file) => {
+		if (!anchorsOf.has(file)) {
+			const text = fs.readFileSync(path.join(root, file), 'utf8');
+			const set = new Set();
+			let inCode = false;
+			for (const line of text.split('\n')) {
+				if (line.startsWith('```')) inCode = !inCode;
+				if (inCode) continue;
+				const h = /^#{1,6} (.*)$/.exec(line);
+				if (h) set.add(h[1].trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-'));
+				for (const m of line.matchAll(/<a id="([^"]+)"><\/a>/g)) set.add(m[1]);
+			}
+			anchorsOf.set(file, set);
+		}
+		return anchorsOf.get(file);
+	};
+	const problems = [];
+	for (const page of pages) {
+		const text = fs.readFileSync(path.join(root, page), 'utf8');
+		let inCode = false;
+		for (const line of text.split('\n')) {
+			if (line.startsWith('```')) inCode = !inCode;
+			if (inCode) continue;
+			for (const m of line.matchAll(/\]\(([^)\s]+)\)/g)) {
+				const target = m[1];
+				if (/^[a-z]+:/.test(target)) continue;
+				const [file, anchor] = target.split('#');
+				const rel = file ? path.normalize(path.join(path.dirname(page), file)) : page;
+				if (!fs.existsSync(path.join(root, rel))) {
+					problems.push(`${page}: ${target}: no such file`);
+					continue;
+				}
+				if (anchor && (rel === 'README.md' || rel.startsWith('docs/')) && rel.endsWith('.md') && !anchors(rel).has(anchor))
+					problems.push(`${page}: ${target}: no such anchor`);
+			}
+		}
+	}
+	return problems;
+}
+
+const broken = linkProblems();
+if (broken.length > 0) {
+	console.error(`Broken links in README.md and docs/:\n${broken.join('\n')}`);
+	if (process.argv.includes('--check')) process.exit(1);
+}
+
 if (written === 0) {
 	console.error('no generated node tables found (README.md or docs/nodes.md markers)');
 	process.exit(1);

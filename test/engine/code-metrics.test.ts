@@ -14,12 +14,12 @@ import type { Score } from '../../src/core/types';
 import { routerOutputNames } from '../../src/rootcause';
 import { runWorkflow, type WorkflowJson } from '../support/engine';
 
-/** The Code node's JavaScript: the README's own example ("Code-based metrics"), run as written. */
+/** The Code node's JavaScript: the docs' own example (docs/nodes.md, "Code-based metrics"), run as written. */
 const EXACT_MATCH_CODE = (() => {
-	const readme = readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+	const readme = readFileSync(path.join(__dirname, '../../docs/nodes.md'), 'utf8');
 	const section = readme.slice(readme.indexOf('### Code-based metrics'));
 	const block = /```js\n([\s\S]*?)```/.exec(section);
-	if (!block) throw new Error('README: no js block under "Code-based metrics"');
+	if (!block) throw new Error('docs/nodes.md: no js block under "Code-based metrics"');
 	return block[1];
 })();
 

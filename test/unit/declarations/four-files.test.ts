@@ -1,8 +1,8 @@
 /**
  * Adding a judge touches four files: its spec, its node stub, package.json (n8n.nodes) and the
- * README tables the docs script regenerates. Shown on a copy of the repository's tracked files
- * (a git repository of its own): declare test/support/extra-judge.ts's "verbosity" there, build
- * once, regenerate the README, then git lists exactly those four paths as changed, and the built
+ * node tables the docs script regenerates (docs/nodes.md). Shown on a copy of the repository's
+ * tracked files (a git repository of its own): declare test/support/extra-judge.ts's "verbosity"
+ * there, build once, regenerate the tables, then git lists exactly those four paths as changed, and the built
  * package has the judge in its registries, a router output for its slot and a loadable node.
  */
 import { execFileSync } from 'node:child_process';
@@ -70,7 +70,7 @@ describe('declaring a judge', () => {
 		rmSync(copy, { recursive: true, force: true });
 	});
 
-	it('touches exactly its spec, its node stub, package.json and the README', () => {
+	it('touches exactly its spec, its node stub, package.json and the generated docs/nodes.md', () => {
 		// The repository's tracked files, as a repository of their own.
 		const tracked = git(ROOT, 'ls-files', '-z').split('\0').filter(Boolean);
 		for (const rel of tracked) {
@@ -108,12 +108,12 @@ describe('declaring a judge', () => {
 		const pkg = readFileSync(pkgPath, 'utf8');
 		expect(pkg).toContain(custom);
 		writeFileSync(pkgPath, pkg.replace(custom, `      "${NODE_ENTRY}",\n${custom}`));
-		// 4. One build, then the README tables from the built registries.
+		// 4. One build, then the node tables (docs/nodes.md) from the built registries.
 		node(copy, 'scripts/build.js');
 		node(copy, 'scripts/docs.js');
 
 		expect(git(copy, 'diff', '--name-only').trim().split('\n').sort()).toEqual([
-			'README.md',
+			'docs/nodes.md',
 			'package.json',
 		]);
 		// Porcelain lines are `XY path`: the two status columns may start with a space.
@@ -122,8 +122,8 @@ describe('declaring a judge', () => {
 			.filter(Boolean)
 			.map((l) => l.slice(3))
 			.sort();
-		expect(changed).toEqual(['README.md', STUB, 'package.json', SPEC].sort());
-		const readme = git(copy, 'diff', 'README.md');
+		expect(changed).toEqual(['docs/nodes.md', STUB, 'package.json', SPEC].sort());
+		const readme = git(copy, 'diff', 'docs/nodes.md');
 		expect(readme).toContain('**Verbosity Judge**');
 		expect(readme).toContain('`response/llm_judged/verbosity/rating/average`');
 
