@@ -55,7 +55,11 @@ export const UNSURE = 'unsure';
 /** Field name of a judge's verdict. */
 export const verdictField = (judge: string): string => `verdict__${judge}`;
 
-/** HTML-escape text (&, <, >, ", ' and `), so it renders as text whatever it contains. */
+/**
+ * HTML-escape text so it renders as text whatever it contains: &, <, >, quotes and backticks, the
+ * braces (no template engine down the line reads `{{ }}` in row text) and `$` (the Form node
+ * splices the resolved JSON in with String.replace, where `$&` or `$'` in row text would expand).
+ */
 export function escapeReviewHtml(text: string): string {
 	return text
 		.replace(/&/g, '&amp;')
@@ -63,7 +67,10 @@ export function escapeReviewHtml(text: string): string {
 		.replace(/>/g, '&gt;')
 		.replace(/"/g, '&quot;')
 		.replace(/'/g, '&#39;')
-		.replace(/`/g, '&#96;');
+		.replace(/`/g, '&#96;')
+		.replace(/\{/g, '&#123;')
+		.replace(/\}/g, '&#125;')
+		.replace(/\$/g, '&#36;');
 }
 
 function asText(v: unknown): string {

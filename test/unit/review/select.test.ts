@@ -1,10 +1,5 @@
 import type { Score } from '../../../src/core/types';
-import {
-	queuedKeys,
-	rowFingerprint,
-	selectForReview,
-	type ReviewRow,
-} from '../../../src/review';
+import { queuedKeys, rowFingerprint, selectForReview, type ReviewRow } from '../../../src/review';
 import { createRng } from '../../../src/stats/random';
 
 const yesNo = (metric: string, value: boolean): Score => ({
@@ -66,7 +61,10 @@ describe('selectForReview', () => {
 		const b = selectForReview([...rows].reverse(), { passingShare: 0.2, seed: 7, maxRows: 1000 });
 		const c = selectForReview(rows, { passingShare: 0.2, seed: 8, maxRows: 1000 });
 		const ids = (x: typeof a) =>
-			x.decisions.filter((d) => d.queued).map((d) => d.requestId).sort();
+			x.decisions
+				.filter((d) => d.queued)
+				.map((d) => d.requestId)
+				.sort();
 		expect(ids(a)).toEqual(ids(b)); // order of rows does not matter
 		expect(ids(a)).not.toEqual(ids(c));
 		expect(a.queued).toBeGreaterThan(50);
