@@ -11,7 +11,22 @@
  */
 
 import type { Score } from '../core/types';
-import { rowFingerprint, requestIdOf, type ReviewRow } from './select';
+import { rowFingerprint, requestIdOf, storedRow, type ReviewRow } from './select';
+
+/** Hidden field carrying the reviewed row (base64 of its JSON). */
+export const ROW_FIELD = 'review_row';
+
+/** The row a submission carries in its hidden field, or undefined. */
+export function rowFromSubmission(submission: Record<string, unknown>): ReviewRow | undefined {
+	const raw = submission[ROW_FIELD];
+	if (typeof raw !== 'string' || !raw) return undefined;
+	try {
+		const row = JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as unknown;
+		return row && typeof row === 'object' && !Array.isArray(row) ? (row as ReviewRow) : undefined;
+	} catch {
+		return undefined;
+	}
+}
 
 /** One field as n8n's Form node reads it from JSON (Form node 2.4+: `fieldName` is the key). */
 export interface FormFieldJson {
@@ -29,6 +44,12 @@ export interface FormFieldJson {
 /** What a review page needs besides its fields. */
 export interface ReviewForm {
 	fields: FormFieldJson[];
+	/**
+	 * The fields as the JSON text for the Form node's Fields parameter (`={{ $json.review_form.fieldsJson }}`):
+	 * `$` written as \u0024, because the Form node splices the resolved text into its raw
+	 * parameter with String.replace, where `$&` or `$'` from row text would expand.
+	 */
+	fieldsJson: string;
 	/** Plain page title (n8n escapes it). */
 	title: string;
 	/** Judges asked, in field order, with the scale each was asked on. */
@@ -243,10 +264,19 @@ export function reviewForm(row: ReviewRow, options: ReviewFormOptions = {}): Rev
 			fieldType: 'hiddenField',
 			fieldValue: rowFingerprint(row),
 		},
+		// The row itself travels with the page, so the submission alone makes the label. Base64:
+		// n8n rewrites < and > in non-HTML field values, which would change the row's content.
+		{
+			fieldName: ROW_FIELD,
+			fieldLabel: ROW_FIELD,
+			fieldType: 'hiddenField',
+			fieldValue: Buffer.from(JSON.stringify(storedRow(row)), 'utf8').toString('base64'),
+		},
 	);
 	const id = requestIdOf(row);
 	return {
 		fields,
+		fieldsJson: JSON.stringify(fields).replace(/\$/g, '\\u0024'),
 		title: id !== null ? `Review ${id.slice(0, 80)}` : 'Review a row',
 		judges: judges.map(({ key, scale, score }) => ({ key, scale, signature: score.signature })),
 	};

@@ -27,7 +27,7 @@ export const LABEL_COLUMNS = [
 ] as const;
 
 /** One stored label row; object-valued columns are JSON text. */
-export interface LabelRow {
+export type LabelRow = {
 	request_id: string;
 	fingerprint: string;
 	reviewer: string;
@@ -46,7 +46,7 @@ export interface LabelRow {
 	request: string;
 	response: string;
 	retrieved_context: string;
-}
+};
 
 /** Thrown when a submission cannot become a label; the message says which field. */
 export class LabelError extends Error {}

@@ -258,3 +258,35 @@ export function queuedKeys(rows: readonly Record<string, unknown>[]): {
 	}
 	return { requestIds: [...requestIds], fingerprints: [...fingerprints] };
 }
+
+/**
+ * What the review needs of a row, to store in the labels Data Table and show later: its id, request,
+ * response, retrieved context and Scores (without usage, stats or details, which nobody reviews).
+ */
+export function storedRow(row: ReviewRow): ReviewRow {
+	const evals: Record<string, Score> = {};
+	for (const [k, s] of Object.entries(row.eval ?? {})) {
+		if (!s) continue;
+		const { metric, value, scale, threshold, direction, pass, status, reason, error, signature } =
+			s;
+		evals[k] = {
+			metric,
+			value,
+			scale,
+			threshold,
+			direction,
+			pass,
+			status,
+			reason,
+			error,
+			signature,
+		};
+		for (const key of Object.keys(evals[k]) as (keyof Score)[])
+			if (evals[k][key] === undefined) delete evals[k][key];
+	}
+	const out: ReviewRow = { request_id: row.request_id ?? null, request: row.request ?? null };
+	out.response = row.response ?? null;
+	if (row.retrieved_context !== undefined) out.retrieved_context = row.retrieved_context;
+	out.eval = evals;
+	return out;
+}

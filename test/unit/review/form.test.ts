@@ -1,6 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import type { Score } from '../../../src/core/types';
-import { reviewForm, reviewRowHtml, verdictField, type ReviewRow } from '../../../src/review';
+import { tryToParseJsonToFormFields } from 'n8n-workflow';
+import {
+	reviewForm,
+	reviewRowHtml,
+	rowFingerprint,
+	rowFromSubmission,
+	verdictField,
+	type ReviewRow,
+} from '../../../src/review';
 
 // n8n's own sanitiser of the Form node's HTML fields, as the form page applies it. It loads an
 // ES module jest cannot transform, so it runs in a child Node process.
@@ -79,6 +87,7 @@ describe('review form fields', () => {
 			['expected_facts', 'textarea'],
 			['reviewer', 'text'],
 			['fingerprint', 'hiddenField'],
+			['review_row', 'hiddenField'],
 		]);
 		const opts = (name: string) =>
 			form.fields.find((f) => f.fieldName === name)!.fieldOptions!.values.map((v) => v.option);
@@ -109,6 +118,19 @@ describe('review form fields', () => {
 		expect(sanitizeHtml(html)).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
 		// The structure we emit survives the sanitiser: headings, pre boxes, the judges table.
 		expect(sanitizeHtml(html).match(/<pre>/g)!.length).toBe(html.match(/<pre>/g)!.length);
+	});
+
+	it("n8n's Form node parser takes the fields JSON, and the row comes back from the submission", () => {
+		expect(form.fieldsJson).not.toContain('$');
+		const parsed = tryToParseJsonToFormFields(form.fieldsJson) as unknown as {
+			fieldName: string;
+			fieldValue?: string;
+		}[];
+		expect(parsed.map((f) => f.fieldName)).toEqual(form.fields.map((f) => f.fieldName));
+		const hidden = parsed.find((f) => f.fieldName === 'review_row')!;
+		const back = rowFromSubmission({ review_row: hidden.fieldValue })!;
+		expect(rowFingerprint(back)).toBe(rowFingerprint(row));
+		expect(back.eval!.groundedness!.reason).toBe(`rationale ${HOSTILE}`);
 	});
 
 	it('long chunks get a preview and a scrolling box; short ones only the box', () => {
