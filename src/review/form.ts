@@ -215,7 +215,12 @@ export function reviewRowHtml(row: ReviewRow, options: ReviewFormOptions = {}): 
 export function reviewForm(row: ReviewRow, options: ReviewFormOptions = {}): ReviewForm {
 	const judges = askableJudges(row, options.judges);
 	const fields: FormFieldJson[] = [
-		{ fieldName: 'row', fieldLabel: 'Row', fieldType: 'html', html: reviewRowHtml(row, options) },
+		{
+			fieldName: 'review_page',
+			fieldLabel: 'Row',
+			fieldType: 'html',
+			html: reviewRowHtml(row, options),
+		},
 	];
 	for (const { key, scale } of judges) {
 		const options_ = scale === 'binary' ? ['yes', 'no', UNSURE] : ['1', '2', '3', '4', '5', UNSURE];

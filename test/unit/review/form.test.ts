@@ -79,7 +79,7 @@ describe('review form fields', () => {
 
 	it('one HTML block, a verdict per judge on its own scale, corrections, reviewer, fingerprint', () => {
 		expect(form.fields.map((f) => [f.fieldName, f.fieldType])).toEqual([
-			['row', 'html'],
+			['review_page', 'html'],
 			[verdictField('groundedness'), 'radio'],
 			[verdictField('relevance'), 'radio'],
 			['context_correct', 'radio'],
