@@ -10,20 +10,41 @@ import type { Score } from '../core/types';
 import { askableJudges, UNSURE, verdictField } from './form';
 import { rowFingerprint, requestIdOf, type ReviewRow } from './select';
 
-/** Columns of the labels Data Table (`npm start` creates it with these). */
-export const LABEL_COLUMNS = [
-	['request_id', 'string'],
-	['fingerprint', 'string'],
-	['reviewer', 'string'],
-	['reviewed_at', 'date'],
-	['judges', 'string'],
-	['labels', 'string'],
-	['context_correct', 'string'],
-	['corrected_answer', 'string'],
-	['expected_facts', 'string'],
-	['request', 'string'],
-	['response', 'string'],
-	['retrieved_context', 'string'],
+/**
+ * Columns of the review Data Table (`npm start` creates it): one row per queued row, written by
+ * the Review Queue (`status` queued, `row` the row to show) and completed by the review
+ * (`status` reviewed and the label columns). All text: a Data Table date column would reformat
+ * the ISO times.
+ */
+export const REVIEW_TABLE_COLUMNS = [
+	'request_id',
+	'fingerprint',
+	'status',
+	'queued_at',
+	'queue_reasons',
+	'row',
+	'reviewer',
+	'reviewed_at',
+	'judges',
+	'labels',
+	'context_correct',
+	'corrected_answer',
+	'expected_facts',
+	'request',
+	'response',
+	'retrieved_context',
+] as const;
+
+/** Columns of the golden-set Data Table promoted rows are appended to. */
+export const GOLDEN_TABLE_COLUMNS = [
+	'request_id',
+	'request',
+	'expected_response',
+	'expected_facts',
+	'expected_retrieved_context',
+	'source',
+	'reviewer',
+	'reviewed_at',
 ] as const;
 
 /** One stored label row; object-valued columns are JSON text. */
