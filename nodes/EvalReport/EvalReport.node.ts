@@ -185,6 +185,8 @@ export class EvalReport implements INodeType {
 			} else if (isSummary(j) && !summary) summary = j;
 			else if (j.eval && typeof j.eval === 'object') rows.push(j as unknown as ReportRow);
 		}
+		// Judge Agreement alone (a calibration run) reports with an empty summary.
+		if (!summary && agreement) summary = { metrics: {} };
 		if (!summary) {
 			throw new NodeOperationError(this.getNode(), 'No evaluation summary among the input items', {
 				description: 'Connect Eval Aggregate (or Regression Gate) to this node.',

@@ -102,6 +102,15 @@ export class ReviewLabels implements INodeType {
 				description: 'Comma-separated judges to ask about; default every yes/no and 1-5 judge',
 			},
 			{
+				displayName: 'Reviewer',
+				name: 'reviewer',
+				type: 'string',
+				default: '',
+				placeholder: "={{ $('Review Page').first().json.reviewer }}",
+				displayOptions: { show: { operation: ['form'] } },
+				description: 'Prefills the reviewer name on the page',
+			},
+			{
 				displayName: 'Row',
 				name: 'labelRow',
 				type: 'json',
@@ -157,7 +166,11 @@ export class ReviewLabels implements INodeType {
 					const row = rowValue(this.getNodeParameter('row', i, undefined));
 					if (!row) throw new LabelError('Row: no row to review (give an object or its JSON text)');
 					const judges = listParam(this.getNodeParameter('judges', i, ''));
-					const form = reviewForm(row, { judges: judges.length ? judges : undefined });
+					const reviewer = String(this.getNodeParameter('reviewer', i, '') ?? '').trim();
+					const form = reviewForm(row, {
+						judges: judges.length ? judges : undefined,
+						reviewer: reviewer || undefined,
+					});
 					out.push({
 						json: {
 							...items[i].json,
