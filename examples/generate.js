@@ -1344,7 +1344,7 @@ const review = workflow(
 		{
 			name: 'Review Page',
 			type: 'n8n-nodes-base.formTrigger',
-			v: 2.3,
+			v: 2.5,
 			pos: [0, 360],
 			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c001',
 			params: {
