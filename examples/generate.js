@@ -1283,7 +1283,9 @@ const LABEL_FIELDS = [
 	'retrieved_context',
 ];
 const review = workflow(
-	'review',
+	// 7+ characters: the id spells the key and drops its 7th and 9th bytes, so a shorter key
+	// would give indices 1 and 10 one id.
+	'reviewloop',
 	'ragEvalReview001',
 	'RAG evaluation: review and calibrate',
 	[
