@@ -1350,7 +1350,6 @@ const review = workflow(
 			pos: [0, 360],
 			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c001',
 			params: {
-				path: 'rag-eval-review',
 				formTitle: 'Review the judges',
 				formDescription:
 					'One queued row a page: read the question, the answer and the retrieved chunks, then give your own verdict for each judge.',
@@ -1358,7 +1357,7 @@ const review = workflow(
 					values: [{ fieldLabel: 'Your name', fieldName: 'reviewer', requiredField: true }],
 				},
 				responseMode: 'lastNode',
-				options: { buttonLabel: 'Start reviewing' },
+				options: { path: 'rag-eval-review', buttonLabel: 'Start reviewing' },
 			},
 		},
 		{
