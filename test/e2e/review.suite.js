@@ -135,16 +135,42 @@ const unescape = (s) =>
 /** The fields of a rendered form page: label text -> field id, and hidden values by id. */
 function pageFields(html) {
 	const labels = new Map();
+	// A text field's label names its input; a radio group's label comes before its options,
+	// whose ids (option<i>_field-<n>) name the field.
 	for (const m of html.matchAll(
-		/<label class=['"]form-label[^'"]*['"] for=['"](field-\d+)['"]>([^<]*)<\/label>/g,
-	))
-		labels.set(unescape(m[2]).trim(), m[1]);
+		/<label class=['"]form-label[^'"]*['"](?: for=['"](field-\d+)['"])?>([^<]*)<\/label>/g,
+	)) {
+		const id = m[1] ?? html.slice(m.index).match(/id=['"]option\d+_(field-\d+)['"]/)?.[1];
+		if (id) labels.set(unescape(m[2]).trim(), id);
+	}
 	const hidden = new Map();
 	for (const m of html.matchAll(
 		/<input type="hidden" id="(field-\d+)" name="field-\d+" value="([^"]*)"/g,
 	))
 		hidden.set(m[1], unescape(m[2]));
 	return { labels, hidden };
+}
+
+const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+
+/**
+ * The page a Form submission leads to, as n8n's form page script gets it: poll the execution's
+ * status at <waiting url>/n8n-execution-status until it waits on a form, then load that form
+ * (loading it earlier hangs until the execution waits). Null when the execution just finished.
+ */
+async function nextPage(base, waitingUrl) {
+	const url = new URL(waitingUrl.replace(/^https?:\/\/[^/]+/, base));
+	const status = new URL(url);
+	status.pathname += '/n8n-execution-status';
+	for (let tries = 0; tries < 240; tries++) {
+		const text = (await (await fetch(status)).text()).trim();
+		if (text === 'form-waiting') return (await fetch(url)).text();
+		if (text === 'success') return null;
+		if (['canceled', 'crashed', 'error', 'null'].includes(text))
+			throw new Error(`the review execution ended: ${text}`);
+		await sleep(250);
+	}
+	throw new Error(`no form page after ${waitingUrl}`);
 }
 
 async function main() {
@@ -301,6 +327,7 @@ async function main() {
 				for (let k = 0; k < expectedQueued.length; k++) {
 					const start = await fetch(`${base}/form/rag-eval-review`);
 					assert.equal(start.status, 200);
+					assert.match(await start.text(), /Start reviewing/);
 					const first = new FormData();
 					first.append('field-0', k % 2 ? 'ana' : 'bo');
 					const posted = await fetch(`${base}/form/rag-eval-review`, {
@@ -310,13 +337,7 @@ async function main() {
 					const body = await posted.json();
 					assert.ok(body.formWaitingUrl, JSON.stringify(body));
 					const url = body.formWaitingUrl.replace(/^https?:\/\/[^/]+/, base);
-					let html = '';
-					for (let tries = 0; tries < 60; tries++) {
-						const page = await fetch(url);
-						html = await page.text();
-						if (html.includes('Save my review')) break;
-						await new Promise((res) => setTimeout(res, 250));
-					}
+					const html = (await nextPage(base, url)) ?? '';
 					if (k === 0) fs.writeFileSync(path.join(ARTIFACTS, 'review-page.html'), html);
 					assert.ok(html.includes('Save my review'), 'the review page shows');
 					// Hostile row text is shown as text, never as markup.
@@ -361,21 +382,19 @@ async function main() {
 					const saved = await fetch(url, { method: 'POST', body: form });
 					const savedText = await saved.text();
 					assert.equal(saved.status, 200, savedText.slice(0, 500));
+					const next = JSON.parse(savedText);
+					const thanks = next.formWaitingUrl
+						? await nextPage(base, next.formWaitingUrl)
+						: savedText;
+					assert.match(thanks ?? '', /your review is saved/, 'the completion page');
 					answers.set(row.request_id, { human, i });
 				}
 				// All reviewed: the page says so.
 				const first = new FormData();
 				first.append('field-0', 'ana');
 				const posted = await fetch(`${base}/form/rag-eval-review`, { method: 'POST', body: first });
-				const text = await posted.text();
-				let done = text;
-				try {
-					const j = JSON.parse(text);
-					if (j.formWaitingUrl)
-						done = await (await fetch(j.formWaitingUrl.replace(/^https?:\/\/[^/]+/, base))).text();
-				} catch {
-					/* an HTML page already */
-				}
+				const j = await posted.json();
+				const done = j.formWaitingUrl ? await nextPage(base, j.formWaitingUrl) : JSON.stringify(j);
 				assert.match(done, /Nothing left to review/);
 			},
 		);
@@ -408,7 +427,7 @@ async function main() {
 				const checked = new Set();
 				for (let tries = 0; tries < 60 && !execution; tries++) {
 					const list = await session.get(
-						`/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'ragEvalReview001' }))}&limit=250`,
+						`/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'ragEvalReview001' }))}&limit=100`,
 					);
 					const runs = (list.results ?? list.data ?? list).filter((e) => e.status === 'success');
 					for (const e of runs) {
