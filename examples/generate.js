@@ -36,6 +36,7 @@ function workflow(key, id, name, nodes, edges, extra = {}) {
 		};
 		if (n.disabled) node.disabled = true;
 		if (n.alwaysOutputData) node.alwaysOutputData = true;
+		if (n.executeOnce) node.executeOnce = true;
 		if (n.notes) {
 			node.notes = n.notes;
 			node.notesInFlow = true;
@@ -138,6 +139,21 @@ const nightly = workflow(
 			type: `${P}.rootCauseRouter`,
 			pos: [1920, 420],
 			notes: 'Optional per-row actions: connect an output (e.g. safety) to a review queue',
+		},
+		{
+			name: 'Queue Rows for Review',
+			type: 'n8n-nodes-base.executeWorkflow',
+			v: 1.2,
+			pos: [1920, 640],
+			disabled: true,
+			params: {
+				source: 'database',
+				workflowId: { __rl: true, mode: 'id', value: 'ragEvalReview001' },
+				mode: 'once',
+				options: { waitForSubWorkflow: false },
+			},
+			notes:
+				'Enable to send the scored rows to "RAG evaluation: review and calibrate" (publish it first)',
 		},
 		{
 			name: 'Eval Aggregate',
@@ -381,6 +397,7 @@ const nightly = workflow(
 		['Groundedness', 'Relevance'],
 		['Relevance', 'Eval Aggregate'],
 		['Relevance', 'Root-Cause Router'],
+		['Relevance', 'Queue Rows for Review'],
 		['Eval Aggregate', 'Load Last Run'],
 		['Load Last Run', 'Regression Gate'],
 		['Regression Gate', 'Save as Baseline', 0],
@@ -1224,7 +1241,354 @@ const redteam = workflow(
 // One failed app call must not stop the night: the row goes on without a response (see above).
 withNodeSettings(redteam, { 'Ask Your App': { onError: 'continueRegularOutput' } });
 
+
+// Human review closes the loop (one workflow, three entry points). The nightly run hands its
+// scored rows to "From the Nightly Run": the Review Queue picks rows for people (failures, judge
+// disagreements, near-threshold scores, a random share of passes; never a row twice) into the
+// review Data Table. Reviewers open the "Review Page" form: one queued row a page, they give the
+// judges' verdicts themselves, a corrected answer or expected facts; the label is saved with the
+// reviewer, time and judge versions. "Calibrate" measures each judge (and judge version) against
+// the labels for the report and Slack, and appends corrections to the golden-set Data Table.
+// `npm start` creates both Data Tables; the Data Table nodes find them by name.
+const REVIEW_TABLE = 'rag-eval-review-labels';
+const GOLDEN_TABLE = 'rag-eval-golden-set';
+const table = (name) => ({ __rl: true, mode: 'name', value: name });
+const mapped = (value) => ({
+	mappingMode: 'defineBelow',
+	value,
+	matchingColumns: [],
+	schema: Object.keys(value).map((id) => ({
+		id,
+		displayName: id,
+		required: false,
+		defaultMatch: false,
+		display: true,
+		type: 'string',
+		readOnly: false,
+		removed: false,
+	})),
+	attemptToConvertTypes: false,
+	convertFieldsToString: false,
+});
+const LABEL_FIELDS = [
+	'reviewer',
+	'reviewed_at',
+	'judges',
+	'labels',
+	'context_correct',
+	'corrected_answer',
+	'expected_facts',
+	'request',
+	'response',
+	'retrieved_context',
+];
+const review = workflow(
+	// 7+ characters: the id spells the key and drops its 7th and 9th bytes, so a shorter key
+	// would give indices 1 and 10 one id.
+	'reviewloop',
+	'ragEvalReview001',
+	'RAG evaluation: review and calibrate',
+	[
+		{
+			name: 'From the Nightly Run',
+			type: 'n8n-nodes-base.executeWorkflowTrigger',
+			v: 1.1,
+			pos: [0, 0],
+			params: { inputSource: 'passthrough' },
+			notes: 'The nightly run sends its scored rows here ("Queue Rows for Review")',
+		},
+		{
+			name: 'Get Review Rows',
+			type: 'n8n-nodes-base.dataTable',
+			v: 1.1,
+			pos: [220, 0],
+			params: { operation: 'get', dataTableId: table(REVIEW_TABLE), returnAll: true },
+			executeOnce: true,
+			alwaysOutputData: true,
+			notes: 'Rows queued before: never queued again',
+		},
+		{
+			name: 'Scored Rows',
+			type: 'n8n-nodes-base.code',
+			v: 2,
+			pos: [440, 0],
+			params: { jsCode: "return $('From the Nightly Run').all();" },
+		},
+		{
+			name: 'Review Queue',
+			type: `${P}.reviewQueue`,
+			pos: [660, 0],
+			params: {
+				maxRows: 20,
+				passingShare: 0.1,
+				seed: 1,
+				alreadyQueued: "={{ $('Get Review Rows').all().map((item) => item.json).filter((row) => row.fingerprint) }}",
+			},
+		},
+		{
+			name: 'Add to Review Queue',
+			type: 'n8n-nodes-base.dataTable',
+			v: 1.1,
+			pos: [880, -80],
+			params: {
+				operation: 'insert',
+				dataTableId: table(REVIEW_TABLE),
+				columns: mapped({
+					request_id: '={{ $json.review.request_id }}',
+					fingerprint: '={{ $json.review.fingerprint }}',
+					status: 'queued',
+					queued_at: '={{ $now.toISO() }}',
+					queue_reasons: "={{ $json.review.reasons.join(', ') }}",
+					row: '={{ $json.review.row }}',
+				}),
+			},
+		},
+		{
+			name: 'Review Page',
+			type: 'n8n-nodes-base.formTrigger',
+			v: 2.5,
+			pos: [0, 360],
+			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c001',
+			params: {
+				formTitle: 'Review the judges',
+				formDescription:
+					'One queued row a page: read the question, the answer and the retrieved chunks, then give your own verdict for each judge.',
+				formFields: {
+					values: [{ fieldLabel: 'Your name', fieldName: 'reviewer', requiredField: true }],
+				},
+				responseMode: 'lastNode',
+				options: { path: 'rag-eval-review', buttonLabel: 'Start reviewing' },
+			},
+		},
+		{
+			name: 'Next Queued Row',
+			type: 'n8n-nodes-base.dataTable',
+			v: 1.1,
+			pos: [220, 360],
+			params: {
+				operation: 'get',
+				dataTableId: table(REVIEW_TABLE),
+				filters: { conditions: [{ keyName: 'status', condition: 'eq', keyValue: 'queued' }] },
+				limit: 1,
+				orderBy: true,
+				orderByColumn: 'createdAt',
+				orderByDirection: 'ASC',
+			},
+			alwaysOutputData: true,
+		},
+		{
+			name: 'Anything to Review?',
+			type: 'n8n-nodes-base.if',
+			v: 2.2,
+			pos: [440, 360],
+			params: {
+				conditions: {
+					options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 },
+					conditions: [
+						{
+							id: 'has-row',
+							leftValue: '={{ $json.row }}',
+							rightValue: '',
+							operator: { type: 'string', operation: 'notEmpty', singleValue: true },
+						},
+					],
+					combinator: 'and',
+				},
+				looseTypeValidation: true,
+				options: {},
+			},
+		},
+		{
+			name: 'Review Form',
+			type: `${P}.reviewLabels`,
+			pos: [660, 300],
+			params: {
+				operation: 'form',
+				row: '={{ $json.row }}',
+				reviewer: "={{ $('Review Page').first().json.reviewer }}",
+			},
+		},
+		{
+			name: 'Review This Row',
+			type: 'n8n-nodes-base.form',
+			v: 2.5,
+			pos: [880, 300],
+			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c002',
+			params: {
+				operation: 'page',
+				defineForm: 'json',
+				jsonOutput: '={{ $json.review_form.fieldsJson }}',
+				options: {
+					formTitle: '={{ $json.review_form.title }}',
+					buttonLabel: 'Save my review',
+					customCss: '={{ $json.review_form.css }}',
+				},
+			},
+		},
+		{
+			name: 'Record Label',
+			type: `${P}.reviewLabels`,
+			pos: [1100, 300],
+			params: { operation: 'label' },
+		},
+		{
+			name: 'Save Label',
+			type: 'n8n-nodes-base.dataTable',
+			v: 1.1,
+			pos: [1320, 300],
+			params: {
+				operation: 'update',
+				dataTableId: table(REVIEW_TABLE),
+				filters: {
+					conditions: [{ keyName: 'fingerprint', condition: 'eq', keyValue: '={{ $json.fingerprint }}' }],
+				},
+				columns: mapped({
+					status: 'reviewed',
+					...Object.fromEntries(LABEL_FIELDS.map((f) => [f, `={{ $json.${f} }}`])),
+				}),
+				options: {},
+			},
+		},
+		{
+			name: 'Label Saved',
+			type: 'n8n-nodes-base.form',
+			v: 2.5,
+			pos: [1540, 300],
+			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c003',
+			params: {
+				operation: 'completion',
+				completionTitle: 'Thank you: your review is saved',
+				completionMessage: 'Open the review page again for the next row.',
+				options: {},
+			},
+		},
+		{
+			name: 'Nothing to Review',
+			type: 'n8n-nodes-base.form',
+			v: 2.5,
+			pos: [660, 480],
+			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c004',
+			params: {
+				operation: 'completion',
+				completionTitle: 'Nothing left to review',
+				completionMessage: 'Every queued row has a label. New rows arrive after the nightly run.',
+				options: {},
+			},
+		},
+		{
+			name: 'Every Morning',
+			type: 'n8n-nodes-base.scheduleTrigger',
+			v: 1.2,
+			pos: [0, 720],
+			params: { rule: { interval: [{ triggerAtHour: 7 }] } },
+		},
+		{ name: 'Calibrate Now', type: 'n8n-nodes-base.manualTrigger', pos: [0, 880] },
+		{
+			name: 'Get Labels',
+			type: 'n8n-nodes-base.dataTable',
+			v: 1.1,
+			pos: [220, 800],
+			params: {
+				operation: 'get',
+				dataTableId: table(REVIEW_TABLE),
+				filters: { conditions: [{ keyName: 'status', condition: 'eq', keyValue: 'reviewed' }] },
+				returnAll: true,
+			},
+		},
+		{
+			name: 'Judge Agreement',
+			type: `${P}.judgeAgreement`,
+			pos: [440, 720],
+			params: { source: 'reviewLabels' },
+			notes: 'Per judge and judge version: kappa with its interval, accuracy, FPR/FNR, fitness',
+		},
+		{
+			name: 'Eval Report',
+			type: `${P}.evalReport`,
+			pos: [660, 720],
+			params: { title: 'Judge calibration', formats: ['slack', 'markdown', 'html'] },
+		},
+		{
+			name: 'Post to Slack',
+			type: 'n8n-nodes-base.httpRequest',
+			v: 4.2,
+			pos: [880, 720],
+			disabled: true,
+			params: {
+				method: 'POST',
+				url: 'https://hooks.slack.com/services/REPLACE/ME',
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody: '={{ JSON.stringify($json.slack) }}',
+				options: {},
+			},
+			notes: 'Your Slack incoming-webhook URL; names judges below the agreement rule',
+		},
+		{
+			name: 'Get Golden Set',
+			type: 'n8n-nodes-base.dataTable',
+			v: 1.1,
+			pos: [440, 900],
+			params: { operation: 'get', dataTableId: table(GOLDEN_TABLE), returnAll: true },
+			executeOnce: true,
+			alwaysOutputData: true,
+		},
+		{
+			name: 'Reviewed Rows',
+			type: 'n8n-nodes-base.code',
+			v: 2,
+			pos: [660, 900],
+			params: { jsCode: "return $('Get Labels').all();" },
+		},
+		{
+			name: 'Promote to Golden Set',
+			type: `${P}.reviewLabels`,
+			pos: [880, 900],
+			params: {
+				operation: 'promote',
+				existing: "={{ $('Get Golden Set').all().map((item) => item.json).filter((row) => row.request_id || row.request) }}",
+				output: 'columns',
+			},
+		},
+		{
+			name: 'Append to Golden Set',
+			type: 'n8n-nodes-base.dataTable',
+			v: 1.1,
+			pos: [1100, 900],
+			params: {
+				operation: 'insert',
+				dataTableId: table(GOLDEN_TABLE),
+				columns: { mappingMode: 'autoMapInputData', value: {}, matchingColumns: [], schema: [] },
+			},
+		},
+	],
+	[
+		['From the Nightly Run', 'Get Review Rows'],
+		['Get Review Rows', 'Scored Rows'],
+		['Scored Rows', 'Review Queue'],
+		['Review Queue', 'Add to Review Queue', 0],
+		['Review Page', 'Next Queued Row'],
+		['Next Queued Row', 'Anything to Review?'],
+		['Anything to Review?', 'Review Form', 0],
+		['Anything to Review?', 'Nothing to Review', 1],
+		['Review Form', 'Review This Row'],
+		['Review This Row', 'Record Label'],
+		['Record Label', 'Save Label'],
+		['Save Label', 'Label Saved'],
+		['Every Morning', 'Get Labels'],
+		['Calibrate Now', 'Get Labels'],
+		['Get Labels', 'Judge Agreement'],
+		['Judge Agreement', 'Eval Report'],
+		['Eval Report', 'Post to Slack'],
+		['Get Labels', 'Get Golden Set'],
+		['Get Golden Set', 'Reviewed Rows'],
+		['Reviewed Rows', 'Promote to Golden Set'],
+		['Promote to Golden Set', 'Append to Golden Set'],
+	],
+);
+
 const out = {
+	'review-and-calibrate': review,
 	'agent-evaluation': agent,
 	'agent-evaluation-agent': agentUnderTest,
 	'databricks-agent-evaluation': databricks,

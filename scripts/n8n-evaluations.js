@@ -13,6 +13,12 @@ const REPO = path.resolve(__dirname, '..');
 
 /** Workflow id and Data Table name of the "Evaluate in n8n's Evaluations tab" example. */
 const EVALUATIONS_EXAMPLE = { workflowId: 'ragEvalEvalTab001', table: 'rag-eval-support-sample' };
+/** The "Review and calibrate" example's Data Tables: queued rows and their labels, the golden set. */
+const REVIEW_EXAMPLE = {
+	workflowId: 'ragEvalReview001',
+	labels: 'rag-eval-review-labels',
+	golden: 'rag-eval-golden-set',
+};
 
 /** Rows of the bundled dataset as Data Table rows: the Azure columns as text (null when absent). */
 function datasetRows(file = path.join(REPO, 'examples', 'datasets', 'rag-support-sample.jsonl')) {
@@ -84,6 +90,45 @@ async function ensureDataTable(session, name, rows) {
 	return { id: table.id, created: true, projectId: project.id };
 }
 
+/**
+ * The empty Data Table `name` with text columns `columns` in the owner's personal project, created
+ * once; a table of that name missing columns gets them added (a newer package added some).
+ */
+async function ensureEmptyDataTable(session, name, columns) {
+	const project = await session.get('/projects/personal');
+	const base = `/projects/${project.id}/data-tables`;
+	const list = await session.get(`${base}?filter=${encodeURIComponent(JSON.stringify({ name }))}`);
+	const existing = (list.data ?? list).find?.((t) => t.name === name);
+	if (!existing) {
+		const table = await session.post(base, {
+			name,
+			columns: columns.map((c) => ({ name: c, type: 'string' })),
+		});
+		return { id: table.id, created: true, projectId: project.id };
+	}
+	const cols = await session.get(`${base}/${existing.id}/columns`);
+	const have = new Set((cols.data ?? cols).map((c) => c.name));
+	for (const c of columns.filter((x) => !have.has(x)))
+		await session.post(`${base}/${existing.id}/columns`, { name: c, type: 'string' });
+	return { id: existing.id, created: false, projectId: project.id };
+}
+
+/** The review example's two Data Tables, with the columns the package declares. */
+async function ensureReviewTables(session) {
+	const lib = require(path.join(REPO, 'dist', 'src', 'index.js'));
+	const labels = await ensureEmptyDataTable(
+		session,
+		REVIEW_EXAMPLE.labels,
+		lib.REVIEW_TABLE_COLUMNS,
+	);
+	const golden = await ensureEmptyDataTable(
+		session,
+		REVIEW_EXAMPLE.golden,
+		lib.GOLDEN_TABLE_COLUMNS,
+	);
+	return { labels, golden };
+}
+
 /** Points every Evaluation Trigger of a workflow at a Data Table id (a PATCH of the workflow). */
 async function pointEvaluationTrigger(session, workflowId, tableId) {
 	const wf = await session.get(`/workflows/${workflowId}`);
@@ -123,6 +168,9 @@ async function runEvaluation(session, workflowId, { timeoutMs = 300000 } = {}) {
 
 module.exports = {
 	EVALUATIONS_EXAMPLE,
+	REVIEW_EXAMPLE,
+	ensureEmptyDataTable,
+	ensureReviewTables,
 	datasetRows,
 	restSession,
 	ensureDataTable,

@@ -199,6 +199,24 @@ async function setUpEvaluationsExample(base, owner) {
 	}
 }
 
+/**
+ * The "Review and calibrate" example keeps queued rows and their labels in one Data Table and the
+ * promoted golden rows in another (its Data Table nodes find them by name): create both, empty,
+ * once. A failure only costs this example, so it is logged, never fatal.
+ */
+async function setUpReviewExample(base, owner) {
+	const ev = require('./n8n-evaluations');
+	try {
+		const session = await ev.restSession(base, owner.email, owner.password);
+		const t = await ev.ensureReviewTables(session);
+		log(
+			`Data Tables "${ev.REVIEW_EXAMPLE.labels}" (review queue and labels) and "${ev.REVIEW_EXAMPLE.golden}" (golden set) ${t.labels.created ? 'created' : 'found'}; the Review and calibrate example uses them`,
+		);
+	} catch (e) {
+		log(`could not set up the review example's Data Tables: ${e.message}`);
+	}
+}
+
 async function main() {
 	const t0 = Date.now();
 	// First, before minutes of installing: whether the judges will have a model at all.
@@ -291,6 +309,7 @@ async function main() {
 	const url = `http://localhost:${PORT}`;
 	await waitForHealth(`http://127.0.0.1:${PORT}`, child, 180000);
 	await setUpEvaluationsExample(`http://127.0.0.1:${PORT}`, owner);
+	await setUpReviewExample(`http://127.0.0.1:${PORT}`, owner);
 	const first = workflows.find((w) => w.id === 'ragEvalNightly001') || workflows[0];
 	const lines = [
 		'',

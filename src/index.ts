@@ -41,6 +41,7 @@ export * from './aggregate';
 export * from './cost';
 export * from './gate';
 export * from './agreement';
+export * from './review';
 export * from './report';
 // Safety backends (issue 12 items 5-6): Azure AI Content Safety and OpenAI moderation.
 export {

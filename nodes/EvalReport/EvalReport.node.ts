@@ -17,6 +17,7 @@ import {
 	slackMessage,
 	ticketPayload,
 	ticketPlan,
+	type ReportAgreementLike,
 	type ReportInput,
 	type ReportRow,
 	type ReportSummaryLike,
@@ -66,7 +67,7 @@ export class EvalReport implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Input: the item from Eval Aggregate or Regression Gate. Scored rows among the input items are used as the worst rows.',
+					'Input: the item from Eval Aggregate or Regression Gate. Scored rows among the input items are used as the worst rows; an item from Judge Agreement on review labels adds the agreement section and names the judges below the fitness rule.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -169,8 +170,14 @@ export class EvalReport implements INodeType {
 		let gate: GateResult | undefined;
 		const rows: ReportRow[] = [];
 		let itemHistory: unknown[] | undefined;
+		let agreement: ReportAgreementLike | undefined;
 		for (const item of items) {
 			const j = item.json;
+			// Judge Agreement on review labels (Labels From: Review Labels) joins the report.
+			if (j.kind === 'reviewAgreement' && Array.isArray(j.judges)) {
+				agreement = j as unknown as ReportAgreementLike;
+				continue;
+			}
 			if (Array.isArray(j.history) && !itemHistory) itemHistory = j.history as unknown[];
 			if (j.gate && isSummary(j.summary)) {
 				gate = j.gate as unknown as GateResult;
@@ -178,6 +185,8 @@ export class EvalReport implements INodeType {
 			} else if (isSummary(j) && !summary) summary = j;
 			else if (j.eval && typeof j.eval === 'object') rows.push(j as unknown as ReportRow);
 		}
+		// Judge Agreement alone (a calibration run) reports with an empty summary.
+		if (!summary && agreement) summary = { metrics: {} };
 		if (!summary) {
 			throw new NodeOperationError(this.getNode(), 'No evaluation summary among the input items', {
 				description: 'Connect Eval Aggregate (or Regression Gate) to this node.',
@@ -203,6 +212,7 @@ export class EvalReport implements INodeType {
 			history: historyOption(this, o.history) ?? itemHistory,
 			trendRuns: (o.trendRuns as number | undefined) ?? 30,
 			mention: o.mention === 'here' || o.mention === 'channel' ? o.mention : 'none',
+			agreement,
 		};
 		const formats = this.getNodeParameter('formats', 0, []) as Part[];
 		const json: IDataObject = {};

@@ -8,6 +8,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { judgeAgreement, type AgreementRow } from '../../src/agreement';
+import { reviewAgreement } from '../../src/review';
 import { iconFor } from '../shared/common';
 import { allPaired, listParam } from '../shared/collect';
 
@@ -45,11 +46,31 @@ export class JudgeAgreement implements INodeType {
 		usableAsTool: undefined,
 		properties: [
 			{
+				displayName: 'Labels From',
+				name: 'source',
+				type: 'options',
+				default: 'rows',
+				options: [
+					{
+						name: 'Scored Rows with a Human Label',
+						value: 'rows',
+						description: 'One judge, rows carrying its Score and a human label',
+					},
+					{
+						name: 'Review Labels (Data Table)',
+						value: 'reviewLabels',
+						description:
+							'Rows of the labels Data Table (Review Labels -> Record Label): every judge labelled, all its versions together and each version',
+					},
+				],
+			},
+			{
 				displayName: 'Judge',
 				name: 'judge',
 				type: 'string',
 				default: 'groundedness',
 				required: true,
+				displayOptions: { show: { source: ['rows'] } },
 				description: 'Key of the judge score under eval (e.g. groundedness, correctness)',
 			},
 			{
@@ -57,6 +78,7 @@ export class JudgeAgreement implements INodeType {
 				name: 'humanLabel',
 				type: 'string',
 				default: '={{ $json.human_label }}',
+				displayOptions: { show: { source: ['rows'] } },
 				description: 'The human verdict per row: yes/no, pass/fail, true/false, or 1-5',
 			},
 			{
@@ -114,8 +136,18 @@ export class JudgeAgreement implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		const judge = (this.getNodeParameter('judge', 0) as string).trim();
 		const o = this.getNodeParameter('options', 0, {}) as IDataObject;
+		if (this.getNodeParameter('source', 0, 'rows') === 'reviewLabels') {
+			const result = reviewAgreement(
+				items.map((i) => i.json),
+				{
+					minKappa: (o.minKappa as number | undefined) ?? undefined,
+					minRows: (o.minRows as number | undefined) ?? undefined,
+				},
+			);
+			return [[{ json: result as unknown as IDataObject, pairedItem: allPaired(items.length) }]];
+		}
+		const judge = (this.getNodeParameter('judge', 0) as string).trim();
 		const rows: AgreementRow[] = items.map((item, i) => ({
 			...item.json,
 			[HUMAN]: this.getNodeParameter('humanLabel', i, null),

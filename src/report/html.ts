@@ -6,6 +6,8 @@
 
 import { trendChartSvg } from '../history';
 import {
+	AGREEMENT_HEAD,
+	agreementLines,
 	firstErrors,
 	fmt,
 	fmtDelta,
@@ -27,6 +29,7 @@ import {
 	safeUrl,
 	trends,
 	truncate,
+	unfitJudges,
 	unmeasuredCount,
 	worstRows,
 } from './model';
@@ -174,9 +177,29 @@ ${metricRows}
 ${safetyHtml(input.summary)}
 <section><h2>Root causes</h2>${rootCauseChart(causes)}</section>
 ${trendsHtml(input)}
+${agreementHtml(input)}
 ${worstHtml}
 </body></html>
 `;
+}
+
+// Judge agreement with reviewers: one line per judge and version; judges not fit named below.
+function agreementHtml(input: ReportInput): string {
+	const lines = agreementLines(input.agreement);
+	if (!lines.length) return '';
+	const rows = lines
+		.map(
+			(l) =>
+				`<tr><td>${h(l.judge)}</td><td>${h(l.version)}</td><td class="num">${l.n}</td><td>${h(l.kappa)}</td><td class="num">${h(l.accuracy)}</td><td class="num">${h(l.fpr)}</td><td class="num">${h(l.fnr)}</td><td>${h(l.verdict.replace('_', ' '))}</td></tr>`,
+		)
+		.join('\n');
+	const unfit = unfitJudges(input.agreement)
+		.map((l) => `<li>${h(l.message)}</li>`)
+		.join('');
+	return `<section><h2>Judge agreement with reviewers</h2>
+<table><thead><tr>${AGREEMENT_HEAD.map((x) => `<th>${h(x)}</th>`).join('')}</tr></thead><tbody>
+${rows}
+</tbody></table>${unfit ? `<ul>${unfit}</ul>` : ''}</section>`;
 }
 
 // Trends section: one small chart per metric; empty without history.

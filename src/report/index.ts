@@ -13,6 +13,9 @@ export * from '../history';
 export {
 	firstErrors,
 	redactSecrets,
+	agreementLines,
+	unfitJudges,
+	type ReportAgreementLike,
 	runVerdict,
 	type ReportInput,
 	type ReportMetricLike,

@@ -6,6 +6,8 @@
 
 import type { GateResult } from '../gate';
 import {
+	AGREEMENT_HEAD,
+	agreementLines,
 	firstErrors,
 	fmt,
 	fmtDelta,
@@ -26,6 +28,7 @@ import {
 	safeUrl,
 	trendLine,
 	trends,
+	unfitJudges,
 	unmeasuredCount,
 	worstRows,
 } from './model';
@@ -87,6 +90,16 @@ export function markdownReport(input: ReportInput): string {
 			const l = trendLine(t);
 			out.push(`| ${mdCell(t.metric)} | \`${l.spark}\` | ${l.last} | ${l.delta || '—'} |`);
 		}
+	}
+	const agreement = agreementLines(input.agreement);
+	if (agreement.length) {
+		out.push('', '## Judge agreement with reviewers', '', `| ${AGREEMENT_HEAD.join(' | ')} |`);
+		out.push('| --- | --- | ---: | --- | ---: | ---: | ---: | --- |');
+		for (const l of agreement)
+			out.push(
+				`| ${mdCell(l.judge)} | ${mdCell(l.version)} | ${l.n} | ${l.kappa} | ${l.accuracy} | ${l.fpr} | ${l.fnr} | ${l.verdict.replace('_', ' ')} |`,
+			);
+		for (const l of unfitJudges(input.agreement)) out.push('', `- ${mdText(l.message)}`);
 	}
 	const worst = worstRows(input.rows, input.maxWorstRows ?? 10);
 	if (worst.length) {

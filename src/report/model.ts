@@ -114,7 +114,81 @@ export interface ReportInput {
 	 * `channel` (`<!channel>`) or nobody (default). Never on an OK run.
 	 */
 	mention?: 'here' | 'channel' | 'none';
+	/** Judge Agreement on the review labels (per judge and version); judges below fitness are named. */
+	agreement?: ReportAgreementLike;
 }
+
+/** What the reports read of Judge Agreement on review labels (`reviewAgreement`'s result). */
+export interface ReportAgreementLike {
+	labels: number;
+	judges: readonly {
+		judge: string;
+		signature: string | null;
+		result: {
+			n: number;
+			kappa: { kappa: number | null; ci: { low: number; high: number; level: number } | null };
+			rates: {
+				accuracy: number | null;
+				falsePositiveRate: number | null;
+				falseNegativeRate: number | null;
+			};
+			fitness: { verdict: 'fit' | 'not_fit' | 'insufficient_data'; message: string };
+		};
+	}[];
+}
+
+/** One agreement line as every report shows it. */
+export interface AgreementLine {
+	judge: string;
+	/** The judge version, shortened; "all versions" for several together. */
+	version: string;
+	n: number;
+	kappa: string;
+	accuracy: string;
+	fpr: string;
+	fnr: string;
+	verdict: 'fit' | 'not_fit' | 'insufficient_data';
+	message: string;
+}
+
+/** Agreement lines, per judge then version, in the order the agreement lists them. */
+export function agreementLines(a: ReportAgreementLike | undefined): AgreementLine[] {
+	if (!a) return [];
+	const rate = (v: number | null) => (v === null ? '—' : pct(v));
+	return a.judges.map((j) => {
+		const k = j.result.kappa;
+		return {
+			judge: j.judge,
+			version: j.signature === null ? 'all versions' : truncate(j.signature, 80),
+			n: j.result.n,
+			kappa:
+				k.kappa === null
+					? '—'
+					: `${k.kappa.toFixed(2)}${k.ci ? ` (${k.ci.low.toFixed(2)} to ${k.ci.high.toFixed(2)})` : ''}`,
+			accuracy: rate(j.result.rates.accuracy),
+			fpr: rate(j.result.rates.falsePositiveRate),
+			fnr: rate(j.result.rates.falseNegativeRate),
+			verdict: j.result.fitness.verdict,
+			message: j.result.fitness.message,
+		};
+	});
+}
+
+/** Judges (per version) whose agreement with reviewers fell below the fitness rule. */
+export function unfitJudges(a: ReportAgreementLike | undefined): AgreementLine[] {
+	return agreementLines(a).filter((l) => l.verdict === 'not_fit');
+}
+
+export const AGREEMENT_HEAD = [
+	'judge',
+	'version',
+	'labels',
+	'kappa (95% CI)',
+	'accuracy',
+	'FPR',
+	'FNR',
+	'verdict',
+];
 
 // Trend series for the trends sections, this run last; empty without history.
 export function trends(input: ReportInput): TrendSeries[] {

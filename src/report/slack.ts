@@ -6,6 +6,7 @@
 
 import type { GateResult, GateRowResult } from '../gate';
 import {
+	agreementLines,
 	coverageFacts,
 	firstErrors,
 	fmt,
@@ -26,6 +27,7 @@ import {
 	trendLine,
 	trends,
 	truncate,
+	unfitJudges,
 	worstRows,
 } from './model';
 
@@ -126,6 +128,20 @@ export function slackMessage(input: ReportInput): SlackMessage {
 	}
 	const facts = runFacts(input);
 	if (facts.length) blocks.push({ type: 'section', text: slackMrkdwn(facts.join('\n')) });
+	// Judges whose agreement with reviewers fell below the fitness rule are named up front.
+	const unfit = unfitJudges(input.agreement);
+	if (unfit.length) {
+		const lines = unfit.map(
+			(l) =>
+				`• \`${slackText(l.judge, 100)}\` (${slackText(l.version, 120)}): kappa ${slackText(l.kappa, 60)} on ${l.n} labels`,
+		);
+		blocks.push({
+			type: 'section',
+			text: slackMrkdwn(
+				`:warning: *Judge${unfit.length > 1 ? 's' : ''} below the agreement rule with reviewers*: do not gate on ${unfit.length > 1 ? 'them' : 'it'} until the prompt or threshold is fixed\n${lines.join('\n')}`,
+			),
+		});
+	}
 	if (url)
 		blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `<${url}|Open the run>` }] });
 
@@ -192,6 +208,18 @@ export function slackMessage(input: ReportInput): SlackMessage {
 		});
 	}
 
+	const agreement = agreementLines(input.agreement);
+	if (agreement.length) {
+		const lines = agreement.map(
+			(l) =>
+				`• \`${slackText(l.judge, 100)}\` ${slackText(l.version, 120)}: kappa ${slackText(l.kappa, 60)} · accuracy ${l.accuracy} · FPR ${l.fpr} · FNR ${l.fnr} · ${l.n} labels · ${l.verdict === 'fit' ? 'fit' : l.verdict === 'not_fit' ? '*not fit*' : 'too few labels'}`,
+		);
+		blocks.push({
+			type: 'section',
+			text: slackMrkdwn(`*Judge agreement with reviewers*\n${lines.join('\n')}`),
+		});
+	}
+
 	const worst = worstRows(input.rows, input.maxWorstRows ?? 10);
 	if (worst.length) {
 		blocks.push({ type: 'divider' });
@@ -225,6 +253,7 @@ export function slackMessage(input: ReportInput): SlackMessage {
 	}
 	const reg2 = regressions(input.gate).map((r) => r.metric);
 	const errs = verdict === 'INCOMPLETE' ? firstErrors(input, 1) : [];
-	const fallback = `${title}${reg2.length ? ` — regressed: ${reg2.join(', ')}` : ''}${errs.length ? ` — first error: ${errs[0]}` : ''}${url ? ` — ${url}` : ''}`;
+	const unfitNames = unfit.map((l) => l.judge).filter((j, i, a) => a.indexOf(j) === i);
+	const fallback = `${title}${reg2.length ? ` — regressed: ${reg2.join(', ')}` : ''}${unfitNames.length ? ` — judges below the agreement rule: ${unfitNames.join(', ')}` : ''}${errs.length ? ` — first error: ${errs[0]}` : ''}${url ? ` — ${url}` : ''}`;
 	return { text: `${alert}${slackText(redactSecrets(fallback))}`, blocks };
 }

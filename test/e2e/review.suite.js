@@ -1,0 +1,495 @@
+#!/usr/bin/env node
+// E2E suite for the "Review and calibrate" example on a real `n8n start` (2.41.1): the launcher's
+// Data Tables, the nightly rows queued through the example's Execute Workflow Trigger (twice: no
+// row twice), a reviewer answering the review form over HTTP one row a page (Form Trigger, then
+// the Form node's waiting page, as the browser posts it), the labels in the Data Table, the
+// calibration's agreement figures equal to the library's on the same labels with the unfit judge
+// version named in the Slack message, and corrections promoted to the golden-set table once.
+// Run by scripts/e2e.js (registered in test/e2e/review.spec.js); prints `N passed, N failed`.
+'use strict';
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const n8n = require('../../scripts/n8n-install');
+const ev = require('../../scripts/n8n-evaluations');
+
+const REPO = n8n.REPO;
+const ARTIFACTS = path.join(REPO, 'test-artifacts', 'e2e-review');
+const OWNER = { email: 'owner@rag-eval.local', password: 'E2e-review-1' };
+const HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)> {{ $env.HOME }}';
+const ROWS_HOOK = 'rag-eval-review-e2e-rows';
+const CALIBRATE_HOOK = 'rag-eval-review-e2e-calibrate';
+
+function log(msg) {
+	process.stdout.write(`[review] ${msg}\n`);
+}
+
+const score = (metric, value, signature, extra = {}) => ({
+	metric,
+	value,
+	scale:
+		typeof value === 'boolean'
+			? { kind: 'binary', min: 0, max: 1 }
+			: { kind: 'likert', min: 1, max: 5 },
+	direction: 'higher',
+	pass: typeof value === 'boolean' ? value : value >= 3,
+	status: 'ok',
+	reason: `${metric} rationale ${HOSTILE}`,
+	signature,
+	...extra,
+});
+
+// One night of scored rows: groundedness (yes/no, the night's judge version) and relevance (1-5).
+function night(n, signature) {
+	return Array.from({ length: 40 }, (_, i) => ({
+		request_id: `n${n}-q${i}`,
+		request: `Question ${i} of night ${n} ${i === 0 ? HOSTILE : ''}`.trim(),
+		response: `Answer ${i}`,
+		retrieved_context: [{ doc_uri: `kb/${i}`, content: `Chunk ${i} ${'text '.repeat(80)}` }],
+		eval: {
+			groundedness: score('groundedness', i % 3 !== 0, signature),
+			relevance: score('relevance', 1 + (i % 5), 'judge:relevance@1', { threshold: 3 }),
+		},
+	}));
+}
+
+/** The example plus a webhook in front of Calibrate, and a feeder that calls the example. */
+function workflows() {
+	const wf = JSON.parse(
+		fs.readFileSync(path.join(REPO, 'examples', 'review-and-calibrate.workflow.json'), 'utf8'),
+	);
+	wf.nodes.push({
+		id: 'e2e00000-0000-4000-8000-000000000001',
+		name: 'E2E Calibrate',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 1040],
+		webhookId: 'e2e00000-0000-4000-8000-0000000000a1',
+		parameters: { httpMethod: 'POST', path: CALIBRATE_HOOK, options: {} },
+	});
+	wf.connections['E2E Calibrate'] = { main: [[{ node: 'Get Labels', type: 'main', index: 0 }]] };
+	const feeder = {
+		id: 'ragEvalReviewE2E01',
+		name: 'E2E: the nightly run hands its rows to review',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: 'e2e00000-0000-4000-8000-000000000011',
+				name: 'Nightly Rows',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: 'e2e00000-0000-4000-8000-0000000000a2',
+				parameters: {
+					httpMethod: 'POST',
+					path: ROWS_HOOK,
+					responseMode: 'lastNode',
+					options: {},
+				},
+			},
+			{
+				id: 'e2e00000-0000-4000-8000-000000000012',
+				name: 'Rows',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [220, 0],
+				parameters: { jsCode: 'return $json.body.rows.map((json) => ({ json }));' },
+			},
+			// As the nightly example's "Queue Rows for Review" node, enabled and waiting.
+			{
+				id: 'e2e00000-0000-4000-8000-000000000013',
+				name: 'Queue Rows for Review',
+				type: 'n8n-nodes-base.executeWorkflow',
+				typeVersion: 1.2,
+				position: [440, 0],
+				parameters: {
+					source: 'database',
+					workflowId: { __rl: true, mode: 'id', value: wf.id },
+					mode: 'once',
+					options: { waitForSubWorkflow: true },
+				},
+			},
+		],
+		connections: {
+			'Nightly Rows': { main: [[{ node: 'Rows', type: 'main', index: 0 }]] },
+			Rows: { main: [[{ node: 'Queue Rows for Review', type: 'main', index: 0 }]] },
+		},
+	};
+	return [wf, feeder];
+}
+
+// Values of an HTML attribute back to text (the form page escapes them).
+const unescape = (s) =>
+	s
+		.replace(/&quot;/g, '"')
+		.replace(/&#x27;|&#39;/g, "'")
+		.replace(/&#x3D;/g, '=')
+		.replace(/&#x60;/g, '`')
+		.replace(/&lt;/g, '<')
+		.replace(/&gt;/g, '>')
+		.replace(/&amp;/g, '&');
+
+/** The fields of a rendered form page: label text -> field id, and hidden values by id. */
+function pageFields(html) {
+	const labels = new Map();
+	// A text field's label names its input; a radio group's label comes before its options,
+	// whose ids (option<i>_field-<n>) name the field.
+	for (const m of html.matchAll(
+		/<label class=['"]form-label[^'"]*['"](?: for=['"](field-\d+)['"])?>([^<]*)<\/label>/g,
+	)) {
+		const id = m[1] ?? html.slice(m.index).match(/id=['"]option\d+_(field-\d+)['"]/)?.[1];
+		if (id) labels.set(unescape(m[2]).trim(), id);
+	}
+	const hidden = new Map();
+	for (const m of html.matchAll(
+		/<input type="hidden" id="(field-\d+)" name="field-\d+" value="([^"]*)"/g,
+	))
+		hidden.set(m[1], unescape(m[2]));
+	return { labels, hidden };
+}
+
+const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+
+/**
+ * The page a Form submission leads to, as n8n's form page script gets it: poll the execution's
+ * status at <waiting url>/n8n-execution-status until it waits on a form, then load that form
+ * (loading it earlier hangs until the execution waits). Null when the execution just finished.
+ */
+async function nextPage(base, waitingUrl) {
+	const url = new URL(waitingUrl.replace(/^https?:\/\/[^/]+/, base));
+	const status = new URL(url);
+	status.pathname += '/n8n-execution-status';
+	for (let tries = 0; tries < 240; tries++) {
+		const text = (await (await fetch(status)).text()).trim();
+		if (text === 'form-waiting') return (await fetch(url)).text();
+		if (text === 'success') return null;
+		if (['canceled', 'crashed', 'error', 'null'].includes(text))
+			throw new Error(`the review execution ended: ${text}`);
+		await sleep(250);
+	}
+	throw new Error(`no form page after ${waitingUrl}`);
+}
+
+async function main() {
+	let passed = 0;
+	const failed = [];
+	const check = async (name, fn) => {
+		try {
+			await fn();
+			passed++;
+			log(`ok   ${name}`);
+		} catch (e) {
+			failed.push(name);
+			log(`FAIL ${name}: ${e.stack || e}`);
+		}
+	};
+	await n8n.ensureN8n();
+	n8n.buildIfStale();
+	const lib = require(path.join(REPO, 'dist', 'src', 'index.js'));
+	fs.rmSync(ARTIFACTS, { recursive: true, force: true });
+	fs.mkdirSync(ARTIFACTS, { recursive: true });
+	const userFolder = path.join(ARTIFACTS, 'n8n-user');
+	n8n.installPackage(userFolder, n8n.packPackage(path.join(ARTIFACTS, 'pack')));
+	const bcrypt = require(path.join(n8n.n8nDir(), 'node_modules', 'bcryptjs'));
+	const port = await n8n.freePort();
+	const base = `http://127.0.0.1:${port}`;
+	const env = n8n.n8nEnv(userFolder, {
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_EDITOR_BASE_URL: base,
+		WEBHOOK_URL: `${base}/`,
+		N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
+		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+		N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
+		N8N_INSTANCE_OWNER_FIRST_NAME: 'Eval',
+		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
+		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(OWNER.password, 10),
+	});
+	const importDir = path.join(ARTIFACTS, 'import');
+	fs.mkdirSync(importDir, { recursive: true });
+	const wfs = workflows();
+	for (const wf of wfs) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(wf));
+	let r = await n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env);
+	if (r.status !== 0) throw new Error(`import:workflow failed: ${r.stdout}\n${r.stderr}`);
+	for (const wf of wfs) {
+		r = await n8n.runN8n(['publish:workflow', `--id=${wf.id}`], { ...env, N8N_LOG_LEVEL: 'info' });
+		if (r.status !== 0 || /Error/.test(r.stdout + r.stderr))
+			throw new Error(`publishing ${wf.id} failed:\n${r.stdout}\n${r.stderr}`);
+	}
+
+	const logFile = fs.openSync(path.join(ARTIFACTS, 'n8n-server.log'), 'w');
+	const server = spawn('node', [n8n.n8nBin(), 'start'], {
+		env,
+		stdio: ['ignore', logFile, logFile],
+	});
+	try {
+		const deadline = Date.now() + 240000;
+		for (;;) {
+			if (server.exitCode !== null) throw new Error(`n8n start exited with ${server.exitCode}`);
+			const ok = await fetch(`${base}/healthz/readiness`).then(
+				(x) => x.ok,
+				() => false,
+			);
+			if (ok) break;
+			if (Date.now() > deadline) throw new Error('n8n start did not become ready');
+			await new Promise((res) => setTimeout(res, 1000));
+		}
+		const session = await ev.restSession(base, OWNER.email, OWNER.password);
+		let tables;
+		const tableRows = async (t) => {
+			const out = [];
+			for (let skip = 0; ; skip += 100) {
+				const page = await session.get(
+					`/projects/${t.projectId}/data-tables/${t.id}/rows?take=100&skip=${skip}`,
+				);
+				const data = page.data ?? page;
+				out.push(...data);
+				if (data.length < 100) return out;
+			}
+		};
+		await check('the launcher creates the review and golden-set Data Tables, once', async () => {
+			tables = await ev.ensureReviewTables(session);
+			assert.equal(tables.labels.created, true);
+			assert.equal(tables.golden.created, true);
+			const again = await ev.ensureReviewTables(session);
+			assert.equal(again.labels.id, tables.labels.id);
+			assert.equal(again.golden.id, tables.golden.id);
+		});
+
+		const nights = [night(1, 'judge:groundedness@1'), night(2, 'judge:groundedness@2')];
+		const sendRows = async (rows) => {
+			const res = await fetch(`${base}/webhook/${ROWS_HOOK}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ rows }),
+			});
+			const text = await res.text();
+			assert.equal(res.status, 200, text);
+		};
+		let expectedQueued = [];
+		await check(
+			'the nightly rows are queued (failures first, at most 20 a run); sent again, none is queued twice',
+			async () => {
+				// Night 1, night 2, then both again: a resend queues only rows the cap left out before.
+				for (const rows of [...nights, ...nights]) {
+					await sendRows(rows);
+					const prior = expectedQueued.map((q) => ({
+						request_id: q.requestId,
+						fingerprint: q.fingerprint,
+					}));
+					const keys = lib.queuedKeys(prior);
+					const sel = lib.selectForReview(rows, {
+						maxRows: 20,
+						passingShare: 0.1,
+						seed: 1,
+						queuedRequestIds: keys.requestIds,
+						queuedFingerprints: keys.fingerprints,
+					});
+					const queued = sel.decisions.filter((d) => d.queued);
+					assert.ok(queued.length <= 20);
+					expectedQueued.push(...queued);
+				}
+				const stored = await tableRows(tables.labels);
+				fs.writeFileSync(path.join(ARTIFACTS, 'queued.json'), JSON.stringify(stored, null, 2));
+				assert.equal(stored.length, expectedQueued.length);
+				assert.deepEqual(
+					stored.map((s) => s.fingerprint).sort(),
+					expectedQueued.map((q) => q.fingerprint).sort(),
+				);
+				assert.equal(new Set(stored.map((s) => s.request_id)).size, stored.length, 'no id twice');
+				assert.equal(
+					new Set(stored.map((s) => s.fingerprint)).size,
+					stored.length,
+					'no content twice',
+				);
+				assert.ok(stored.every((s) => s.status === 'queued' && s.row && s.queue_reasons));
+				// Every failing row of both nights is queued by the end.
+				const failing = nights
+					.flat()
+					.filter(
+						(row) => row.eval.groundedness.pass === false || row.eval.relevance.pass === false,
+					);
+				const ids = new Set(stored.map((s) => s.request_id));
+				for (const row of failing) assert.ok(ids.has(row.request_id), row.request_id);
+			},
+		);
+
+		// The reviewer: agrees with groundedness version 1, disagrees with every verdict of version
+		// 2; corrects every fourth answer; lists facts for every fifth.
+		const answers = new Map();
+		await check(
+			'a reviewer answers the review form over HTTP, one row a page, until none is left',
+			async () => {
+				for (let k = 0; k < expectedQueued.length; k++) {
+					const start = await fetch(`${base}/form/rag-eval-review`);
+					assert.equal(start.status, 200);
+					assert.match(await start.text(), /Start reviewing/);
+					const first = new FormData();
+					first.append('field-0', k % 2 ? 'ana' : 'bo');
+					const posted = await fetch(`${base}/form/rag-eval-review`, {
+						method: 'POST',
+						body: first,
+					});
+					const body = await posted.json();
+					assert.ok(body.formWaitingUrl, JSON.stringify(body));
+					const url = body.formWaitingUrl.replace(/^https?:\/\/[^/]+/, base);
+					const html = (await nextPage(base, url)) ?? '';
+					if (k === 0) fs.writeFileSync(path.join(ARTIFACTS, 'review-page.html'), html);
+					assert.ok(html.includes('Save my review'), 'the review page shows');
+					// Hostile row text is shown as text, never as markup.
+					assert.ok(!html.includes('<script>alert'), 'no live script from row text');
+					assert.ok(!/<img src=x/i.test(html), 'no live img from row text');
+					assert.ok(html.includes('&lt;script&gt;') || html.includes('&amp;lt;script&amp;gt;'));
+					const { labels, hidden } = pageFields(html);
+					const id = (label) => {
+						const f = labels.get(label);
+						assert.ok(f, `field "${label}" among ${[...labels.keys()].join(' | ')}`);
+						return f;
+					};
+					const rowField = [...hidden.entries()].find(([, v]) => /^[A-Za-z0-9+/=]{40,}$/.test(v));
+					const row = JSON.parse(Buffer.from(rowField[1], 'base64').toString('utf8'));
+					const judged = row.eval.groundedness.value;
+					const v2 = row.eval.groundedness.signature.endsWith('@2');
+					const human = v2 ? !judged : judged;
+					const i = Number(row.request_id.split('-q')[1]);
+					const form = new FormData();
+					for (const [f, v] of hidden) form.append(f, v);
+					form.append(
+						id('groundedness: your verdict (yes = passes)'),
+						JSON.stringify([human ? 'yes' : 'no']),
+					);
+					form.append(
+						id('relevance: your rating (1 worst - 5 best)'),
+						JSON.stringify([String(row.eval.relevance.value)]),
+					);
+					form.append(
+						id('Were the retrieved chunks the right ones?'),
+						JSON.stringify([i % 2 ? 'yes' : 'unsure']),
+					);
+					form.append(
+						id('Corrected answer (optional)'),
+						i % 4 === 0 ? `Corrected ${row.request_id}` : '',
+					);
+					form.append(
+						id('Expected facts, one per line (optional)'),
+						i % 5 === 0 ? `fact A\nfact B` : '',
+					);
+					form.append(id('Your name'), k % 2 ? 'ana' : 'bo');
+					const saved = await fetch(url, { method: 'POST', body: form });
+					const savedText = await saved.text();
+					assert.equal(saved.status, 200, savedText.slice(0, 500));
+					const next = JSON.parse(savedText);
+					const thanks = next.formWaitingUrl
+						? await nextPage(base, next.formWaitingUrl)
+						: savedText;
+					assert.match(thanks ?? '', /your review is saved/, 'the completion page');
+					answers.set(row.request_id, { human, i });
+				}
+				// All reviewed: the page says so.
+				const first = new FormData();
+				first.append('field-0', 'ana');
+				const posted = await fetch(`${base}/form/rag-eval-review`, { method: 'POST', body: first });
+				const j = await posted.json();
+				const done = j.formWaitingUrl ? await nextPage(base, j.formWaitingUrl) : JSON.stringify(j);
+				assert.match(done, /Nothing left to review/);
+			},
+		);
+
+		let labels = [];
+		await check(
+			'the labels in the Data Table carry the reviewer, the time and the judge versions seen',
+			async () => {
+				labels = (await tableRows(tables.labels)).filter((l) => l.status === 'reviewed');
+				fs.writeFileSync(path.join(ARTIFACTS, 'labels.json'), JSON.stringify(labels, null, 2));
+				assert.equal(labels.length, expectedQueued.length);
+				for (const l of labels) {
+					assert.ok(['ana', 'bo'].includes(l.reviewer));
+					assert.ok(!Number.isNaN(Date.parse(l.reviewed_at)));
+					const judges = JSON.parse(l.judges);
+					assert.match(judges.groundedness.signature, /^judge:groundedness@[12]$/);
+					const given = JSON.parse(l.labels);
+					assert.equal(given.groundedness, answers.get(l.request_id).human ? 'yes' : 'no');
+				}
+			},
+		);
+
+		let execution;
+		await check(
+			'calibration: the agreement figures equal the library on the same labels; Slack names the unfit judge version',
+			async () => {
+				const res = await fetch(`${base}/webhook/${CALIBRATE_HOOK}`, { method: 'POST' });
+				assert.equal(res.status, 200);
+				// The run's node outputs, from n8n's execution store.
+				const checked = new Set();
+				for (let tries = 0; tries < 60 && !execution; tries++) {
+					const list = await session.get(
+						`/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'ragEvalReview001' }))}&limit=100`,
+					);
+					const runs = (list.results ?? list.data ?? list).filter((e) => e.status === 'success');
+					for (const e of runs) {
+						if (checked.has(e.id)) continue;
+						checked.add(e.id);
+						if (await isCalibration(e.id)) break;
+					}
+					if (!execution) await new Promise((res2) => setTimeout(res2, 500));
+				}
+				assert.ok(execution, 'the calibration execution was stored');
+				const agreement = out(execution, 'Judge Agreement')[0];
+				const expected = lib.reviewAgreement(labels);
+				assert.deepEqual(agreement, JSON.parse(JSON.stringify(expected)));
+				const v2 = expected.judges.find((j) => j.signature === 'judge:groundedness@2');
+				assert.equal(v2.result.fitness.verdict, 'not_fit');
+				const v1 = expected.judges.find((j) => j.signature === 'judge:groundedness@1');
+				assert.equal(v1.result.rates.accuracy, 1);
+				const slack = JSON.stringify(out(execution, 'Eval Report')[0].slack);
+				assert.match(slack, /below the agreement rule/);
+				assert.match(slack, /judge:groundedness@2/);
+			},
+		);
+
+		await check('corrections are appended to the golden-set Data Table once', async () => {
+			const golden = await tableRows(tables.golden);
+			fs.writeFileSync(path.join(ARTIFACTS, 'golden.json'), JSON.stringify(golden, null, 2));
+			const corrected = labels.filter((l) => l.corrected_answer || l.expected_facts);
+			assert.ok(corrected.length > 0);
+			assert.equal(golden.length, corrected.length);
+			for (const g of golden) {
+				assert.equal(g.source, 'human_review');
+				assert.ok(g.expected_response || g.expected_facts);
+				assert.ok(!(g.expected_response && g.expected_facts));
+			}
+			const res = await fetch(`${base}/webhook/${CALIBRATE_HOOK}`, { method: 'POST' });
+			assert.equal(res.status, 200);
+			await new Promise((res2) => setTimeout(res2, 3000));
+			assert.equal((await tableRows(tables.golden)).length, golden.length, 'nothing twice');
+		});
+
+		async function isCalibration(id) {
+			const e = await session.get(`/executions/${id}`);
+			const { parse } = require(path.join(n8n.n8nDir(), 'node_modules', 'flatted'));
+			const data = typeof e.data === 'string' ? parse(e.data) : e.data;
+			if (!data?.resultData?.runData?.['Judge Agreement']) return false;
+			execution = data;
+			return true;
+		}
+	} finally {
+		server.kill('SIGTERM');
+	}
+	process.stdout.write(`${passed} passed, ${failed.length} failed\n`);
+	process.exitCode = failed.length ? 1 : 0;
+}
+
+function out(data, node) {
+	const task = data.resultData.runData[node]?.[0];
+	return (task?.data?.main?.[0] ?? []).map((i) => i.json);
+}
+
+main().catch((e) => {
+	log(e.stack || String(e));
+	process.stdout.write('0 passed, 1 failed\n');
+	process.exitCode = 1;
+});
