@@ -4,7 +4,7 @@
  * in `rows` or in `invalid`, with the index of the input item it came from.
  */
 import { createHash } from 'node:crypto';
-import { DatasetError, loadDataset } from '../record';
+import { DatasetError, loadDataset, type SchemaName } from '../record';
 import { createRng } from '../stats/random';
 
 /** One dataset source: already-parsed rows (one per input item) or file content of one item. */
@@ -15,7 +15,7 @@ export type DatasetSource =
 /** Preparation options (format/schema/mapping as in `loadDataset`). */
 export interface PrepareOptions {
 	format?: 'auto' | 'json' | 'jsonl' | 'csv';
-	schema?: 'auto' | 'azure' | 'databricks' | 'spring-ai' | 'ragas' | 'deepeval';
+	schema?: 'auto' | SchemaName;
 	mapping?: Record<string, string>;
 	/** CSV list cells that are not JSON are split on this (unset: `|` for DeepEval CSVs). */
 	listDelimiter?: string;
