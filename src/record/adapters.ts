@@ -90,17 +90,24 @@ const TABLES = Object.fromEntries(
 	SCHEMAS.map((s) => [s, { ...COMMON_COLUMNS, ...ADAPTERS[s].columns }]),
 ) as Record<SchemaName, Readonly<Record<string, readonly string[]>>>;
 
-/** Fields every schema accepts under their canonical names (ids, facts, guidelines, trace). */
+/**
+ * Fields every schema accepts under their canonical names (ids, facts, guidelines, trace). A field
+ * an adapter already filled (MLflow `expectations.guidelines`, promptfoo rubrics) is kept unless
+ * the row also has the canonical column.
+ */
 function common(r: RowReader, d: Draft): void {
-	d.request_id = id(r, r.take('request_id'), 'request_id');
-	d.expected_facts = textList(r, r.take('expected_facts'), 'expected_facts');
-	d.guidelines = readGuidelines(r, r.take('guidelines'));
-	d.trace = readTrace(r, r.take('trace'));
-	if (r.has('tool_calls')) d.tool_calls = toolCalls(r, r.take('tool_calls'), 'tool_calls');
+	const set = <K extends keyof Draft>(k: K, v: Draft[K]): void => {
+		if (v !== undefined) d[k] = v;
+	};
+	set('request_id', id(r, r.take('request_id'), 'request_id'));
+	set('expected_facts', textList(r, r.take('expected_facts'), 'expected_facts'));
+	set('guidelines', readGuidelines(r, r.take('guidelines')));
+	set('trace', readTrace(r, r.take('trace')));
+	if (r.has('tool_calls')) set('tool_calls', toolCalls(r, r.take('tool_calls'), 'tool_calls'));
 	if (r.has('expected_tool_calls')) {
-		d.expected_tool_calls = toolCalls(r, r.take('expected_tool_calls'), 'expected_tool_calls');
+		set('expected_tool_calls', toolCalls(r, r.take('expected_tool_calls'), 'expected_tool_calls'));
 	}
-	d.tool_definitions = toolDefinitions(r, r.take('tool_definitions'));
+	set('tool_definitions', toolDefinitions(r, r.take('tool_definitions')));
 	for (const k of FIGURES) {
 		const alias = FIGURE_ALIASES[k];
 		const key = alias !== undefined && !r.has(k) && r.has(alias) ? alias : k;
@@ -127,6 +134,39 @@ function proposeByName(r: RowReader, d: Draft): void {
 		if (tryField(r, field, r.peek(key), key, d)) r.take(key, field);
 		else r.why.set(key, `not read as ${field}: the value does not fit`);
 	}
+}
+
+/**
+ * Fills the request or response from the trace's value when it reads as one (text, a chat
+ * message object, any object); a value that does not (a list of tool calls as the output) is left
+ * out with a note: what the trace holds must never make the row invalid.
+ */
+function fromTrace(
+	raw: unknown,
+	read: typeof readResponse,
+	field: 'request' | 'response',
+	d: Draft,
+	notes: string[],
+): void {
+	const scratch: Draft = {};
+	const sr = new RowReader({}, false, new Map());
+	let value = raw;
+	if (Array.isArray(raw)) {
+		// A chat transcript reads as messages; any other list (tool calls) is not an answer.
+		if (raw.some((m) => isObject(m) && typeof m.role === 'string')) value = { messages: raw };
+		else value = undefined;
+	}
+	if (value !== undefined) read(sr, value, `trace.${field}`, scratch);
+	if (sr.issues.length > 0 || scratch[field] === undefined) {
+		notes.push(
+			`${field}: the trace's ${field === 'request' ? 'input' : 'output'} is not text or messages; left out`,
+		);
+		return;
+	}
+	d[field] = scratch[field];
+	const rawKey = field === 'request' ? 'request_raw' : 'response_raw';
+	if (scratch[rawKey] !== undefined) d[rawKey] = scratch[rawKey];
+	if (field === 'request' && scratch.history !== undefined) d.history = scratch.history;
 }
 
 /** A trace's response or request as the record's text, for comparing with a given one. */
@@ -161,6 +201,7 @@ function fillFromTrace(r: RowReader, d: Draft, names: Names): void {
 
 function fillFrom(r: RowReader, d: Draft, names: Names, t: ParsedTrace): void {
 	const notes = [...t.notes];
+	const before = TRACE_FILLS.map((k) => d[k]);
 	for (const k of FIGURES) {
 		const v = t[k];
 		if (v === undefined) continue;
@@ -172,14 +213,14 @@ function fillFrom(r: RowReader, d: Draft, names: Names, t: ParsedTrace): void {
 	if (t.response !== undefined && !r.failed.has(names.response)) {
 		if (d.response === undefined) {
 			if (deeperThan(t.response)) r.fail('trace.response', TOO_DEEP);
-			else readResponse(r, t.response, 'trace.response', d);
+			else fromTrace(t.response, readResponse, 'response', d, notes);
 		} else if (asText(t.response, readResponse) !== d.response)
 			notes.push("response: differs from the trace's final output; kept the row's");
 	}
 	if (t.request !== undefined && !r.failed.has(names.request)) {
 		if (d.request === undefined) {
 			if (deeperThan(t.request)) r.fail('trace.request', TOO_DEEP);
-			else readRequest(r, t.request, 'trace.request', d);
+			else fromTrace(t.request, readRequest, 'request', d, notes);
 		} else if (asText(t.request, readRequest) !== d.request)
 			notes.push("request: differs from the trace's input; kept the row's");
 	}
@@ -195,7 +236,26 @@ function fillFrom(r: RowReader, d: Draft, names: Names, t: ParsedTrace): void {
 		// A copy: the user's metadata object is their input and stays untouched.
 		if (d.metadata?.trace_notes === undefined) d.metadata = { ...d.metadata, trace_notes: notes };
 	}
+	// The account names what the trace filled, beside the trace itself.
+	const filled = TRACE_FILLS.filter((k, i) => before[i] === undefined && d[k] !== undefined);
+	if (filled.length > 0) {
+		const traceKey = [...r.fed.entries()].find(([, f]) => f.includes('trace'))?.[0] ?? 'trace';
+		r.feeds(traceKey, 'trace', ...filled);
+	}
 }
+
+/** Fields a trace may fill, for the account. */
+const TRACE_FILLS = [
+	'request',
+	'history',
+	'response',
+	'retrieved_context',
+	'tool_calls',
+	'latency_seconds',
+	'total_input_token_count',
+	'total_output_token_count',
+	'total_token_count',
+] as const;
 
 /** Whether a draft has what a record needs; records the issues otherwise. */
 function check(r: RowReader, d: Draft, names: Names): void {
@@ -255,6 +315,7 @@ const MARKERS: Record<SchemaName, Record<string, number>> = {
 		retrieved_context_ids: 3,
 		reference_context_ids: 3,
 		reference_tool_calls: 3,
+		grading_notes: 2,
 		question: 2,
 		answer: 2,
 		contexts: 2,
@@ -411,10 +472,9 @@ export function applyMapping(
 function hiddenColumns(schema: SchemaName, plan: MappingPlan | undefined): Set<string> | undefined {
 	if (!plan || plan.fields.length === 0) return undefined;
 	const mapped = new Set<string>(plan.fields.map(([, f]) => f));
-	const sources = new Set(plan.fields.map(([from]) => from));
-	const out = new Set<string>();
+	// The user's own columns are theirs to place: the schema does not read them as well.
+	const out = new Set<string>(plan.fields.map(([from]) => from).filter((f) => !f.includes('.')));
 	for (const [col, fields] of Object.entries(ADAPTERS[schema].columns)) {
-		if (sources.has(col)) continue;
 		const own = fields.filter((f) => f !== 'history' && f !== 'tool_calls' && f !== 'request_raw');
 		if (own.length > 0 && own.every((f) => mapped.has(f))) out.add(col);
 	}
@@ -443,7 +503,7 @@ export function readRow(
 	common(r, d);
 	if (plan) {
 		for (const [from, field] of plan.fields) {
-			const value = r.takePath(from, field);
+			const value = r.takeMapped(from, field);
 			if (value === undefined) continue;
 			readField(r, field, value, from, d);
 			if (field === 'request') names.request = from;

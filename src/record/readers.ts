@@ -84,6 +84,14 @@ export function readRequest(r: RowReader, raw: unknown, path: string, d: Draft):
 		if (u > 0) d.history = msgs.slice(0, u);
 		return;
 	}
+	// `{prompt}` (Vercel AI SDK `ai.prompt`, Langfuse trace input): the prompt is the request.
+	if (
+		typeof v.prompt === 'string' &&
+		Object.keys(v).every((k) => k === 'prompt' || k === 'system')
+	) {
+		d.request = v.prompt;
+		return;
+	}
 	if (typeof v.query === 'string') {
 		d.request = v.query;
 		if (v.history !== undefined && v.history !== null) {

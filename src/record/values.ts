@@ -77,10 +77,25 @@ export class RowReader {
 	 * in metadata. Returns undefined when any step is missing.
 	 */
 	takePath(path: string, ...fields: string[]): unknown {
-		if (path in this.row) return this.take(path, ...fields);
+		return this.readPath(path, fields, false);
+	}
+
+	/** `takePath` for the user's Column Mapping: hidden columns (hidden for this read) are seen. */
+	takeMapped(path: string, field: string): unknown {
+		return this.readPath(path, [field], true);
+	}
+
+	private readPath(path: string, fields: string[], mapped: boolean): unknown {
+		if (path in this.row) {
+			if (!mapped) return this.take(path, ...fields);
+			this.used.add(path);
+			this.fed.set(path, fields);
+			const v = this.row[path];
+			return v === null ? undefined : v;
+		}
 		const parts = path.split('.');
 		const top = parts[0];
-		if (this.hidden?.has(top)) return undefined;
+		if (!mapped && this.hidden?.has(top)) return undefined;
 		let cur: unknown = this.row[top];
 		for (let i = 1; i < parts.length && cur !== undefined && cur !== null; i++) {
 			if (isObject(cur)) cur = cur[parts[i]];
@@ -113,6 +128,11 @@ export class RowReader {
 		this.issues.length = m.issues;
 		this.failed.clear();
 		for (const f of m.failed) this.failed.add(f);
+	}
+
+	/** Says precisely what a consumed column fed, once the adapter knows (text or transcript). */
+	feeds(key: string, ...fields: string[]): void {
+		if (this.used.has(key) || this.fed.has(key)) this.fed.set(key, fields);
 	}
 
 	/** Gives a consumed key back to metadata (a field read but not mapped after all). */
