@@ -82,12 +82,18 @@ function read(r: RowReader, d: Draft): Names {
 		if (Array.isArray(q)) {
 			// Agent data: the query is the conversation so far (system, user, tool turns).
 			if (conversation(r, q, qKey, d)) d.request_raw = { [qKey]: q };
-		} else d.request = text(r, q, qKey);
+		} else {
+			d.request = text(r, q, qKey);
+			r.feeds(qKey, 'request');
+		}
 		const rKey = first(r, RESPONSE);
 		names.response = rKey;
 		const resp = structured(r, r.take(rKey), rKey, true);
 		if (Array.isArray(resp)) messageResponse(r, resp, rKey, d);
-		else readResponse(r, resp, rKey, d);
+		else {
+			readResponse(r, resp, rKey, d);
+			r.feeds(rKey, 'response');
+		}
 		const ctx = r.take('context');
 		if (ctx !== '') {
 			const res = chunks(

@@ -127,6 +127,10 @@ function read(r: RowReader, d: Draft): Names {
 			} else {
 				asserts.push({ column: key, type: a.type, value: a.value });
 				r.take(key, 'metadata');
+				r.why.set(
+					key,
+					`promptfoo "${a.type}" assertion: no canonical field, kept in metadata.assertions`,
+				);
 			}
 		} else if (key.startsWith('__metadata:')) {
 			const name = key.slice('__metadata:'.length);
@@ -142,6 +146,12 @@ function read(r: RowReader, d: Draft): Names {
 			meta.threshold = typeof n === 'number' && Number.isFinite(n) ? n : cell;
 			r.take(key, 'metadata');
 		}
+	}
+	// A factuality check beside an equality one: one reference is enough, the check is kept aside.
+	if (d.expected_facts !== undefined && d.expected_response !== undefined) {
+		for (const value of d.expected_facts)
+			asserts.push({ column: '__expected', type: 'factuality', value });
+		d.expected_facts = undefined;
 	}
 	if (asserts.length > 0) meta.assertions = asserts;
 	if (Object.keys(meta).length > 0) d.metadata = { ...d.metadata, ...meta };

@@ -30,6 +30,7 @@ function read(r: RowReader, d: Draft): Names {
 		names.request = names.response = inKey;
 	} else {
 		d.request = text(r, inputV, inKey);
+		r.feeds(inKey, 'request');
 		names.request = inKey;
 	}
 	const [outKey, output] = pick(r, ['response', 'answer']);
