@@ -229,12 +229,12 @@ class JsonlAssembler {
 		}
 		const t = line.trimStart();
 		if (t[0] === '{' && !this.inString) {
-			try {
-				const value = JSON.parse(line) as unknown;
-				return [...this.flush(), { row: lineNo, value }];
-			} catch {
-				// not a record on its own: part of the one being gathered
+			const own = parseLine(line);
+			if (own !== undefined) {
+				if (own.escaped) this.notes.rawControl++;
+				return [...this.flush(), { row: lineNo, value: own.value }];
 			}
+			// not a record on its own: part of the one being gathered
 		}
 		this.lines.push(line);
 		this.lineNos.push(lineNo);
@@ -279,6 +279,21 @@ class JsonlAssembler {
 		this.lines = [];
 		this.lineNos = [];
 		return out;
+	}
+}
+
+/** A line parsed on its own, as is or with raw control characters in its strings escaped. */
+function parseLine(line: string): { value: unknown; escaped: boolean } | undefined {
+	try {
+		return { value: JSON.parse(line) as unknown, escaped: false };
+	} catch {
+		const fixed = escapeRawControls(line);
+		if (fixed === line) return undefined;
+		try {
+			return { value: JSON.parse(fixed) as unknown, escaped: true };
+		} catch {
+			return undefined;
+		}
 	}
 }
 
