@@ -4,7 +4,13 @@
  * in `rows` or in `invalid`, with the index of the input item it came from.
  */
 import { createHash } from 'node:crypto';
-import { DatasetError, loadDataset, type SchemaName } from '../record';
+import {
+	DatasetError,
+	describeAccount,
+	loadDataset,
+	type DatasetAccount,
+	type SchemaName,
+} from '../record';
 import { createRng } from '../stats/random';
 
 /** One dataset source: already-parsed rows (one per input item) or file content of one item. */
@@ -31,11 +37,22 @@ export interface PreparedRow {
 	itemIndex: number;
 }
 
+/** What loading one source did with it (see `DatasetAccount`), and the same as lines to show. */
+export interface SourceAccount {
+	/** The input item the source came from (null: incoming items, one row each). */
+	itemIndex: number | null;
+	fileName?: string;
+	account: DatasetAccount;
+	lines: string[];
+}
+
 /** Result of preparation; `fatal` is set only when a source cannot be read at all. */
 export interface Prepared {
 	rows: PreparedRow[];
 	invalid: PreparedRow[];
 	excluded: number;
+	/** One per source: which column went to which field, to metadata, which rows were skipped. */
+	accounts: SourceAccount[];
 	fatal?: { message: string; itemIndex?: number; remedy: string };
 }
 
@@ -64,6 +81,7 @@ function contentKey(rec: Record<string, unknown>): string {
 export function prepareDataset(sources: DatasetSource[], options: PrepareOptions = {}): Prepared {
 	const rows: PreparedRow[] = [];
 	const invalid: PreparedRow[] = [];
+	const accounts: SourceAccount[] = [];
 	for (const src of sources) {
 		let loaded: ReturnType<typeof loadDataset>;
 		try {
@@ -84,6 +102,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 				rows: [],
 				invalid: [],
 				excluded: 0,
+				accounts,
 				fatal: {
 					message: 'fileName' in src && src.fileName ? `${src.fileName}: ${message}` : message,
 					itemIndex: src.itemIndex ?? 0,
@@ -91,6 +110,13 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 				},
 			};
 		}
+		const fileName = 'fileName' in src ? src.fileName : undefined;
+		accounts.push({
+			itemIndex: src.itemIndex,
+			...(fileName ? { fileName } : {}),
+			account: loaded.account,
+			lines: describeAccount(loaded.account, fileName),
+		});
 		const itemOf = (row: number): number =>
 			src.itemIndex === null ? Math.max(0, row - 1) : src.itemIndex;
 		for (const rec of loaded.records) {
@@ -154,5 +180,5 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 	}
 	if (options.limit && options.limit > 0 && kept.length > options.limit)
 		kept = kept.slice(0, options.limit);
-	return { rows: kept, invalid, excluded: before - kept.length };
+	return { rows: kept, invalid, excluded: before - kept.length, accounts };
 }

@@ -14,6 +14,8 @@ export interface ColumnAccount {
 	to: string[];
 	/** Loaded rows in which the column held a value. */
 	rows: number;
+	/** Of those, the rows in which it went to metadata, when not all of them did. */
+	metadataRows?: number;
 	/** Why it went to metadata although an adapter read it (`ideal lists 3 accepted answers...`). */
 	note?: string;
 }
@@ -43,6 +45,7 @@ export interface DatasetAccount {
 
 interface ColumnStat {
 	rows: number;
+	meta: number;
 	to: Set<string>;
 	note?: string;
 }
@@ -61,7 +64,7 @@ export class AccountBuilder {
 	private stat(col: string): ColumnStat {
 		let st = this.cols.get(col);
 		if (st === undefined) {
-			st = { rows: 0, to: new Set() };
+			st = { rows: 0, meta: 0, to: new Set() };
 			this.cols.set(col, st);
 		}
 		return st;
@@ -77,12 +80,14 @@ export class AccountBuilder {
 			for (let i = 0; i < fields.length; i++) {
 				const f = fields[i];
 				if (!HIDDEN.has(f) && draft[f] !== undefined) st.to.add(f);
+				if (f === 'metadata') st.meta++;
 			}
 		}
 		for (let i = 0; i < t.metadata.length; i++) {
 			const col = t.metadata[i];
 			const st = this.stat(col);
 			if (!t.fed.has(col)) st.rows++;
+			st.meta++;
 			st.to.add('metadata');
 		}
 		if (t.why.size > 0) for (const [col, why] of t.why) this.stat(col).note ??= why;
@@ -105,6 +110,7 @@ export class AccountBuilder {
 		const columns: ColumnAccount[] = [];
 		for (const [column, st] of this.cols) {
 			const c: ColumnAccount = { column, to: [...st.to], rows: st.rows };
+			if (st.meta > 0 && st.meta < st.rows) c.metadataRows = st.meta;
 			if (st.note !== undefined) c.note = st.note;
 			columns.push(c);
 		}
@@ -168,9 +174,10 @@ export function describeAccount(a: DatasetAccount, file?: string): string[] {
 	}
 	const meta = a.columns.filter((c) => c.to.includes('metadata'));
 	if (meta.length > 0) {
-		const parts = meta.map(
-			(c) => `${c.column} (${c.rows} row${c.rows === 1 ? '' : 's'}${c.note ? `: ${c.note}` : ''})`,
-		);
+		const parts = meta.map((c) => {
+			const n = c.metadataRows ?? c.rows;
+			return `${c.column} (${n} row${n === 1 ? '' : 's'}${c.note ? `: ${c.note}` : ''})`;
+		});
 		lines.push(`metadata: ${parts.join('; ')}`);
 	}
 	const empty = a.columns.filter((c) => c.to.length === 0);
