@@ -85,6 +85,9 @@ const COMMON_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 	metadata: ['metadata'],
 };
 
+/** Schemas whose records nest their fields, where `id` is the example's id. */
+const NESTED: ReadonlySet<SchemaName> = new Set(['mlflow', 'langsmith', 'phoenix']);
+
 /** Per schema, its columns and the common ones: what `take` records each column as feeding. */
 const TABLES = Object.fromEntries(
 	SCHEMAS.map((s) => [s, { ...COMMON_COLUMNS, ...ADAPTERS[s].columns }]),
@@ -124,10 +127,13 @@ function common(r: RowReader, d: Draft): void {
  * `truth`, `grading_notes`, `reference_tool_calls`...). A value that does not fit the field stays
  * in metadata: a proposal never makes a row invalid.
  */
-function proposeByName(r: RowReader, d: Draft): void {
+function proposeByName(r: RowReader, d: Draft, schema: SchemaName): void {
 	for (const key of Object.keys(r.row)) {
 		const field = ALIASES[key];
 		if (field === undefined || r.consumed(key) || !r.has(key)) continue;
+		// An `id` column names the example in the nested tools' exports; elsewhere it stays in
+		// metadata as before, so content-hash request ids (and baselines keyed on them) hold.
+		if (field === 'request_id' && !NESTED.has(schema)) continue;
 		if ((d as Record<string, unknown>)[field] !== undefined) continue;
 		if (field === 'expected_facts' && d.expected_response !== undefined) continue;
 		if (field === 'expected_response' && d.expected_facts !== undefined) continue;
@@ -512,7 +518,7 @@ export function readRow(
 			else if (field === 'expected_response') names.expectedResponse = from;
 		}
 	}
-	proposeByName(r, d);
+	proposeByName(r, d, schema);
 	check(r, d, names);
 	if (r.issues.length > 0) return { ok: false, issues: r.issues };
 	const metaPaths: string[] = [];

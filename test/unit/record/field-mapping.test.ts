@@ -150,16 +150,19 @@ describe('columns nobody read are proposed by their common names, never at the c
 
 	it('a value that does not fit stays in metadata, with the reason in the account', () => {
 		const out = loadDataset([
-			{ request: 'q', response: 'a', expected: { nested: [1, 2] }, id: { x: 1 } },
+			{ request: 'q', response: 'a', expected: { nested: [1, 2] }, grading_notes: 5, id: 'x-1' },
 		]);
 		expect(out.invalid).toEqual([]);
 		expect(out.records[0].expected_response).toBe('{"nested":[1,2]}');
-		expect(out.records[0].metadata).toEqual({ id: { x: 1 } });
-		expect(out.account.columns.find((c) => c.column === 'id')).toEqual({
-			column: 'id',
+		// `id` names the example only in nested records (Phoenix, LangSmith, MLflow); in flat rows it
+		// stays in metadata, so content-hash request ids and the baselines keyed on them hold.
+		expect(out.records[0].request_id).toMatch(/^[0-9a-f]{16}$/);
+		expect(out.records[0].metadata).toEqual({ grading_notes: 5, id: 'x-1' });
+		expect(out.account.columns.find((c) => c.column === 'grading_notes')).toEqual({
+			column: 'grading_notes',
 			to: ['metadata'],
 			rows: 1,
-			note: 'not read as request_id: the value does not fit',
+			note: 'not read as guidelines: the value does not fit',
 		});
 	});
 });
