@@ -70,23 +70,37 @@ export class AccountBuilder {
 		return st;
 	}
 
+	// The columns of the previous row in the order they were read, with their stats: rows of a
+	// file mostly repeat it, so most lookups are an index, not a map probe.
+	private lastCols: string[] = [];
+	private lastStats: ColumnStat[] = [];
+
 	/** A loaded row: what each of its columns fed. */
 	add(t: Trail, d: Draft): void {
 		this.loaded++;
 		const draft = d as Record<string, unknown>;
-		for (const [col, fields] of t.fed) {
-			const st = this.stat(col);
+		const keys = t.fedKeys;
+		for (let i = 0; i < keys.length; i++) {
+			const col = keys[i];
+			const fields = t.fedFields[i];
+			let st: ColumnStat;
+			if (this.lastCols[i] === col) st = this.lastStats[i];
+			else {
+				st = this.stat(col);
+				this.lastCols[i] = col;
+				this.lastStats[i] = st;
+			}
 			st.rows++;
-			for (let i = 0; i < fields.length; i++) {
-				const f = fields[i];
+			for (let j = 0; j < fields.length; j++) {
+				const f = fields[j];
 				if (!HIDDEN.has(f) && draft[f] !== undefined) st.to.add(f);
 				if (f === 'metadata') st.meta++;
 			}
 		}
-		for (let i = 0; i < t.metadata.length; i++) {
-			const col = t.metadata[i];
+		for (let j = 0; j < t.metadata.length; j++) {
+			const col = t.metadata[j];
 			const st = this.stat(col);
-			if (!t.fed.has(col)) st.rows++;
+			if (!keys.includes(col)) st.rows++;
 			st.meta++;
 			st.to.add('metadata');
 		}

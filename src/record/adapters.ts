@@ -99,18 +99,24 @@ const TABLES = Object.fromEntries(
  * the row also has the canonical column.
  */
 function common(r: RowReader, d: Draft): void {
-	const set = <K extends keyof Draft>(k: K, v: Draft[K]): void => {
-		if (v !== undefined) d[k] = v;
-	};
-	set('request_id', id(r, r.take('request_id'), 'request_id'));
-	set('expected_facts', textList(r, r.take('expected_facts'), 'expected_facts'));
-	set('guidelines', readGuidelines(r, r.take('guidelines')));
-	set('trace', readTrace(r, r.take('trace')));
-	if (r.has('tool_calls')) set('tool_calls', toolCalls(r, r.take('tool_calls'), 'tool_calls'));
-	if (r.has('expected_tool_calls')) {
-		set('expected_tool_calls', toolCalls(r, r.take('expected_tool_calls'), 'expected_tool_calls'));
+	const requestId = id(r, r.take('request_id'), 'request_id');
+	if (requestId !== undefined) d.request_id = requestId;
+	const facts = textList(r, r.take('expected_facts'), 'expected_facts');
+	if (facts !== undefined) d.expected_facts = facts;
+	const guidelines = readGuidelines(r, r.take('guidelines'));
+	if (guidelines !== undefined) d.guidelines = guidelines;
+	const trace = readTrace(r, r.take('trace'));
+	if (trace !== undefined) d.trace = trace;
+	if (r.has('tool_calls')) {
+		const calls = toolCalls(r, r.take('tool_calls'), 'tool_calls');
+		if (calls !== undefined) d.tool_calls = calls;
 	}
-	set('tool_definitions', toolDefinitions(r, r.take('tool_definitions')));
+	if (r.has('expected_tool_calls')) {
+		const calls = toolCalls(r, r.take('expected_tool_calls'), 'expected_tool_calls');
+		if (calls !== undefined) d.expected_tool_calls = calls;
+	}
+	const defs = toolDefinitions(r, r.take('tool_definitions'));
+	if (defs !== undefined) d.tool_definitions = defs;
 	for (const k of FIGURES) {
 		const alias = FIGURE_ALIASES[k];
 		const key = alias !== undefined && !r.has(k) && r.has(alias) ? alias : k;
@@ -128,7 +134,7 @@ function common(r: RowReader, d: Draft): void {
  * in metadata: a proposal never makes a row invalid.
  */
 function proposeByName(r: RowReader, d: Draft, schema: SchemaName): void {
-	for (const key of Object.keys(r.row)) {
+	for (const key in r.row) {
 		const field = ALIASES[key];
 		if (field === undefined || r.consumed(key) || !r.has(key)) continue;
 		// An `id` column names the example in the nested tools' exports; elsewhere it stays in
@@ -138,7 +144,7 @@ function proposeByName(r: RowReader, d: Draft, schema: SchemaName): void {
 		if (field === 'expected_facts' && d.expected_response !== undefined) continue;
 		if (field === 'expected_response' && d.expected_facts !== undefined) continue;
 		if (tryField(r, field, r.peek(key), key, d)) r.take(key, field);
-		else r.why.set(key, `not read as ${field}: the value does not fit`);
+		else r.note(key, `not read as ${field}: the value does not fit`);
 	}
 }
 
@@ -245,7 +251,7 @@ function fillFrom(r: RowReader, d: Draft, names: Names, t: ParsedTrace): void {
 	// The account names what the trace filled, beside the trace itself.
 	const filled = TRACE_FILLS.filter((k, i) => before[i] === undefined && d[k] !== undefined);
 	if (filled.length > 0) {
-		const traceKey = [...r.fed.entries()].find(([, f]) => f.includes('trace'))?.[0] ?? 'trace';
+		const traceKey = r.feederOf('trace') ?? 'trace';
 		r.feeds(traceKey, 'trace', ...filled);
 	}
 }
@@ -263,14 +269,24 @@ const TRACE_FILLS = [
 	'total_token_count',
 ] as const;
 
+/** The top-level column of a (possibly dotted) name: what `RowReader.failed` records. */
+function head(name: string): string {
+	const i = name.search(/[.[]/);
+	return i < 0 ? name : name.slice(0, i);
+}
+
 /** Whether a draft has what a record needs; records the issues otherwise. */
 function check(r: RowReader, d: Draft, names: Names): void {
 	if (d.trace !== undefined && !r.failed.has('trace')) fillFromTrace(r, d, names);
 	if (r.traceError !== undefined) d.metadata = { ...d.metadata, trace_error: r.traceError };
 	// A golden set has no responses and Azure's NLP data no query; a row with neither says nothing.
-	const head = (name: string): string => name.split(/[.[]/)[0];
-	const reported = r.failed.has(head(names.request)) || r.failed.has(head(names.response));
-	if (d.request === undefined && d.response === undefined && d.trace === undefined && !reported) {
+	if (
+		d.request === undefined &&
+		d.response === undefined &&
+		d.trace === undefined &&
+		!r.failed.has(head(names.request)) &&
+		!r.failed.has(head(names.response))
+	) {
 		r.fail(
 			names.request,
 			names.request === names.response
@@ -410,7 +426,9 @@ export type DraftResult = { ok: true; draft: Draft; trail: Trail } | { ok: false
 
 /** What one row's columns fed (canonical fields), and which went to metadata and why. */
 export interface Trail {
-	fed: ReadonlyMap<string, readonly string[]>;
+	/** Columns read, in order, and the fields each may have fed (`fedFields[i]`). */
+	fedKeys: readonly string[];
+	fedFields: readonly (readonly string[])[];
 	metadata: readonly string[];
 	why: ReadonlyMap<string, string>;
 }
@@ -472,12 +490,27 @@ export function applyMapping(
 	return { row: out, renamed, issues };
 }
 
+/** Hidden columns per mapping and schema: worked out once per load, not once per row. */
+const HIDDEN = new WeakMap<MappingPlan, Map<SchemaName, Set<string> | undefined>>();
+
 /**
  * The schema's own columns that feed only fields the user maps: hidden from the adapter, so the
  * user's column is read instead and the schema's stays in metadata, named in the account.
  */
 function hiddenColumns(schema: SchemaName, plan: MappingPlan | undefined): Set<string> | undefined {
 	if (!plan || plan.fields.length === 0) return undefined;
+	let bySchema = HIDDEN.get(plan);
+	if (bySchema === undefined) {
+		bySchema = new Map();
+		HIDDEN.set(plan, bySchema);
+	}
+	if (bySchema.has(schema)) return bySchema.get(schema);
+	const hidden = computeHidden(schema, plan);
+	bySchema.set(schema, hidden);
+	return hidden;
+}
+
+function computeHidden(schema: SchemaName, plan: MappingPlan): Set<string> | undefined {
 	const mapped = new Set<string>(plan.fields.map(([, f]) => f));
 	// The user's own columns are theirs to place: the schema does not read them as well.
 	const out = new Set<string>(plan.fields.map(([from]) => from).filter((f) => !f.includes('.')));
@@ -530,5 +563,6 @@ export function readRow(
 		if (r.issues.length > 0) return { ok: false, issues: r.issues };
 		d.metadata = { ...d.metadata, ...left };
 	} else d.metadata = left;
-	return { ok: true, draft: d, trail: { fed: r.fed, metadata: metaPaths, why: r.why } };
+	const trail = { fedKeys: r.fedKeys, fedFields: r.fedFields, metadata: metaPaths, why: r.why };
+	return { ok: true, draft: d, trail };
 }

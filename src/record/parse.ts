@@ -205,15 +205,12 @@ class JsonlAssembler {
 			try {
 				return { row: lineNo, value: JSON.parse(line) as unknown };
 			} catch {
+				// The slow path, for lines that do not parse as they are: raw tabs in strings?
 				const fixed = escapeRawControls(line);
-				if (fixed !== line) {
-					try {
-						const value = JSON.parse(fixed) as unknown;
-						this.notes.rawControl++;
-						return { row: lineNo, value };
-					} catch {
-						// falls through: may be the start of a record spanning lines
-					}
+				const own = fixed === line ? undefined : parseLine(fixed);
+				if (own !== undefined) {
+					this.notes.rawControl++;
+					return { row: lineNo, value: own.value };
 				}
 				const t = line.trimStart();
 				if (t[0] !== '{' && t[0] !== '[') return jsonlError(line, lineNo);

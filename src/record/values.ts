@@ -26,11 +26,15 @@ export class RowReader {
 	readonly failed = new Set<string>();
 	private readonly used = new Set<string>();
 	/** Dotted paths consumed inside a top-level object (`inputs.question`), by top-level key. */
-	private readonly usedPaths = new Map<string, string[]>();
-	/** Source column (or dotted path) -> the canonical fields it may have fed. */
-	readonly fed = new Map<string, readonly string[]>();
-	/** Why a column went to metadata although an adapter looked at it. */
-	readonly why = new Map<string, string>();
+	private usedPaths?: Map<string, string[]>;
+	/**
+	 * Source columns (or dotted paths) in the order they were read, and the canonical fields each
+	 * may have fed (`fedFields[i]` for `fedKeys[i]`): two arrays, cheaper per row than a map.
+	 */
+	readonly fedKeys: string[] = [];
+	readonly fedFields: (readonly string[])[] = [];
+	/** Why a column went to metadata although an adapter looked at it (made when first needed). */
+	private whyMap?: Map<string, string>;
 	/** Why the row's trace could not be read (the row keeps its other fields). */
 	traceError?: string;
 
@@ -50,13 +54,14 @@ export class RowReader {
 
 	/**
 	 * Reads a key and marks it consumed; null and absent are the same (pandas writes NaN as null).
-	 * `fields` names the canonical fields the column feeds, for the dataset's account.
+	 * `field` names the canonical field the column feeds, for the dataset's account (else the
+	 * schema's column table says).
 	 */
-	take(key: string, ...fields: string[]): unknown {
+	take(key: string, field?: string): unknown {
 		if (!(key in this.row) || this.hidden?.has(key)) return undefined;
 		this.used.add(key);
-		const f = fields.length > 0 ? fields : this.table?.[key];
-		if (f !== undefined) this.fed.set(key, f);
+		const f = field !== undefined ? one(field) : this.table?.[key];
+		if (f !== undefined) this.setFed(key, f);
 		const v = this.row[key];
 		return v === null ? undefined : v;
 	}
@@ -76,20 +81,20 @@ export class RowReader {
 	 * holds dots is found first) and marks only that path consumed: the rest of the object stays
 	 * in metadata. Returns undefined when any step is missing.
 	 */
-	takePath(path: string, ...fields: string[]): unknown {
-		return this.readPath(path, fields, false);
+	takePath(path: string, field?: string): unknown {
+		return this.readPath(path, field, false);
 	}
 
 	/** `takePath` for the user's Column Mapping: hidden columns (hidden for this read) are seen. */
 	takeMapped(path: string, field: string): unknown {
-		return this.readPath(path, [field], true);
+		return this.readPath(path, field, true);
 	}
 
-	private readPath(path: string, fields: string[], mapped: boolean): unknown {
+	private readPath(path: string, field: string | undefined, mapped: boolean): unknown {
 		if (path in this.row) {
-			if (!mapped) return this.take(path, ...fields);
+			if (!mapped) return this.take(path, field);
 			this.used.add(path);
-			this.fed.set(path, fields);
+			if (field !== undefined) this.setFed(path, one(field));
 			const v = this.row[path];
 			return v === null ? undefined : v;
 		}
@@ -103,10 +108,11 @@ export class RowReader {
 			else cur = undefined;
 		}
 		if (cur === undefined) return undefined;
+		this.usedPaths ??= new Map();
 		const list = this.usedPaths.get(top);
 		if (list) list.push(path);
 		else this.usedPaths.set(top, [path]);
-		if (fields.length > 0) this.fed.set(path, fields);
+		if (field !== undefined) this.setFed(path, one(field));
 		return cur === null ? undefined : cur;
 	}
 
@@ -130,16 +136,43 @@ export class RowReader {
 		for (const f of m.failed) this.failed.add(f);
 	}
 
+	/** Why `key` went to metadata although an adapter looked at it. */
+	note(key: string, why: string): void {
+		this.whyMap ??= new Map();
+		this.whyMap.set(key, why);
+	}
+
+	/** The reasons recorded with `note`, by column. */
+	get why(): ReadonlyMap<string, string> {
+		return this.whyMap ?? NO_REASONS;
+	}
+
+	/** Records (or replaces) what `key` fed. */
+	private setFed(key: string, fields: readonly string[]): void {
+		const i = this.fedKeys.indexOf(key);
+		if (i >= 0) this.fedFields[i] = fields;
+		else {
+			this.fedKeys.push(key);
+			this.fedFields.push(fields);
+		}
+	}
+
+	/** The column (or path) recorded as feeding `field`, if any. */
+	feederOf(field: string): string | undefined {
+		const i = this.fedFields.findIndex((f) => f.includes(field));
+		return i < 0 ? undefined : this.fedKeys[i];
+	}
+
 	/** Says precisely what a consumed column fed, once the adapter knows (text or transcript). */
 	feeds(key: string, ...fields: string[]): void {
-		if (this.used.has(key) || this.fed.has(key)) this.fed.set(key, fields);
+		if (this.used.has(key) || this.fedKeys.includes(key)) this.setFed(key, fields);
 	}
 
 	/** Gives a consumed key back to metadata (a field read but not mapped after all). */
 	release(key: string, why?: string): void {
 		// What it fed stays recorded: a lossy list feeds its field and is kept in metadata too.
 		this.used.delete(key);
-		if (why !== undefined) this.why.set(key, why);
+		if (why !== undefined) this.note(key, why);
 	}
 
 	/** Whether `key` (a top-level column) was consumed. */
@@ -171,7 +204,7 @@ export class RowReader {
 		const out: Row = {};
 		for (const k of Object.keys(this.row)) {
 			if (this.used.has(k) || this.row[k] === undefined) continue;
-			const partial = this.usedPaths.get(k);
+			const partial = this.usedPaths?.get(k);
 			if (partial === undefined) {
 				out[k] = this.row[k];
 				paths?.push(k);
@@ -182,6 +215,19 @@ export class RowReader {
 		}
 		return out;
 	}
+}
+
+const NO_REASONS: ReadonlyMap<string, string> = new Map();
+
+/** One-field lists, made once per field name rather than once per row. */
+const ONE = new Map<string, readonly string[]>();
+function one(field: string): readonly string[] {
+	let list = ONE.get(field);
+	if (list === undefined) {
+		list = [field];
+		ONE.set(field, list);
+	}
+	return list;
 }
 
 /** `value` (found under `prefix`) without the consumed dotted `paths`; undefined when nothing is left. */
@@ -268,10 +314,12 @@ const BAD_JSON = Symbol('bad json');
  * but is neither is an issue rather than silently becoming text; elsewhere text stays text.
  */
 export function structured(r: RowReader, v: unknown, path: string, orText = false): unknown {
-	if (typeof v !== 'string') return v;
+	if (typeof v !== 'string' || (orText && !r.fromCsv)) return v;
+	const c = v.charCodeAt(0);
+	// The common case first: text that does not start like a list or an object, without trimming.
+	if (c !== 0x5b && c !== 0x7b && c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return v;
 	const t = v.trimStart();
 	if (t[0] !== '[' && t[0] !== '{') return v;
-	if (!r.fromCsv && orText) return v;
 	try {
 		return parseNested(r, v, path);
 	} catch (e) {

@@ -127,7 +127,7 @@ function read(r: RowReader, d: Draft): Names {
 			} else {
 				asserts.push({ column: key, type: a.type, value: a.value });
 				r.take(key, 'metadata');
-				r.why.set(
+				r.note(
 					key,
 					`promptfoo "${a.type}" assertion: no canonical field, kept in metadata.assertions`,
 				);
