@@ -30,6 +30,7 @@ export {
 	type DatasetSource,
 	type PrepareOptions,
 	type Prepared,
+	type SourceAccount,
 } from './dataset/prepare';
 export * from './metrics';
 export * from './judges';

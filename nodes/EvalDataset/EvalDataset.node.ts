@@ -24,7 +24,7 @@ export class EvalDataset implements INodeType {
 		version: 1,
 		subtitle: '={{ $parameter.source }}',
 		description:
-			'Load an evaluation dataset (Azure, Databricks, Spring AI, Ragas, DeepEval; JSON, JSONL or CSV) into canonical rows',
+			'Load an evaluation dataset (Azure/promptflow, Databricks, Ragas, DeepEval, OpenAI evals, MLflow, LangSmith, Phoenix, promptfoo, Spring AI; JSON, JSONL or CSV) into canonical rows, saying where every column went',
 		defaults: { name: 'Eval Dataset' },
 		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
 		usableAsTool: undefined,
@@ -105,9 +105,39 @@ export class EvalDataset implements INodeType {
 				default: 'auto',
 				options: [
 					{ name: 'Detect', value: 'auto', description: 'Detected once for the whole dataset' },
-					{ name: 'Azure AI Evaluation', value: 'azure' },
+					{
+						name: 'Azure AI Evaluation / Promptflow',
+						value: 'azure',
+						description:
+							'Query or question, response or answer, context, ground_truth, chat_history',
+					},
 					{ name: 'Databricks Agent Evaluation', value: 'databricks' },
-					{ name: 'DeepEval', value: 'deepeval' },
+					{
+						name: 'DeepEval',
+						value: 'deepeval',
+						description: 'Test cases, goldens, conversational goldens, test-run exports',
+					},
+					{
+						name: 'LangSmith',
+						value: 'langsmith',
+						description: 'Examples: inputs and reference outputs',
+					},
+					{
+						name: 'MLflow 3',
+						value: 'mlflow',
+						description: 'Evaluation records: inputs, outputs, expectations',
+					},
+					{ name: 'OpenAI Evals', value: 'openai-evals', description: 'Input messages and ideal' },
+					{
+						name: 'Phoenix',
+						value: 'phoenix',
+						description: 'Dataset examples: input and reference output',
+					},
+					{
+						name: 'Promptfoo',
+						value: 'promptfoo',
+						description: 'Test CSVs: vars, __expected, __metadata',
+					},
 					{ name: 'Ragas', value: 'ragas' },
 					{ name: 'Spring AI', value: 'spring-ai' },
 				],
@@ -119,7 +149,8 @@ export class EvalDataset implements INodeType {
 				typeOptions: { multipleValues: true },
 				default: {},
 				placeholder: 'Add mapping',
-				description: 'Map your own column names onto canonical fields before the schema is applied',
+				description:
+					'Map your own columns onto canonical fields, whatever the schema: each mapping replaces what the schema would read for that field. Use a dotted path for a value inside an object (inputs.question); a list of chat messages mapped to request gives the request and its history.',
 				options: [
 					{
 						displayName: 'Mapping',
@@ -131,6 +162,7 @@ export class EvalDataset implements INodeType {
 								type: 'string',
 								default: '',
 								placeholder: 'question',
+								description: 'A column name, or a dotted path into an object (inputs.question)',
 							},
 							{
 								displayName: 'Canonical Field',
@@ -139,7 +171,7 @@ export class EvalDataset implements INodeType {
 								default: '',
 								placeholder: 'request',
 								description:
-									'For example request, response, expected_response, retrieved_context, expected_facts, guidelines, request_ID',
+									'For example request, response, expected_response, retrieved_context, expected_retrieved_context, expected_facts, guidelines, tool_calls, expected_tool_calls, request_ID, trace, metadata',
 							},
 						],
 					},
@@ -298,6 +330,23 @@ export class EvalDataset implements INodeType {
 		if (source !== 'items') {
 			const refused = overLimit(result.rows.length + result.invalid.length + result.excluded);
 			if (refused) return refused;
+		}
+		// Nothing silent: where every column went, and which rows were skipped, in the output pane
+		// and the execution log.
+		for (const a of result.accounts) {
+			const text = a.lines.join('\n');
+			this.logger?.info(`Eval Dataset: ${text}`);
+			if (typeof this.addExecutionHints === 'function') {
+				const attention =
+					a.account.skipped.length > 0 ||
+					a.account.columns.some((c) => c.to.includes('metadata')) ||
+					a.account.notes.length > 0;
+				this.addExecutionHints({
+					message: text,
+					type: attention ? 'warning' : 'info',
+					location: 'outputPane',
+				});
+			}
 		}
 		const rows: INodeExecutionData[] = result.rows.map((r) => ({
 			json: r.json as IDataObject,

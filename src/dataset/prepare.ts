@@ -6,7 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import { MANIFEST_FIELD, newRunId, type RunManifest } from '../manifest';
-import { DatasetError, loadDataset } from '../record';
+import {
+	DatasetError,
+	describeAccount,
+	loadDataset,
+	type DatasetAccount,
+	type SchemaName,
+} from '../record';
 import { sha256 } from '../record/hash';
 import { createRng } from '../stats/random';
 
@@ -18,7 +24,7 @@ export type DatasetSource =
 /** Preparation options (format/schema/mapping as in `loadDataset`). */
 export interface PrepareOptions {
 	format?: 'auto' | 'json' | 'jsonl' | 'csv';
-	schema?: 'auto' | 'azure' | 'databricks' | 'spring-ai' | 'ragas' | 'deepeval';
+	schema?: 'auto' | SchemaName;
 	mapping?: Record<string, string>;
 	/** CSV list cells that are not JSON are split on this (unset: `|` for DeepEval CSVs). */
 	listDelimiter?: string;
@@ -36,11 +42,22 @@ export interface PreparedRow {
 	itemIndex: number;
 }
 
+/** What loading one source did with it (see `DatasetAccount`), and the same as lines to show. */
+export interface SourceAccount {
+	/** The input item the source came from (null: incoming items, one row each). */
+	itemIndex: number | null;
+	fileName?: string;
+	account: DatasetAccount;
+	lines: string[];
+}
+
 /** Result of preparation; `fatal` is set only when a source cannot be read at all. */
 export interface Prepared {
 	rows: PreparedRow[];
 	invalid: PreparedRow[];
 	excluded: number;
+	/** One per source: which column went to which field, to metadata, which rows were skipped. */
+	accounts: SourceAccount[];
 	fatal?: { message: string; itemIndex?: number; remedy: string };
 }
 
@@ -70,6 +87,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 	const rows: PreparedRow[] = [];
 	const invalid: PreparedRow[] = [];
 	const fingerprints: string[] = [];
+	const accounts: SourceAccount[] = [];
 	for (const src of sources) {
 		let loaded: ReturnType<typeof loadDataset>;
 		try {
@@ -90,6 +108,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 				rows: [],
 				invalid: [],
 				excluded: 0,
+				accounts,
 				fatal: {
 					message: 'fileName' in src && src.fileName ? `${src.fileName}: ${message}` : message,
 					itemIndex: src.itemIndex ?? 0,
@@ -98,6 +117,13 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 			};
 		}
 		fingerprints.push(loaded.fingerprint);
+		const fileName = 'fileName' in src ? src.fileName : undefined;
+		accounts.push({
+			itemIndex: src.itemIndex,
+			...(fileName ? { fileName } : {}),
+			account: loaded.account,
+			lines: describeAccount(loaded.account, fileName),
+		});
 		const itemOf = (row: number): number =>
 			src.itemIndex === null ? Math.max(0, row - 1) : src.itemIndex;
 		for (const rec of loaded.records) {
@@ -165,6 +191,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 		rows: stampManifests(kept, fingerprints, options.runId),
 		invalid,
 		excluded: before - kept.length,
+		accounts,
 	};
 }
 

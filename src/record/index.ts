@@ -1,6 +1,7 @@
 /**
- * The canonical eval record and dataset loading: `EvalRecord` (zod schema and type), format
- * adapters for Azure, Databricks, Spring AI, Ragas and DeepEval rows, and `loadDataset`.
+ * The canonical eval record and dataset loading: `EvalRecord` (zod schema and type), the field
+ * mapping every schema shares (Azure and promptflow, Databricks, Spring AI, Ragas, DeepEval,
+ * OpenAI evals, MLflow 3, LangSmith, Phoenix, promptfoo), `loadDataset` and the account it gives.
  */
 export {
 	ChatMessage,
@@ -12,6 +13,13 @@ export {
 	type SchemaName,
 } from './schema';
 export { detectSchema } from './adapters';
+export {
+	describeAccount,
+	type ColumnAccount,
+	type DatasetAccount,
+	type SkippedRow,
+} from './account';
+export { FIELDS, isField, type Field } from './fields';
 export {
 	loadDataset,
 	normaliseRow,

@@ -4,7 +4,16 @@
  * so scores can be traced to the exact dataset they were computed on.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { applyMapping, detectSchema, readRow, type Draft } from './adapters';
+import { AccountBuilder, type DatasetAccount } from './account';
+import {
+	applyMapping,
+	detectSchema,
+	planMapping,
+	readRow,
+	type Draft,
+	type MappingPlan,
+	type Trail,
+} from './adapters';
 import { hashCanonical, sha256, sortedCopy } from './hash';
 import { readRows, type DatasetFormat, type RawRow } from './parse';
 import { SCHEMAS, type EvalRecord, type RecordSource, type SchemaName } from './schema';
@@ -19,7 +28,10 @@ import {
 } from './values';
 
 /**
- * Options of `loadDataset`; `mapping` renames the user's columns (`{ question: 'request' }`).
+ * Options of `loadDataset`. `mapping` maps the user's columns onto canonical fields, for every
+ * schema (`{ question: 'request', 'inputs.text': 'request', 'expectations.answer':
+ * 'expected_response' }`: dotted paths reach inside nested objects); a target that is not a
+ * canonical field renames the column onto a source schema's own name (`{ prompt: 'userText' }`).
  * `listDelimiter` splits CSV list cells that are not JSON (`a|b`); unset, DeepEval CSVs use `|`
  * (DeepEval's own default) and other CSVs split nothing.
  */
@@ -57,6 +69,8 @@ export interface LoadResult {
 	format: DatasetFormat;
 	schema: SchemaName;
 	wrapper?: Row;
+	/** Which column went to which field, which to metadata, which rows were skipped and why. */
+	account: DatasetAccount;
 }
 
 /** How many rows schema detection looks at (as `detectSchema` does). */
@@ -201,13 +215,13 @@ function rawOf(value: unknown): unknown {
 	return deeperThan(value) ? sortedCopy(value, MAX_DEPTH, `[${TOO_DEEP}: cut here]`) : value;
 }
 
-type Step = { ok: true; draft: Draft } | { ok: false; issues: Issue[] };
+type Step = { ok: true; draft: Draft; trail: Trail } | { ok: false; issues: Issue[] };
 
 function step(
 	value: unknown,
 	schema: SchemaName,
 	fromCsv: boolean,
-	mapping: LoadOptions['mapping'],
+	plan: MappingPlan | undefined,
 	listDelimiter?: string,
 ): Step {
 	if (!isObject(value))
@@ -217,11 +231,23 @@ function step(
 		};
 	const deep = deepKey(value);
 	if (deep !== undefined) return { ok: false, issues: [{ path: deep, message: TOO_DEEP }] };
-	const m = applyMapping(value, mapping);
+	const m = applyMapping(value, plan);
 	if (m.issues.length > 0) return { ok: false, issues: m.issues };
-	const res = readRow(m.row, schema, fromCsv, m.renamed, listDelimiter);
-	if (!res.ok) return res;
-	return { ok: true, draft: res.draft };
+	return readRow(m.row, schema, fromCsv, m.renamed, listDelimiter, plan);
+}
+
+/**
+ * A row as schema detection sees it: renamed columns under their new names, and without the
+ * columns the user maps onto canonical fields (those are the user's call, not evidence of a
+ * schema), so a mapping cannot flip detection away from the columns left unmapped.
+ */
+function forDetection(row: Row, plan: MappingPlan | undefined): Row {
+	if (!plan) return row;
+	const out = applyMapping(row, plan).row;
+	if (plan.fields.length === 0) return out;
+	const copy: Row = { ...out };
+	for (const [from] of plan.fields) delete copy[from];
+	return copy;
 }
 
 /** A stable id from the row's normalised content, for rows that bring no `request_id`. */
@@ -250,10 +276,10 @@ export function normaliseRow(
 	mapping?: Record<string, string>,
 	source?: Partial<Pick<RecordSource, 'format' | 'row'>> & { listDelimiter?: string },
 ): NormaliseResult {
-	const mapped = isObject(row) && mapping ? applyMapping(row, mapping).row : row;
-	const s = resolveSchema(schema, [mapped]);
+	const plan = planMapping(mapping);
+	const s = resolveSchema(schema, [isObject(row) ? forDetection(row, plan) : row]);
 	const fromCsv = source?.format === 'csv';
-	const res = step(row, s, fromCsv, mapping, listDelimiterFor(source?.listDelimiter, s, fromCsv));
+	const res = step(row, s, fromCsv, plan, listDelimiterFor(source?.listDelimiter, s, fromCsv));
 	if (!res.ok) return res;
 	const hash = createHash('sha256');
 	hashRow(hash, res.draft);
@@ -270,7 +296,8 @@ export function normaliseRow(
 /**
  * Loads a dataset: JSON, JSON Lines or CSV content (string or bytes), or already-parsed rows.
  * Throws `DatasetError` only when the input as a whole is unreadable (empty, not UTF-8, broken
- * JSON/CSV structure); row problems go to `invalid` with the raw row.
+ * JSON/CSV structure); row problems go to `invalid` with the raw row. `account` says what became
+ * of every column and every row.
  */
 export function loadDataset(
 	input: string | Uint8Array | unknown[],
@@ -279,6 +306,7 @@ export function loadDataset(
 	const data = readRows(input, options.format ?? 'auto');
 	const mapping =
 		options.mapping && Object.keys(options.mapping).length > 0 ? options.mapping : undefined;
+	const plan = planMapping(mapping);
 	// The schema is detected on the first rows; the rest are read one by one after that.
 	const rows = data.rows[Symbol.iterator]();
 	const first: RawRow[] = [];
@@ -289,24 +317,31 @@ export function loadDataset(
 	}
 	const sample = first
 		.filter((r) => r.error === undefined && isObject(r.value))
-		.map((r) => (mapping ? applyMapping(r.value as Row, mapping).row : r.value));
+		.map((r) => forDetection(r.value as Row, plan));
 	const schema = resolveSchema(options.schema, sample);
 	const delimiter = listDelimiterFor(options.listDelimiter, schema, data.fromCsv);
 
 	const hash = createHash('sha256');
 	const records: EvalRecord[] = [];
 	const invalid: InvalidRow[] = [];
+	const account = new AccountBuilder();
 	const take = (raw: RawRow): void => {
 		if (raw.error !== undefined) {
-			invalid.push(
-				invalidRow(raw.row, [{ path: '', message: raw.error }], rawOf(raw.value), undefined),
+			const bad = invalidRow(
+				raw.row,
+				[{ path: '', message: raw.error }],
+				rawOf(raw.value),
+				undefined,
 			);
+			invalid.push(bad);
+			account.skip(raw.row, bad.error);
 			hashInvalid(hash, raw.value);
 			return;
 		}
-		const res = step(raw.value, schema, data.fromCsv, mapping, delimiter);
+		const res = step(raw.value, schema, data.fromCsv, plan, delimiter);
 		if (res.ok) {
 			hashRow(hash, res.draft);
+			account.add(res.trail, res.draft);
 			// The record is built now, so the raw row and the draft die young; only the dataset
 			// fingerprint is filled in at the end.
 			const id = res.draft.request_id ?? contentId(res.draft);
@@ -314,9 +349,14 @@ export function loadDataset(
 				assemble(res.draft, id, { format: data.format, schema, row: raw.row, fingerprint: '' }),
 			);
 		} else {
-			invalid.push(
-				invalidRow(raw.row, res.issues, rawOf(raw.value), requestIdOf(raw.value, mapping)),
+			const bad = invalidRow(
+				raw.row,
+				res.issues,
+				rawOf(raw.value),
+				requestIdOf(raw.value, mapping),
 			);
+			invalid.push(bad);
+			account.skip(raw.row, bad.error);
 			hashInvalid(hash, raw.value);
 		}
 	};
@@ -325,7 +365,15 @@ export function loadDataset(
 	for (let next = rows.next(); next.done !== true; next = rows.next()) take(next.value);
 	const fingerprint = 'sha256:' + hash.digest('hex');
 	for (const r of records) r.source.fingerprint = fingerprint;
-	const out: LoadResult = { records, invalid, fingerprint, format: data.format, schema };
+	const detected = options.schema === undefined || options.schema === 'auto';
+	const out: LoadResult = {
+		records,
+		invalid,
+		fingerprint,
+		format: data.format,
+		schema,
+		account: account.finish({ format: data.format, schema, detected, mapping }, data.notes),
+	};
 	if (data.wrapper) out.wrapper = data.wrapper;
 	return out;
 }

@@ -42,7 +42,26 @@ export interface RawDataset {
 	/** CSV cells are text, so adapters parse JSON held in structured cells. */
 	fromCsv: boolean;
 	wrapper?: Row;
+	/**
+	 * What the reader had to be lenient about, for the dataset's account. Filled while `rows` is
+	 * iterated (JSON Lines from bytes are read lazily): read it after the last row.
+	 */
+	notes: ReadNotes;
 }
+
+/** Counts of the lenient readings a file needed; each becomes one line of the account. */
+export interface ReadNotes {
+	/** JSON Lines records written over several physical lines (raw newlines in strings). */
+	multiLine: number;
+	/** Lines or records whose strings held raw control characters (tabs, newlines). */
+	rawControl: number;
+	/** CSV cells with a bare `"` inside an unquoted value, read as text as Python's csv does. */
+	relaxedQuotes: boolean;
+	/** Free-text notes (a JSON array in a JSON Lines file, DeepEval test-run arrays joined). */
+	text: string[];
+}
+
+const newNotes = (): ReadNotes => ({ multiLine: 0, rawControl: 0, relaxedQuotes: false, text: [] });
 
 /** Keys under which JSON exports commonly wrap their row array. */
 const WRAPPER_KEYS = [
@@ -53,8 +72,12 @@ const WRAPPER_KEYS = [
 	'examples',
 	'samples',
 	'test_cases',
+	'testCases',
 	'goldens',
 ];
+
+/** A DeepEval test run keeps single-turn and conversational cases in two arrays: both are rows. */
+const DEEPEVAL_RUN = ['testCases', 'conversationalTestCases'] as const;
 
 /** Byte offset and line of the first invalid UTF-8 sequence, for a message users can act on. */
 function locateBadUtf8(bytes: Uint8Array): string {
@@ -93,7 +116,7 @@ export function decodeText(input: string | Uint8Array): string {
 	}
 }
 
-function jsonRows(value: unknown): { rows: RawRow[]; wrapper?: Row } {
+function jsonRows(value: unknown, notes: ReadNotes): { rows: RawRow[]; wrapper?: Row } {
 	if (Array.isArray(value) && value.length === 0) {
 		throw new DatasetError('empty', 'the JSON file is an empty array: no rows');
 	}
@@ -104,7 +127,16 @@ function jsonRows(value: unknown): { rows: RawRow[]; wrapper?: Row } {
 			`expected a JSON array of rows or an object, got ${typeName(value)}`,
 		);
 	}
-	const key = WRAPPER_KEYS.find((k) => Array.isArray(value[k]));
+	const run = DEEPEVAL_RUN.filter((k) => Array.isArray(value[k]));
+	if (run.length === 2 && (value.conversationalTestCases as unknown[]).length > 0) {
+		const { testCases, conversationalTestCases, ...wrapper } = value;
+		const list = [...(testCases as unknown[]), ...(conversationalTestCases as unknown[])];
+		notes.text.push(
+			`DeepEval test run: ${(testCases as unknown[]).length} testCases and ${(conversationalTestCases as unknown[]).length} conversationalTestCases read as rows, in that order`,
+		);
+		return { rows: list.map((v, i) => ({ row: i + 1, value: v })), wrapper };
+	}
+	const key = WRAPPER_KEYS.find((k) => Array.isArray(value[k])) ?? run[0];
 	if (key === undefined) return { rows: [{ row: 1, value }] };
 	if ((value[key] as unknown[]).length === 0) {
 		throw new DatasetError('empty', `the JSON file's "${key}" array has no rows`);
@@ -114,15 +146,176 @@ function jsonRows(value: unknown): { rows: RawRow[]; wrapper?: Row } {
 	return Object.keys(wrapper).length > 0 ? { rows, wrapper } : { rows };
 }
 
-function jsonlRows(text: string): RawRow[] {
+/**
+ * JSON text with raw control characters inside its strings (a newline or tab typed into a value,
+ * as some writers leave them) made valid: those characters are escaped, nothing else changes.
+ */
+export function escapeRawControls(text: string): string {
+	let out = '';
+	let from = 0;
+	let inString = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (inString) {
+			if (c === 0x5c) i++;
+			else if (c === 0x22) inString = false;
+			else if (c < 0x20) {
+				out +=
+					text.slice(from, i) +
+					(c === 0x0a
+						? '\\n'
+						: c === 0x0d
+							? '\\r'
+							: c === 0x09
+								? '\\t'
+								: `\\u${c.toString(16).padStart(4, '0')}`);
+				from = i + 1;
+			}
+		} else if (c === 0x22) inString = true;
+	}
+	return from === 0 ? text : out + text.slice(from);
+}
+
+/** Most physical lines one JSON Lines record may span before its lines are given up as broken. */
+const MAX_RECORD_LINES = 10000;
+
+/**
+ * Assembles JSON Lines rows. A line that parses is a row (the fast path). A line that does not
+ * starts a record that may continue on the next lines (pandas and promptflow leave raw newlines
+ * in strings); it ends when the lines so far parse once their raw newlines are escaped. If a later
+ * line parses on its own first, the gathered lines were broken after all: each becomes an invalid
+ * row with its own parse error, as it would have been alone.
+ */
+class JsonlAssembler {
+	private lines: string[] = [];
+	private first = 0;
+	private lineNos: number[] = [];
+	// Bracket depth and string state of the lines gathered so far, kept line by line so a parse
+	// is tried only when the brackets close (linear in the record, however many lines it spans).
+	private depth = 0;
+	private inString = false;
+	private escaped = false;
+
+	constructor(private readonly notes: ReadNotes) {}
+
+	/** Rows completed by this line (none, one, or broken lines flushed before a good row). */
+	push(line: string, lineNo: number): RawRow | RawRow[] | undefined {
+		if (this.lines.length === 0) {
+			if (line.charCodeAt(0) !== 0x7b && line.trim() === '') return undefined;
+			try {
+				return { row: lineNo, value: JSON.parse(line) as unknown };
+			} catch {
+				// The slow path, for lines that do not parse as they are: raw tabs in strings?
+				const fixed = escapeRawControls(line);
+				const own = fixed === line ? undefined : parseLine(fixed);
+				if (own !== undefined) {
+					this.notes.rawControl++;
+					return { row: lineNo, value: own.value };
+				}
+				const t = line.trimStart();
+				if (t[0] !== '{' && t[0] !== '[') return jsonlError(line, lineNo);
+				this.lines = [line];
+				this.lineNos = [lineNo];
+				this.first = lineNo;
+				this.depth = 0;
+				this.inString = false;
+				this.escaped = false;
+				this.scan(line);
+				return this.depth < 0 ? this.flush() : undefined;
+			}
+		}
+		const t = line.trimStart();
+		if (t[0] === '{' && !this.inString) {
+			const own = parseLine(line);
+			if (own !== undefined) {
+				if (own.escaped) this.notes.rawControl++;
+				return [...this.flush(), { row: lineNo, value: own.value }];
+			}
+			// not a record on its own: part of the one being gathered
+		}
+		this.lines.push(line);
+		this.lineNos.push(lineNo);
+		this.scan('\n' + line);
+		if (this.depth < 0) return this.flush();
+		if (this.depth > 0 || this.inString) {
+			return this.lines.length >= MAX_RECORD_LINES ? this.flush() : undefined;
+		}
+		try {
+			const value = JSON.parse(escapeRawControls(this.lines.join('\n'))) as unknown;
+			this.notes.multiLine++;
+			const row = { row: this.first, value };
+			this.lines = [];
+			this.lineNos = [];
+			return row;
+		} catch {
+			return this.flush();
+		}
+	}
+
+	/** Follows brackets and strings over `text`, appended to what was gathered. */
+	private scan(text: string): void {
+		for (let i = 0; i < text.length; i++) {
+			const c = text.charCodeAt(i);
+			if (this.inString) {
+				if (this.escaped) this.escaped = false;
+				else if (c === 0x5c) this.escaped = true;
+				else if (c === 0x22) this.inString = false;
+			} else if (c === 0x22) this.inString = true;
+			else if (c === 0x7b || c === 0x5b) this.depth++;
+			else if (c === 0x7d || c === 0x5d) this.depth--;
+		}
+	}
+
+	/** The lines still gathered, each as the invalid row it is on its own. */
+	flush(): RawRow[] {
+		const out: RawRow[] = [];
+		for (let i = 0; i < this.lines.length; i++) {
+			const row = jsonlRow(this.lines[i], this.lineNos[i]);
+			if (row) out.push(row);
+		}
+		this.lines = [];
+		this.lineNos = [];
+		return out;
+	}
+}
+
+/** A line parsed on its own, as is or with raw control characters in its strings escaped. */
+function parseLine(line: string): { value: unknown; escaped: boolean } | undefined {
+	try {
+		return { value: JSON.parse(line) as unknown, escaped: false };
+	} catch {
+		const fixed = escapeRawControls(line);
+		if (fixed === line) return undefined;
+		try {
+			return { value: JSON.parse(fixed) as unknown, escaped: true };
+		} catch {
+			return undefined;
+		}
+	}
+}
+
+function jsonlError(line: string, lineNo: number): RawRow {
+	try {
+		JSON.parse(line);
+		return { row: lineNo, value: line, error: 'not valid JSON' };
+	} catch (e) {
+		return { row: lineNo, value: line, error: `not valid JSON (${(e as Error).message})` };
+	}
+}
+
+function jsonlRows(text: string, notes: ReadNotes): RawRow[] {
 	const rows: RawRow[] = [];
 	const lines = text.split('\n');
+	const asm = new JsonlAssembler(notes);
 	for (let i = 0; i < lines.length; i++) {
 		let line = lines[i];
 		if (line.endsWith('\r')) line = line.slice(0, -1);
-		const row = jsonlRow(line, i + 1);
-		if (row) rows.push(row);
+		const row = asm.push(line, i + 1);
+		if (row === undefined) continue;
+		if (Array.isArray(row)) rows.push(...row);
+		else rows.push(row);
 	}
+	rows.push(...asm.flush());
 	return rows;
 }
 
@@ -131,8 +324,9 @@ function jsonlRows(text: string): RawRow[] {
  * and parsed on its own, so the whole file never exists as one string (for most text that string
  * takes two bytes a character, twice the file).
  */
-function* jsonlRowsFromBytes(bytes: Uint8Array, from: number): Generator<RawRow> {
+function* jsonlRowsFromBytes(bytes: Uint8Array, from: number, notes: ReadNotes): Generator<RawRow> {
 	const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+	const asm = new JsonlAssembler(notes);
 	let lineNo = 0;
 	let start = from;
 	while (start < buf.length) {
@@ -151,11 +345,15 @@ function* jsonlRowsFromBytes(bytes: Uint8Array, from: number): Generator<RawRow>
 			const lineEnd = nl < 0 ? block.length : nl;
 			const end = lineEnd > at && block.charCodeAt(lineEnd - 1) === 0x0d ? lineEnd - 1 : lineEnd;
 			lineNo++;
-			const row = jsonlRow(block.slice(at, end), lineNo);
-			if (row) yield row;
+			const row = asm.push(block.slice(at, end), lineNo);
+			if (row !== undefined) {
+				if (Array.isArray(row)) yield* row;
+				else yield row;
+			}
 			at = lineEnd + 1;
 		}
 	}
+	yield* asm.flush();
 }
 
 /** Bytes decoded per step when reading JSON Lines from bytes. */
@@ -181,17 +379,29 @@ function delimiterOf(text: string): string {
 	return ',';
 }
 
-function csvRows(text: string): RawRow[] {
+function csvRows(text: string, notes: ReadNotes): RawRow[] {
 	let cells: string[][];
+	const options = {
+		bom: true,
+		delimiter: delimiterOf(text),
+		relax_column_count: true,
+		skip_empty_lines: true,
+	};
 	try {
-		cells = parseCsv(text, {
-			bom: true,
-			delimiter: delimiterOf(text),
-			relax_column_count: true,
-			skip_empty_lines: true,
-		}) as string[][];
+		cells = parseCsv(text, options) as string[][];
 	} catch (e) {
-		throw new DatasetError('syntax', `CSV could not be read: ${(e as Error).message}`);
+		// A bare quote inside an unquoted cell (`how do I print "hi"?`): Python's csv module and
+		// pandas keep it as text, so the file is read that way too, and the account says so.
+		const code = (e as { code?: string }).code;
+		if (code !== 'INVALID_OPENING_QUOTE' && code !== 'CSV_INVALID_CLOSING_QUOTE') {
+			throw new DatasetError('syntax', `CSV could not be read: ${(e as Error).message}`);
+		}
+		try {
+			cells = parseCsv(text, { ...options, relax_quotes: true }) as string[][];
+			notes.relaxedQuotes = true;
+		} catch (e2) {
+			throw new DatasetError('syntax', `CSV could not be read: ${(e2 as Error).message}`);
+		}
 	}
 	if (cells.length === 0) throw new DatasetError('empty', 'the CSV file has no header row');
 	const header = cells[0].map((h, i) => (h.trim() === '' ? `column_${i + 1}` : h.trim()));
@@ -277,11 +487,13 @@ export function readRows(
 	input: string | Uint8Array | unknown[],
 	format: 'auto' | 'json' | 'jsonl' | 'csv' = 'auto',
 ): RawDataset {
+	const notes = newNotes();
 	if (Array.isArray(input)) {
 		return {
 			format: 'items',
 			fromCsv: false,
 			rows: input.map((v, i) => ({ row: i + 1, value: v })),
+			notes,
 		};
 	}
 	// Bytes that are UTF-8 are read without ever holding the whole file as one string when they
@@ -294,17 +506,47 @@ export function readRows(
 	}
 	let fmt = format;
 	if (fmt === 'auto') fmt = sniff(bytes ? head(bytes, from) : (text as string));
+	if (fmt === 'jsonl' && firstChar(bytes, from, text) === '[') {
+		// A JSON array saved as .jsonl (or JSON Lines chosen for a JSON file): read as JSON.
+		text ??= decodeText(input);
+		try {
+			const parsed = JSON.parse(text) as unknown;
+			notes.text.push('the JSON Lines file holds one JSON array: read as JSON');
+			return { format: 'json', fromCsv: false, ...jsonRows(parsed, notes), notes };
+		} catch {
+			// not one JSON array after all: read line by line
+		}
+	}
 	if (fmt === 'jsonl') {
-		const rows = bytes ? jsonlRowsFromBytes(bytes, from) : jsonlRows(text as string);
-		return { format: 'jsonl', fromCsv: false, rows };
+		const rows = bytes ? jsonlRowsFromBytes(bytes, from, notes) : jsonlRows(text as string, notes);
+		return { format: 'jsonl', fromCsv: false, rows, notes };
 	}
 	text ??= decodeText(input);
-	if (fmt === 'csv') return { format: 'csv', fromCsv: true, rows: csvRows(text) };
+	if (fmt === 'csv') return { format: 'csv', fromCsv: true, rows: csvRows(text, notes), notes };
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(text) as unknown;
 	} catch (e) {
+		// Records spanning lines look like neither JSON nor JSON Lines to the two-line sniff; read
+		// line by line if that gives any record, else the file is broken JSON.
+		if (format === 'auto' && text.trimStart()[0] === '{') {
+			const rows = jsonlRows(text, notes);
+			if (rows.some((r) => r.error === undefined)) {
+				return { format: 'jsonl', fromCsv: false, rows, notes };
+			}
+		}
 		throw new DatasetError('syntax', `the file is not valid JSON (${(e as Error).message})`);
 	}
-	return { format: 'json', fromCsv: false, ...jsonRows(parsed) };
+	return { format: 'json', fromCsv: false, ...jsonRows(parsed, notes), notes };
+}
+
+/** The first non-blank character of the content. */
+function firstChar(bytes: Uint8Array | undefined, from: number, text: string | undefined): string {
+	if (bytes) {
+		for (let i = from; i < bytes.length; i++)
+			if (!isBlankByte(bytes[i])) return String.fromCharCode(bytes[i]);
+		return '';
+	}
+	const t = text as string;
+	return t[t.search(/\S/)] ?? '';
 }

@@ -65,8 +65,24 @@ export const ChatMessage = z.object({
 /** One chat turn. */
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
-/** Dataset schemas the adapters understand. */
-export const SCHEMAS = ['databricks', 'azure', 'ragas', 'deepeval', 'spring-ai'] as const;
+/**
+ * Dataset schemas the adapters understand, in the order detection breaks ties: Databricks
+ * (canonical names), Azure AI Evaluation (with the legacy promptflow QA names), Ragas, DeepEval,
+ * Spring AI, OpenAI evals, and the nested records of MLflow 3, LangSmith and Phoenix, and promptfoo
+ * test CSVs.
+ */
+export const SCHEMAS = [
+	'databricks',
+	'azure',
+	'ragas',
+	'deepeval',
+	'spring-ai',
+	'openai-evals',
+	'mlflow',
+	'langsmith',
+	'phoenix',
+	'promptfoo',
+] as const;
 /** A dataset schema name. */
 export type SchemaName = (typeof SCHEMAS)[number];
 

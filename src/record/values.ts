@@ -3,6 +3,7 @@
  * records a precise issue (`path: expected string, got number`) and returns undefined, so one
  * pass over a row collects every problem instead of stopping at the first.
  */
+import { parsePythonLiteral } from './pylit';
 import type { ChatMessage, ExpectedChunk, RetrievedChunk, ToolCall } from './schema';
 
 /** One problem found in a row, with the path named in the user's own column names. */
@@ -14,39 +15,169 @@ export interface Issue {
 /** A plain JSON object row. */
 export type Row = Record<string, unknown>;
 
-/** Per-row reading state: which keys were consumed (the rest become metadata) and the issues. */
+/**
+ * Per-row reading state: which keys were consumed (the rest become metadata), what each consumed
+ * column fed, and the issues. `hidden` keys are invisible to the schema adapter: their canonical
+ * field comes from the user's Column Mapping instead, so they stay in metadata.
+ */
 export class RowReader {
 	readonly issues: Issue[] = [];
 	/** Top-level keys that already have an issue, so a later "required" is not reported twice. */
 	readonly failed = new Set<string>();
 	private readonly used = new Set<string>();
+	/** Dotted paths consumed inside a top-level object (`inputs.question`), by top-level key. */
+	private usedPaths?: Map<string, string[]>;
+	/**
+	 * Source columns (or dotted paths) in the order they were read, and the canonical fields each
+	 * may have fed (`fedFields[i]` for `fedKeys[i]`): two arrays, cheaper per row than a map.
+	 */
+	readonly fedKeys: string[] = [];
+	readonly fedFields: (readonly string[])[] = [];
+	/** Why a column went to metadata although an adapter looked at it (made when first needed). */
+	private whyMap?: Map<string, string>;
+	/** Why the row's trace could not be read (the row keeps its other fields). */
+	traceError?: string;
 
 	constructor(
-		readonly row: Row,
+		public row: Row,
 		/** CSV cells are strings, so structured fields may hold JSON text to parse. */
 		readonly fromCsv: boolean,
 		/** Mapped target name -> the user's column name, so errors name what the user wrote. */
 		private readonly renamed: Map<string, string>,
 		/** CSV only: list cells that are not JSON are split on this (DeepEval writes `a|b`). */
 		readonly listDelimiter?: string,
+		/** Columns the adapter may not read (their field is mapped by the user). */
+		readonly hidden?: ReadonlySet<string>,
+		/** Column -> the canonical fields the schema reads it into, for the account. */
+		private readonly table?: Readonly<Record<string, readonly string[]>>,
 	) {}
 
-	/** Reads a key and marks it consumed; null and absent are the same (pandas writes NaN as null). */
-	take(key: string): unknown {
-		if (!(key in this.row)) return undefined;
+	/**
+	 * Reads a key and marks it consumed; null and absent are the same (pandas writes NaN as null).
+	 * `field` names the canonical field the column feeds, for the dataset's account (else the
+	 * schema's column table says).
+	 */
+	take(key: string, field?: string): unknown {
+		if (!(key in this.row) || this.hidden?.has(key)) return undefined;
 		this.used.add(key);
+		const f = field !== undefined ? one(field) : this.table?.[key];
+		if (f !== undefined) this.setFed(key, f);
 		const v = this.row[key];
 		return v === null ? undefined : v;
 	}
 
 	/** Whether the row holds a non-null value under `key` (without consuming it). */
 	has(key: string): boolean {
-		return this.row[key] !== undefined && this.row[key] !== null;
+		return this.row[key] !== undefined && this.row[key] !== null && !this.hidden?.has(key);
+	}
+
+	/** The value under `key` without consuming it (hidden keys read as absent). */
+	peek(key: string): unknown {
+		return this.hidden?.has(key) ? undefined : this.row[key];
+	}
+
+	/**
+	 * Reads a dotted path (`inputs.question`, `expectations.expected_response`; a key that itself
+	 * holds dots is found first) and marks only that path consumed: the rest of the object stays
+	 * in metadata. Returns undefined when any step is missing.
+	 */
+	takePath(path: string, field?: string): unknown {
+		return this.readPath(path, field, false);
+	}
+
+	/** `takePath` for the user's Column Mapping: hidden columns (hidden for this read) are seen. */
+	takeMapped(path: string, field: string): unknown {
+		return this.readPath(path, field, true);
+	}
+
+	private readPath(path: string, field: string | undefined, mapped: boolean): unknown {
+		if (path in this.row) {
+			if (!mapped) return this.take(path, field);
+			this.used.add(path);
+			if (field !== undefined) this.setFed(path, one(field));
+			const v = this.row[path];
+			return v === null ? undefined : v;
+		}
+		const parts = path.split('.');
+		const top = parts[0];
+		if (!mapped && this.hidden?.has(top)) return undefined;
+		let cur: unknown = this.row[top];
+		for (let i = 1; i < parts.length && cur !== undefined && cur !== null; i++) {
+			if (isObject(cur)) cur = cur[parts[i]];
+			else if (Array.isArray(cur) && /^\d+$/.test(parts[i])) cur = cur[Number(parts[i])];
+			else cur = undefined;
+		}
+		if (cur === undefined) return undefined;
+		this.usedPaths ??= new Map();
+		const list = this.usedPaths.get(top);
+		if (list) list.push(path);
+		else this.usedPaths.set(top, [path]);
+		if (field !== undefined) this.setFed(path, one(field));
+		return cur === null ? undefined : cur;
+	}
+
+	/**
+	 * Replaces a column's value with its parsed form (JSON text of an object in a CSV cell) so
+	 * dotted paths can reach inside it; the caller's row is not modified.
+	 */
+	expand(key: string, value: unknown): void {
+		this.row = { ...this.row, [key]: value };
+	}
+
+	/** A point to roll back to when a tentative read (a proposal by name) does not fit. */
+	mark(): { issues: number; failed: string[] } {
+		return { issues: this.issues.length, failed: [...this.failed] };
+	}
+
+	/** Forgets the issues recorded since `m`. */
+	rollback(m: { issues: number; failed: string[] }): void {
+		this.issues.length = m.issues;
+		this.failed.clear();
+		for (const f of m.failed) this.failed.add(f);
+	}
+
+	/** Why `key` went to metadata although an adapter looked at it. */
+	note(key: string, why: string): void {
+		this.whyMap ??= new Map();
+		this.whyMap.set(key, why);
+	}
+
+	/** The reasons recorded with `note`, by column. */
+	get why(): ReadonlyMap<string, string> {
+		return this.whyMap ?? NO_REASONS;
+	}
+
+	/** Records (or replaces) what `key` fed. */
+	private setFed(key: string, fields: readonly string[]): void {
+		const i = this.fedKeys.indexOf(key);
+		if (i >= 0) this.fedFields[i] = fields;
+		else {
+			this.fedKeys.push(key);
+			this.fedFields.push(fields);
+		}
+	}
+
+	/** The column (or path) recorded as feeding `field`, if any. */
+	feederOf(field: string): string | undefined {
+		const i = this.fedFields.findIndex((f) => f.includes(field));
+		return i < 0 ? undefined : this.fedKeys[i];
+	}
+
+	/** Says precisely what a consumed column fed, once the adapter knows (text or transcript). */
+	feeds(key: string, ...fields: string[]): void {
+		if (this.used.has(key) || this.fedKeys.includes(key)) this.setFed(key, fields);
 	}
 
 	/** Gives a consumed key back to metadata (a field read but not mapped after all). */
-	release(key: string): void {
+	release(key: string, why?: string): void {
+		// What it fed stays recorded: a lossy list feeds its field and is kept in metadata too.
 		this.used.delete(key);
+		if (why !== undefined) this.note(key, why);
+	}
+
+	/** Whether `key` (a top-level column) was consumed. */
+	consumed(key: string): boolean {
+		return this.used.has(key);
 	}
 
 	/** Records an issue at `path`; returns undefined so callers can `return r.fail(...)`. */
@@ -59,14 +190,66 @@ export class RowReader {
 		return undefined;
 	}
 
-	/** Keys not consumed by the adapter, in row order: they become `metadata`. */
-	leftovers(): Row {
+	/** The user's name for a (possibly renamed) column. */
+	userName(key: string): string {
+		return this.renamed.get(key) ?? key;
+	}
+
+	/**
+	 * Keys not consumed by the adapter, in row order: they become `metadata`. An object of which
+	 * some paths were consumed keeps its other members (`inputs.user_type` stays as
+	 * `{inputs: {user_type}}`); `paths` receives the dotted name of every member kept that way.
+	 */
+	leftovers(paths?: string[]): Row {
 		const out: Row = {};
 		for (const k of Object.keys(this.row)) {
-			if (!this.used.has(k) && this.row[k] !== undefined) out[k] = this.row[k];
+			if (this.used.has(k) || this.row[k] === undefined) continue;
+			const partial = this.usedPaths?.get(k);
+			if (partial === undefined) {
+				out[k] = this.row[k];
+				paths?.push(k);
+				continue;
+			}
+			const rest = remainder(this.row[k], k, partial, paths);
+			if (rest !== undefined) out[k] = rest;
 		}
 		return out;
 	}
+}
+
+const NO_REASONS: ReadonlyMap<string, string> = new Map();
+
+/** One-field lists, made once per field name rather than once per row. */
+const ONE = new Map<string, readonly string[]>();
+function one(field: string): readonly string[] {
+	let list = ONE.get(field);
+	if (list === undefined) {
+		list = [field];
+		ONE.set(field, list);
+	}
+	return list;
+}
+
+/** `value` (found under `prefix`) without the consumed dotted `paths`; undefined when nothing is left. */
+function remainder(value: unknown, prefix: string, paths: string[], names?: string[]): unknown {
+	if (paths.includes(prefix)) return undefined;
+	if (!isObject(value)) {
+		names?.push(prefix);
+		return value;
+	}
+	const out: Row = {};
+	for (const [k, v] of Object.entries(value)) {
+		const p = `${prefix}.${k}`;
+		if (v === undefined || paths.includes(p)) continue;
+		if (paths.some((x) => x.startsWith(`${p}.`))) {
+			const rest = remainder(v, p, paths, names);
+			if (rest !== undefined) out[k] = rest;
+		} else {
+			out[k] = v;
+			names?.push(p);
+		}
+	}
+	return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** JSON type name as users think of it: array and null are not "object". */
@@ -125,18 +308,31 @@ export function parseNested(r: RowReader, textValue: string, path: string): unkn
 const BAD_JSON = Symbol('bad json');
 
 /**
- * For fields that accept lists or objects: a CSV cell holding JSON is parsed. A cell that starts
- * like JSON but does not parse is an issue rather than silently becoming text.
+ * For fields that accept lists or objects: text holding JSON (a CSV cell, or JSON text inside a
+ * JSON file: DeepEval saves `turns` that way) is parsed, and so is a Python literal as pandas
+ * writes lists into CSV cells (`['a.html', 'b.html']`). In a CSV, a cell that starts like JSON
+ * but is neither is an issue rather than silently becoming text; elsewhere text stays text.
  */
 export function structured(r: RowReader, v: unknown, path: string, orText = false): unknown {
-	if (!r.fromCsv || typeof v !== 'string') return v;
+	if (typeof v !== 'string' || (orText && !r.fromCsv)) return v;
+	const c = v.charCodeAt(0);
+	// The common case first: text that does not start like a list or an object, without trimming.
+	if (c !== 0x5b && c !== 0x7b && c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return v;
 	const t = v.trimStart();
 	if (t[0] !== '[' && t[0] !== '{') return v;
 	try {
 		return parseNested(r, v, path);
 	} catch (e) {
+		const py = parsePythonLiteral(t);
+		if (py !== undefined) {
+			if (deeperThan(py)) {
+				r.fail(path, TOO_DEEP);
+				return BAD_JSON;
+			}
+			return py;
+		}
 		// A request or response may legitimately be prose that starts with a bracket.
-		if (orText) return v;
+		if (orText || !r.fromCsv) return v;
 		r.fail(path, `cell is not valid JSON (${(e as Error).message})`);
 		return BAD_JSON;
 	}
@@ -196,7 +392,8 @@ export function splitCell(r: RowReader, raw: unknown): unknown {
 /** A list of strings (expected facts, guideline lists, plain context lists). */
 export function textList(r: RowReader, raw: unknown, path: string): string[] | undefined {
 	const v = structured(r, splitCell(r, raw), path);
-	if (v === undefined || isBad(v)) return undefined;
+	// null is how JSON says "no list" (DeepEval writes `retrieval_context: null` on a turn).
+	if (v === undefined || v === null || isBad(v)) return undefined;
 	if (!Array.isArray(v)) return r.fail(path, `expected array of strings, got ${typeName(v)}`);
 	const bad = v.findIndex((x) => typeof x !== 'string');
 	v.forEach((x, i) => {
@@ -263,9 +460,13 @@ function toolCallsOf(r: RowReader, m: Row, at: string): ToolCall[] | undefined |
 			return;
 		}
 		const id = c[idKey] ?? c.id;
-		const call: ToolCall = typeof id === 'string' ? { id, name: fn.name } : { name: fn.name };
-		if (fn.arguments !== undefined && fn.arguments !== null) {
-			const args = toolArguments(r, fn.arguments, `${fnPath}.arguments`);
+		const call: ToolCall =
+			typeof id === 'string' && id !== '' ? { id, name: fn.name } : { name: fn.name };
+		// OpenAI and Azure say `arguments`; Ragas and LangChain messages say `args`.
+		const argKey = fn.arguments !== undefined && fn.arguments !== null ? 'arguments' : 'args';
+		const raw = fn[argKey];
+		if (raw !== undefined && raw !== null) {
+			const args = toolArguments(r, raw, `${fnPath}.${argKey}`);
 			if (isBad(args)) ok = false;
 			else call.arguments = args;
 		}

@@ -3,7 +3,7 @@
  * calls (a parent repeating its children's usage is not counted twice), latency from the root
  * spans, the root's request and response, and the documents of the last retrieval in time.
  */
-import type { RetrievedChunk } from '../schema';
+import type { RetrievedChunk, ToolCall } from '../schema';
 import { isObject, type Row } from '../values';
 import { genAiInput, genAiOutput, type Span, type Usage } from './normalise';
 import { attr, decoded, present } from './read';
@@ -31,7 +31,7 @@ function chunkOf(d: unknown): RetrievedChunk | undefined {
 }
 
 /** A list of documents from a retriever's output (a list, or `{documents}` / `{response}`). */
-function documentsOf(v: unknown): RetrievedChunk[] | undefined {
+export function documentsOf(v: unknown): RetrievedChunk[] | undefined {
 	let d = decoded(v);
 	if (isObject(d)) d = d.documents ?? d.response ?? d.output ?? d.outputs;
 	d = decoded(d);
@@ -190,6 +190,34 @@ function rootSeconds(rs: Span[]): number | undefined {
 	return end >= start ? (end - start) / 1e9 : undefined;
 }
 
+/** A span attribute or value decoded once more if it is still JSON text (Langfuse double-encodes). */
+function deep(v: unknown): unknown {
+	const d = decoded(v);
+	return typeof d === 'string' ? decoded(d) : d;
+}
+
+/**
+ * Tool calls from tool spans, in time order: the name (Vercel `ai.toolCall.name`, OpenInference
+ * `tool.name`, else the span name), the arguments (span inputs) and the result (span outputs).
+ */
+function toolCallsOf(spans: Span[]): ToolCall[] | undefined {
+	const tools = spans.filter((s) => s.kind === 'tool');
+	if (tools.length === 0) return undefined;
+	tools.sort((a, b) => (later(a, b) ? 1 : later(b, a) ? -1 : 0));
+	return tools.map((s) => {
+		const a = s.attrs;
+		const name = a['ai.toolCall.name'] ?? attr(a, 'tool.name') ?? s.name;
+		const call: ToolCall = { name: typeof name === 'string' ? name : s.name };
+		const id = a['ai.toolCall.id'] ?? attr(a, 'tool_call.id');
+		if (typeof id === 'string' && id !== '') call.id = id;
+		const args = a['ai.toolCall.args'] ?? attr(a, 'tool.parameters') ?? s.inputs;
+		const result = a['ai.toolCall.result'] ?? s.outputs;
+		if (present(args)) call.arguments = deep(args);
+		if (present(result)) call.result = deep(result);
+		return call;
+	});
+}
+
 /** Documents of the latest retriever span that has any; only that span's output is decoded. */
 function lastRetrieval(spans: Span[]): RetrievedChunk[] | undefined {
 	const retrievers = spans.filter((s) => s.kind === 'retriever');
@@ -241,5 +269,7 @@ export function fromSpans(
 	}
 	const docs = lastRetrieval(spans);
 	if (docs) out.retrieved_context = docs;
+	const calls = toolCallsOf(spans);
+	if (calls) out.tool_calls = calls;
 	return out;
 }

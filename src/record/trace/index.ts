@@ -21,6 +21,8 @@
  * turns those spans into the figures whatever the format.
  */
 import { isObject, typeName } from '../values';
+import { isDeepEvalTrace, parseDeepEval } from './deepeval';
+import { parseLangfuse } from './langfuse';
 import { parseMlflow } from './mlflow';
 import { n8nRunData, parseN8n } from './n8n';
 import { parseOtlp } from './otlp';
@@ -54,12 +56,17 @@ export function parseTrace(trace: unknown): ParsedTrace {
 	if (!isObject(t)) throw new TraceError(`expected a trace object, got ${typeName(t)}`);
 	if (Array.isArray(t.resourceSpans)) return parseOtlp(t.resourceSpans);
 	if (isObject(t.info) || (isObject(t.data) && Array.isArray(t.data.spans))) return parseMlflow(t);
+	if (isObject(t.trace) && Array.isArray(t.observations))
+		return parseLangfuse(t.trace, t.observations);
+	if (Array.isArray(t.observations) && t.observations.some((o) => isObject(o) && 'traceId' in o))
+		return parseLangfuse(t, t.observations);
+	if (isDeepEvalTrace(t)) return parseDeepEval(t);
 	const n8n = n8nRunData(t);
-	if (n8n) return parseN8n(n8n.exec, n8n.runData);
+	if (n8n) return parseN8n(n8n.exec, n8n.runData, n8n.connections);
 	if (Array.isArray(t.spans)) return parseSpanList(t.spans, 'spans');
 	if (Array.isArray(t.data) && t.data.every(isObject)) return parseSpanList(t.data, 'data');
 	const keys = Object.keys(t).slice(0, 5).join(', ');
 	throw new TraceError(
-		`unrecognised trace format (keys: ${keys || 'none'}); expected an MLflow trace (info, data.spans), OTLP JSON (resourceSpans), a list of spans, or n8n execution data (resultData.runData)`,
+		`unrecognised trace format (keys: ${keys || 'none'}); expected an MLflow trace (info, data.spans), OTLP JSON (resourceSpans), a list of spans (OpenTelemetry JS too), a Langfuse export (trace, observations), a DeepEval trace (llmSpans, retrieverSpans...), or n8n execution data (resultData.runData)`,
 	);
 }

@@ -57,6 +57,29 @@ function n8nModel(options: unknown): string | undefined {
 }
 
 /**
+ * Who feeds whom through the workflow's AI connections (`workflowData.connections`): a sub-node
+ * (Chat Model, tool, retriever, vector store, memory) -> the node it feeds. Executions from the n8n
+ * API carry the workflow; sub-node runs often have no `source`, so this is the only link.
+ */
+export function aiParents(connections: unknown): Map<string, string> {
+	const out = new Map<string, string>();
+	if (!isObject(connections)) return out;
+	for (const [node, byType] of Object.entries(connections)) {
+		if (!isObject(byType)) continue;
+		for (const [type, outputs] of Object.entries(byType)) {
+			if (!type.startsWith('ai_') || !Array.isArray(outputs)) continue;
+			for (const branch of outputs) {
+				if (!Array.isArray(branch)) continue;
+				for (const c of branch) {
+					if (isObject(c) && typeof c.node === 'string' && !out.has(node)) out.set(node, c.node);
+				}
+			}
+		}
+	}
+	return out;
+}
+
+/**
  * n8n execution data (`resultData.runData`: node name -> runs). A Chat Model sub-node's run holds
  * `data.ai_languageModel` items `{response, tokenUsage | tokenUsageEstimate}` (n8n's
  * N8nLlmTracing) and `inputOverride.ai_languageModel` `{messages, options: {model}}`; retrievers
@@ -64,7 +87,8 @@ function n8nModel(options: unknown): string | undefined {
  * nodes those runs report to (`source[0].previousNode`) are the AI Agent / chain nodes, whose main
  * output carries the answer (`output` for agents, `text` for chains).
  */
-export function parseN8n(exec: Row, runData: Row): ParsedTrace {
+export function parseN8n(exec: Row, runData: Row, connections?: unknown): ParsedTrace {
+	const linked = aiParents(connections);
 	const spans: Span[] = [];
 	const aiRoots = new Set<string>();
 	let request: unknown;
@@ -95,7 +119,7 @@ export function parseN8n(exec: Row, runData: Row): ParsedTrace {
 			const parentNode =
 				isObject(source) && typeof source.previousNode === 'string'
 					? source.previousNode
-					: undefined;
+					: linked.get(node);
 			const base = {
 				name: node,
 				start: startMs !== undefined ? startMs * 1e6 : undefined,
@@ -134,6 +158,21 @@ export function parseN8n(exec: Row, runData: Row): ParsedTrace {
 					id: `${node}#${r}`,
 					kind: 'retriever',
 					outputs: docs,
+					order: order++,
+				});
+				continue;
+			}
+			if (data.ai_tool !== undefined) {
+				// A tool the agent called: its input (the agent's arguments) and its response.
+				if (parentNode) aiRoots.add(parentNode);
+				const args = firstJson(input.ai_tool);
+				const out = firstJson(data.ai_tool);
+				spans.push({
+					...base,
+					id: `${node}#${r}`,
+					kind: 'tool',
+					inputs: args ? (args.query ?? args.input ?? args) : undefined,
+					outputs: out ? (out.response ?? out) : undefined,
 					order: order++,
 				});
 				continue;
@@ -177,14 +216,23 @@ export function parseN8n(exec: Row, runData: Row): ParsedTrace {
 	return out;
 }
 
-/** The execution and its `runData`, under `resultData` (at the top or in `data`) or bare. */
-export function n8nRunData(t: Row): { exec: Row; runData: Row } | undefined {
+/**
+ * The execution and its `runData`, under `resultData` (at the top or in `data`) or bare, with the
+ * workflow's connections when the execution carries its workflow (`workflowData`).
+ */
+export function n8nRunData(t: Row): { exec: Row; runData: Row; connections?: unknown } | undefined {
 	const candidates: Row[] = [t];
 	if (isObject(t.data)) candidates.push(t.data);
+	const wf = isObject(t.workflowData)
+		? t.workflowData
+		: isObject(t.data) && isObject(t.data.workflowData)
+			? t.data.workflowData
+			: undefined;
+	const connections = wf?.connections;
 	for (const c of candidates) {
 		if (isObject(c.resultData) && isObject(c.resultData.runData))
-			return { exec: t, runData: c.resultData.runData };
+			return { exec: t, runData: c.resultData.runData, connections };
 	}
-	if (isObject(t.runData)) return { exec: t, runData: t.runData };
+	if (isObject(t.runData)) return { exec: t, runData: t.runData, connections };
 	return undefined;
 }

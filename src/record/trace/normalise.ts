@@ -6,8 +6,8 @@
 import { isObject, type Row } from '../values';
 import { attr, attributeMap, decoded, nanos, num, present, str } from './read';
 
-/** What a span is for: an LLM call, a retrieval, or anything else. */
-export type Kind = 'llm' | 'retriever' | 'other';
+/** What a span is for: an LLM call, a retrieval, a tool call, or anything else. */
+export type Kind = 'llm' | 'retriever' | 'tool' | 'other';
 
 /** Token usage of one span; `estimated` when n8n estimated it. */
 export interface Usage {
@@ -21,6 +21,8 @@ export interface Usage {
 export interface Span {
 	id: string;
 	parent?: string;
+	/** The trace the span belongs to, when the format says (OTel trace id, Langfuse traceId). */
+	trace?: string;
 	name: string;
 	/** Nanoseconds; n8n milliseconds are scaled. */
 	start?: number;
@@ -39,11 +41,14 @@ export interface Span {
 export function usageOf(v: unknown): Usage | undefined {
 	const u = decoded(v);
 	if (!isObject(u)) return undefined;
-	const input = num(u.input_tokens ?? u.prompt_tokens ?? u.promptTokens ?? u.inputTokens);
-	const output = num(
-		u.output_tokens ?? u.completion_tokens ?? u.completionTokens ?? u.outputTokens,
+	// MLflow / OpenAI / n8n names, and Langfuse `usageDetails` ({input, output, total}).
+	const input = num(
+		u.input_tokens ?? u.prompt_tokens ?? u.promptTokens ?? u.inputTokens ?? u.input,
 	);
-	const total = num(u.total_tokens ?? u.totalTokens);
+	const output = num(
+		u.output_tokens ?? u.completion_tokens ?? u.completionTokens ?? u.outputTokens ?? u.output,
+	);
+	const total = num(u.total_tokens ?? u.totalTokens ?? u.total);
 	if (input === undefined && output === undefined && total === undefined) return undefined;
 	return { input, output, total };
 }
@@ -58,10 +63,19 @@ function classify(attrs: Row, span: Row): { kind: Kind; usage?: Usage; model?: s
 	const oiKind = str(attr(attrs, 'openinference.span.kind')) ?? str(span.span_kind);
 	const op = str(attrs['gen_ai.operation.name']);
 	const type = (mlflowType ?? oiKind ?? '').toUpperCase();
+	// Vercel AI SDK: `ai.generateText.doGenerate` / `ai.streamText.doStream` are the model calls,
+	// `ai.toolCall` the tool executions.
+	const aiOp = str(attrs['ai.operationId']);
 	let kind: Kind = 'other';
-	if (LLM_TYPES.has(type) || (op !== undefined && LLM_OPERATIONS.has(op))) kind = 'llm';
+	if (
+		LLM_TYPES.has(type) ||
+		(op !== undefined && LLM_OPERATIONS.has(op)) ||
+		(aiOp !== undefined && /\.do(Generate|Stream)$/.test(aiOp))
+	)
+		kind = 'llm';
 	else if (type === 'RETRIEVER' || (op !== undefined && RETRIEVER_OPERATIONS.has(op)))
 		kind = 'retriever';
+	else if (type === 'TOOL' || op === 'execute_tool' || aiOp === 'ai.toolCall') kind = 'tool';
 
 	let usage = usageOf(attrs['mlflow.chat.tokenUsage']) ?? usageOf(attrs['llm.token_usage']);
 	if (!usage) {
@@ -78,11 +92,21 @@ function classify(attrs: Row, span: Row): { kind: Kind; usage?: Usage; model?: s
 		if (input !== undefined || output !== undefined || total !== undefined)
 			usage = { input, output, total };
 	}
+	if (!usage) {
+		// Vercel AI SDK 5 (`inputTokens`) and 4 (`promptTokens`) on the call and its parent.
+		const input = num(attrs['ai.usage.inputTokens'] ?? attrs['ai.usage.promptTokens']);
+		const output = num(attrs['ai.usage.outputTokens'] ?? attrs['ai.usage.completionTokens']);
+		const total = num(attrs['ai.usage.totalTokens']);
+		if (input !== undefined || output !== undefined || total !== undefined)
+			usage = { input, output, total };
+	}
 	const model =
 		str(attrs['mlflow.llm.model']) ??
 		str(attrs['gen_ai.response.model']) ??
 		str(attrs['gen_ai.request.model']) ??
-		str(attr(attrs, 'llm.model_name'));
+		str(attr(attrs, 'llm.model_name')) ??
+		str(attrs['ai.response.model']) ??
+		str(attrs['ai.model.id']);
 	return { kind, usage, model };
 }
 
@@ -117,21 +141,59 @@ export function mlflow2Span(s: Row, i: number): Span {
 	});
 }
 
-/** MLflow 3 span dicts and OTLP spans: OTel field names in snake or camel case. */
+/** An id from text or a number (OTLP ids are hex text, some exporters write numbers). */
+function idText(v: unknown): string | undefined {
+	return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
+}
+
+/**
+ * MLflow 3 span dicts, OTLP spans and OpenTelemetry JS spans as the JS SDK serialises them
+ * (`_spanContext` / `spanContext()` ids, `parentSpanId` or `parentSpanContext`, `startTime` as
+ * `[seconds, nanos]`; the console exporter's `id`, `parentId`, `timestamp` and `duration` in
+ * microseconds): OTel field names in snake or camel case.
+ */
 export function otelSpan(s: Row, i: number): Span {
 	const attrs = attributeMap(s.attributes);
-	const ctx = isObject(s.context) ? s.context : {};
-	const parent = s.parent_span_id ?? s.parentSpanId ?? s.parent_id;
-	return spanFrom(s, attrs, i, {
-		id: String(s.span_id ?? s.spanId ?? ctx.span_id ?? i),
+	const ctx = isObject(s.context)
+		? s.context
+		: isObject(s._spanContext)
+			? s._spanContext
+			: isObject(s.spanContext)
+				? s.spanContext
+				: {};
+	const parentCtx = isObject(s.parentSpanContext)
+		? s.parentSpanContext
+		: isObject(s._parentSpanContext)
+			? s._parentSpanContext
+			: undefined;
+	const parent =
+		s.parent_span_id ?? s.parentSpanId ?? s.parent_id ?? parentCtx?.spanId ?? s.parentId;
+	let start = nanos(s.start_time_unix_nano ?? s.startTimeUnixNano ?? s.start_time ?? s.startTime);
+	let end = nanos(s.end_time_unix_nano ?? s.endTimeUnixNano ?? s.end_time ?? s.endTime);
+	if (start === undefined && typeof s.timestamp === 'number') {
+		// The console exporter: microseconds since the epoch, and the duration in microseconds.
+		start = s.timestamp * 1e3;
+		const dur = typeof s.duration === 'number' ? s.duration : undefined;
+		if (dur !== undefined) end = start + dur * 1e3;
+	}
+	if (start !== undefined && end === undefined) {
+		const dur = nanos(s._duration ?? s.duration);
+		if (dur !== undefined && Array.isArray(s._duration ?? s.duration)) end = start + dur;
+	}
+	const span = spanFrom(s, attrs, i, {
+		id: idText(s.span_id ?? s.spanId ?? ctx.span_id ?? ctx.spanId ?? s.id) ?? String(i),
 		parent: present(parent) ? String(parent) : undefined,
 		name: typeof s.name === 'string' ? s.name : `span ${i + 1}`,
-		start: nanos(s.start_time_unix_nano ?? s.startTimeUnixNano ?? s.start_time),
-		end: nanos(s.end_time_unix_nano ?? s.endTimeUnixNano ?? s.end_time),
+		start,
+		end,
 		// Raw values: only the root's are ever decoded (see `spanInputs`), not every span's.
-		inputs: attrs['mlflow.spanInputs'] ?? attr(attrs, 'input.value'),
-		outputs: attrs['mlflow.spanOutputs'] ?? attr(attrs, 'output.value'),
+		inputs: attrs['mlflow.spanInputs'] ?? attr(attrs, 'input.value') ?? attrs['ai.prompt'],
+		outputs:
+			attrs['mlflow.spanOutputs'] ?? attr(attrs, 'output.value') ?? attrs['ai.response.text'],
 	});
+	const trace = idText(s.trace_id ?? s.traceId ?? ctx.trace_id ?? ctx.traceId);
+	if (trace !== undefined) span.trace = trace;
+	return span;
 }
 
 /**

@@ -3,8 +3,8 @@
  * GenAI conventions or OpenInference attributes.
  */
 import { isObject, typeName } from '../values';
-import { fromSpans } from './figures';
 import { otelSpan, type Span } from './normalise';
+import { firstTrace } from './spanList';
 import { TraceError, type ParsedTrace } from './types';
 
 /** OTLP JSON: every span of every resource and scope, in order. */
@@ -36,5 +36,5 @@ export function parseOtlp(resourceSpans: unknown[]): ParsedTrace {
 			}
 		}
 	}
-	return fromSpans('otlp', spans, undefined);
+	return firstTrace('otlp', spans);
 }

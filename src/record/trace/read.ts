@@ -51,11 +51,20 @@ export function present(v: unknown): boolean {
 	return v !== undefined && v !== null && v !== '';
 }
 
-/** ISO date text (Phoenix span exports) or nanoseconds, as nanoseconds. */
+/**
+ * A time as nanoseconds: ISO date text (Phoenix, Langfuse, DeepEval exports), nanoseconds, or the
+ * OpenTelemetry JS `HrTime` pair `[seconds, nanos]` (also as `{"0": s, "1": ns}` once stored).
+ */
 export function nanos(v: unknown): number | undefined {
 	if (typeof v === 'string' && /[T:-]/.test(v.trim().slice(1))) {
 		const t = Date.parse(v);
 		return Number.isFinite(t) ? t * 1e6 : undefined;
+	}
+	if (Array.isArray(v) || (isObject(v) && '0' in v && '1' in v)) {
+		const pair = v as Record<number, unknown>;
+		const sec = finite(pair[0]);
+		const ns = finite(pair[1]);
+		return sec !== undefined && ns !== undefined ? sec * 1e9 + ns : undefined;
 	}
 	return finite(v);
 }

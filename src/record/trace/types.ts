@@ -2,10 +2,18 @@
  * What reading a trace gives: the recognised format, the per-row figures and record fields
  * (`ParsedTrace`), each LLM call counted (`LlmCall`), and the error for unreadable traces.
  */
-import type { RetrievedChunk } from '../schema';
+import type { RetrievedChunk, ToolCall } from '../schema';
 
 /** Which trace shape `parseTrace` recognised. */
-export type TraceFormat = 'mlflow2' | 'mlflow3' | 'otlp' | 'spans' | 'n8n';
+export type TraceFormat =
+	| 'mlflow2'
+	| 'mlflow3'
+	| 'otlp'
+	| 'spans'
+	| 'otel-js'
+	| 'n8n'
+	| 'langfuse'
+	| 'deepeval';
 
 /** Token usage of one LLM call, with the model that served it when the trace says so. */
 export interface LlmCall {
@@ -30,6 +38,8 @@ export interface ParsedTrace {
 	response?: unknown;
 	/** Documents of the last retriever span in time (seed 002), with `doc_uri` when known. */
 	retrieved_context?: RetrievedChunk[];
+	/** Tool calls the trace records (tool spans, n8n tool sub-nodes), in time order. */
+	tool_calls?: ToolCall[];
 	/** Input + output tokens over every LLM span (seed 001). */
 	total_token_count?: number;
 	/** Input tokens over every LLM span (seed 001). */

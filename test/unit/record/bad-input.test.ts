@@ -78,7 +78,6 @@ describe('more wrong types', () => {
 			'not an object',
 			{ request: 'q', response: 'a', trace: '{broken' },
 		]);
-		expect(out.records).toHaveLength(0);
 		expect(out.invalid.map((i) => i.error)).toEqual([
 			'row 1: expected_facts[1]: expected string, got number',
 			'row 2: guidelines.lang: expected array of strings, got string',
@@ -86,9 +85,12 @@ describe('more wrong types', () => {
 			'row 4: retrieved_context[1]: needs doc_uri or content',
 			'row 5: request.messages[0].content: expected string or content parts, got number',
 			'row 6: expected an object, got string',
-			expect.stringMatching(/^row 7: trace: not valid MLflow trace JSON/),
 		]);
 		expect(out.invalid[5].raw).toBe('not an object');
+		// A trace that cannot be read no longer costs the row: it keeps its fields and the reason.
+		expect(out.records).toHaveLength(1);
+		expect(out.records[0]).toMatchObject({ source: { row: 7 }, request: 'q', response: 'a' });
+		expect(out.records[0].metadata.trace_error).toMatch(/^not valid JSON/);
 	});
 
 	it('a retrieved chunk with only a doc_uri is valid (seed 002: content is optional)', () => {

@@ -446,7 +446,7 @@ describe('loadDataset fills the record from the trace', () => {
 		);
 	});
 
-	it('a malformed or skewed trace is an error on its row; other rows load', () => {
+	it('a malformed or skewed trace keeps its row, with the reason in metadata.trace_error', () => {
 		const skewed = {
 			info: {},
 			data: {
@@ -458,11 +458,18 @@ describe('loadDataset fills the record from the trace', () => {
 			{ request: 'q', response: 'a', trace: skewed },
 			{ request: 'q', response: 'a' },
 		]);
-		expect(out.records).toHaveLength(1);
-		expect(out.invalid.map((i) => i.error)).toEqual([
-			expect.stringMatching(/^row 1: trace: unrecognised trace format/),
-			expect.stringMatching(/^row 2: trace: span "root" ends .* before it starts \(clock skew\?\)/),
+		expect(out.invalid).toEqual([]);
+		expect(out.records).toHaveLength(3);
+		expect(out.records.map((r) => r.metadata.trace_error)).toEqual([
+			expect.stringMatching(/^unrecognised trace format/),
+			expect.stringMatching(/^span "root" ends .* before it starts \(clock skew\?\)/),
+			undefined,
 		]);
+		expect(out.records[0]).toMatchObject({ request: 'q', response: 'a', trace: { nope: true } });
+		expect(out.records[1].latency_seconds).toBeUndefined();
+		expect(out.account.notes).toContain(
+			'2 row(s) carry a trace that could not be read: they keep their other fields, the reason is in metadata.trace_error',
+		);
 	});
 
 	it('a trace without LLM spans gives zero counts and the note on the row', () => {

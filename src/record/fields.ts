@@ -1,0 +1,323 @@
+/**
+ * The one field-mapping model: every schema reads source columns (or dotted paths into nested
+ * objects) into the canonical fields listed here. A schema adapter proposes which column feeds
+ * which field; the user's Column Mapping overrides that per field, for every schema; columns no one
+ * claims are proposed by their common names (`expected_answer`, `truth`, `grading_notes`...), and
+ * whatever is left goes to `metadata`, named in the dataset's account.
+ */
+import {
+	conversation,
+	keepIfLossy,
+	lastIndex,
+	messageResponse,
+	readGuidelines,
+	readRequest,
+	readResponse,
+	readTrace,
+	toolCalls,
+	toolDefinitions,
+	type Draft,
+} from './readers';
+import type { ChatMessage } from './schema';
+import {
+	asRetrieved,
+	chunks,
+	id,
+	isBad,
+	isObject,
+	messages,
+	nonNegative,
+	structured,
+	textList,
+	typeName,
+	type RowReader,
+	type Row,
+} from './values';
+
+/** Canonical fields a column can be mapped onto (Databricks names, seed 001's figures). */
+export const FIELDS = [
+	'request_id',
+	'request',
+	'history',
+	'response',
+	'expected_response',
+	'expected_facts',
+	'guidelines',
+	'retrieved_context',
+	'expected_retrieved_context',
+	'tool_calls',
+	'expected_tool_calls',
+	'tool_definitions',
+	'trace',
+	'latency_seconds',
+	'total_input_token_count',
+	'total_output_token_count',
+	'total_token_count',
+	'metadata',
+] as const;
+/** A canonical field name. */
+export type Field = (typeof FIELDS)[number];
+
+const FIELD_SET: ReadonlySet<string> = new Set(FIELDS);
+
+/** Whether `name` is a canonical field (a Column Mapping target that overrides per field). */
+export function isField(name: string): name is Field {
+	return FIELD_SET.has(name);
+}
+
+/** Chunk keys any source may use: Databricks, LangChain and MLflow documents, plain `{id, text}`. */
+const ANY_CHUNK = {
+	uri: ['doc_uri', 'id', 'source', 'url', 'uri'],
+	content: ['content', 'text', 'page_content', 'pageContent'],
+} as const;
+
+/**
+ * Common column names, proposed for a field no adapter filled, from columns no adapter read.
+ * Names that mean a different thing in some tool are left out (`output`: a reference in Phoenix,
+ * the app's answer elsewhere) unless the schema's adapter reads them itself.
+ */
+export const ALIASES: Readonly<Record<string, Field>> = {
+	id: 'request_id',
+	example_id: 'request_id',
+	question: 'request',
+	query: 'request',
+	input: 'request',
+	user_input: 'request',
+	prompt: 'request',
+	user_query: 'request',
+	user_question: 'request',
+	chat_input: 'request',
+	answer: 'response',
+	actual_output: 'response',
+	actualOutput: 'response',
+	prediction: 'response',
+	generated_answer: 'response',
+	expected_output: 'expected_response',
+	expectedOutput: 'expected_response',
+	expected: 'expected_response',
+	expected_answer: 'expected_response',
+	reference: 'expected_response',
+	reference_answer: 'expected_response',
+	ground_truth: 'expected_response',
+	groundtruth: 'expected_response',
+	ground_truth_answer: 'expected_response',
+	truth: 'expected_response',
+	gt: 'expected_response',
+	ideal: 'expected_response',
+	golden_answer: 'expected_response',
+	gold_answer: 'expected_response',
+	correct_answer: 'expected_response',
+	context: 'retrieved_context',
+	contexts: 'retrieved_context',
+	retrieved_contexts: 'retrieved_context',
+	retrieval_context: 'retrieved_context',
+	retrievalContext: 'retrieved_context',
+	reference_contexts: 'expected_retrieved_context',
+	expected_contexts: 'expected_retrieved_context',
+	facts: 'expected_facts',
+	grading_notes: 'guidelines',
+	reference_tool_calls: 'expected_tool_calls',
+	expected_tools: 'expected_tool_calls',
+	expectedTools: 'expected_tool_calls',
+	tools_called: 'tool_calls',
+	toolsCalled: 'tool_calls',
+	chat_history: 'history',
+	conversation_history: 'history',
+};
+
+/**
+ * A promptflow / Azure chat history turn pair, `{inputs: {question}, outputs: {answer}}`: the first
+ * text under a known name (or the only text) on each side.
+ */
+const PF_IN = ['question', 'query', 'chat_input', 'input', 'user_input', 'prompt'];
+const PF_OUT = ['answer', 'response', 'output', 'chat_output', 'ground_truth', 'reply'];
+
+function firstText(o: Row, names: string[]): string | undefined {
+	for (const n of names) if (typeof o[n] === 'string') return o[n] as string;
+	const texts = Object.values(o).filter((v): v is string => typeof v === 'string');
+	return texts.length === 1 ? texts[0] : undefined;
+}
+
+/** Chat history as messages, or as promptflow `{inputs, outputs}` pairs (Azure simulator too). */
+export function historyOf(r: RowReader, raw: unknown, path: string): ChatMessage[] | undefined {
+	const v = structured(r, raw, path);
+	if (v === undefined || v === null || isBad(v)) return undefined;
+	if (!Array.isArray(v)) return r.fail(path, `expected array of messages, got ${typeName(v)}`);
+	if (!v.some((t) => isObject(t) && (isObject(t.inputs) || isObject(t.outputs)))) {
+		return messages(r, v, path);
+	}
+	const out: ChatMessage[] = [];
+	let ok = true;
+	v.forEach((t, i) => {
+		const at = `${path}[${i}]`;
+		if (!isObject(t)) {
+			ok = false;
+			r.fail(at, `expected {inputs, outputs}, got ${typeName(t)}`);
+			return;
+		}
+		const q = isObject(t.inputs) ? firstText(t.inputs, PF_IN) : undefined;
+		const a = isObject(t.outputs) ? firstText(t.outputs, PF_OUT) : undefined;
+		if (q === undefined && a === undefined) {
+			ok = false;
+			r.fail(at, 'has no question under inputs and no answer under outputs');
+			return;
+		}
+		if (q !== undefined) out.push({ role: 'user', content: q });
+		if (a !== undefined) {
+			const turn: ChatMessage = { role: 'assistant', content: a };
+			const ctx = isObject(t.outputs) ? t.outputs.context : undefined;
+			if (typeof ctx === 'string' && ctx !== '') turn.context = [{ content: ctx }];
+			out.push(turn);
+		}
+	});
+	return ok ? out : undefined;
+}
+
+/**
+ * A list of messages as the request: the last user message is the request and the turns before it
+ * the history. A list without a user message (OpenAI evals that put the task in system turns)
+ * takes its last non-assistant message as the request.
+ */
+export function requestFromMessages(r: RowReader, v: unknown[], path: string, d: Draft): boolean {
+	const hasUser = v.some((m) => isObject(m) && (m.role === 'user' || m.type === 'human'));
+	if (hasUser) {
+		if (!conversation(r, v, path, d)) return false;
+		d.request_raw = v;
+		return true;
+	}
+	const msgs = messages(r, v, path);
+	if (!msgs) return false;
+	let u = msgs.length - 1;
+	while (u >= 0 && (msgs[u].role === 'assistant' || msgs[u].role === 'tool')) u--;
+	if (u < 0) {
+		r.fail(path, 'has no user turn');
+		return false;
+	}
+	d.request = msgs[u].content;
+	if (u > 0) d.history = msgs.slice(0, u);
+	const a = lastIndex(msgs, 'assistant', u);
+	if (a >= 0 && msgs[a].content !== '') d.response = msgs[a].content;
+	d.request_raw = v;
+	return true;
+}
+
+/** Text of a reference answer: strings as given; a number or boolean as its text. */
+function referenceText(r: RowReader, v: unknown, path: string): string | undefined {
+	if (v === undefined || v === null) return undefined;
+	if (typeof v === 'string') return v;
+	if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') return String(v);
+	if (isObject(v)) {
+		const t = firstText(v, PF_OUT);
+		return t ?? JSON.stringify(v);
+	}
+	return r.fail(path, `expected string, got ${typeName(v)}`);
+}
+
+/**
+ * Reads `value` (found at `path`, the user's name for it) into the canonical `field` of `d`. Used for
+ * the Column Mapping of any schema, for nested records (dotted paths) and for proposals by name.
+ */
+export function readField(
+	r: RowReader,
+	field: Field,
+	value: unknown,
+	path: string,
+	d: Draft,
+): void {
+	if (value === undefined || value === null) return;
+	switch (field) {
+		case 'request_id':
+			d.request_id = id(r, value, path);
+			return;
+		case 'request': {
+			const v = structured(r, value, path, true);
+			if (Array.isArray(v)) requestFromMessages(r, v, path, d);
+			else readRequest(r, v, path, d);
+			return;
+		}
+		case 'history':
+			d.history = historyOf(r, value, path);
+			return;
+		case 'response': {
+			const v = structured(r, value, path, true);
+			if (Array.isArray(v)) messageResponse(r, v, path, d);
+			else readResponse(r, v, path, d);
+			return;
+		}
+		case 'expected_response':
+			d.expected_response = referenceText(r, value, path);
+			return;
+		case 'expected_facts':
+			d.expected_facts = textList(
+				r,
+				typeof value === 'string' && !r.fromCsv ? [value] : value,
+				path,
+			);
+			return;
+		case 'guidelines':
+			d.guidelines = readGuidelines(r, value, path);
+			return;
+		case 'retrieved_context':
+		case 'expected_retrieved_context': {
+			const res = chunks(r, value, path, ANY_CHUNK, 'either');
+			const kept = keepIfLossy(r, path, res, asRetrieved);
+			if (field === 'retrieved_context') d.retrieved_context = kept;
+			else d.expected_retrieved_context = kept;
+			return;
+		}
+		case 'tool_calls':
+			d.tool_calls = toolCalls(r, value, path);
+			return;
+		case 'expected_tool_calls':
+			d.expected_tool_calls = toolCalls(r, value, path);
+			return;
+		case 'tool_definitions':
+			d.tool_definitions = toolDefinitions(r, value, path);
+			return;
+		case 'trace':
+			d.trace = readTrace(r, value, path);
+			return;
+		case 'latency_seconds':
+			d.latency_seconds = nonNegative(r, value, path, false);
+			return;
+		case 'total_input_token_count':
+		case 'total_output_token_count':
+		case 'total_token_count':
+			d[field] = nonNegative(r, value, path, true);
+			return;
+		case 'metadata': {
+			const v = structured(r, value, path);
+			if (isObject(v)) d.metadata = { ...d.metadata, ...v };
+			else if (!isBad(v)) d.metadata = { ...d.metadata, [path]: v };
+			return;
+		}
+	}
+}
+
+/** Draft fields a read may touch besides its own, restored when a proposal does not fit. */
+const TOUCHED = ['request_raw', 'response_raw', 'history', 'response', 'tool_calls'] as const;
+
+/**
+ * Reads `value` into `field` only if it fits: a proposal by name must never turn a loadable row
+ * into an invalid one. Returns whether the field was filled; on a misfit nothing changes.
+ */
+export function tryField(
+	r: RowReader,
+	field: Field,
+	value: unknown,
+	path: string,
+	d: Draft,
+): boolean {
+	const m = r.mark();
+	const saved: Partial<Draft> = {};
+	for (const k of TOUCHED) saved[k] = d[k] as never;
+	const before = d[field];
+	readField(r, field, value, path, d);
+	if (r.issues.length > m.issues || d[field] === undefined || d[field] === before) {
+		r.rollback(m);
+		(d as Record<string, unknown>)[field] = before;
+		for (const k of TOUCHED) (d as Record<string, unknown>)[k] = saved[k];
+		return false;
+	}
+	return true;
+}

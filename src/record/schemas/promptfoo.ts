@@ -1,0 +1,161 @@
+/**
+ * promptfoo test CSVs: every column not starting with `__` is a prompt variable; `__expected`
+ * (`__expected1`, `__expected2`...) holds an assertion (`equals:x`, `llm-rubric:...`, or a plain
+ * value meaning equals), `__description` names the test, `__metadata:key` (`__metadata:tags[]` for
+ * a list) is metadata, `__threshold`, `__prefix`, `__suffix` are test options.
+ *
+ * The request is the variable named like one (`query`, `question`, `prompt`...), else the only
+ * variable, else all variables as one JSON object (kept structured in `request_raw`); a `context`
+ * variable is the retrieved context and a `response`-like one the response. An equality
+ * assertion is the expected response, a rubric a guideline, a factuality check an expected fact;
+ * other assertions (contains, regex, javascript...) have no canonical field and stay in
+ * `metadata.assertions`, named in the account.
+ */
+import { readField } from '../fields';
+import type { Adapter, Draft, Names } from '../readers';
+import type { RowReader } from '../values';
+
+const REQUEST_VARS = [
+	'query',
+	'question',
+	'prompt',
+	'input',
+	'user_input',
+	'message',
+	'user_message',
+	'customer_message',
+];
+const RESPONSE_VARS = ['response', 'answer', 'reply', 'output', 'completion'];
+const CONTEXT_VARS = ['context', 'contexts', 'documents'];
+
+/** `type:value` of a promptfoo assertion cell; no known type means the value is expected as is. */
+function assertion(cell: string): { type: string; value: string } {
+	const m = /^(not-)?([a-z][a-z0-9-]*)\s*:\s*([\s\S]*)$/.exec(cell);
+	if (m && ASSERTION_TYPES.has(m[2])) return { type: (m[1] ?? '') + m[2], value: m[3] };
+	return { type: 'equals', value: cell };
+}
+
+/** Assertion types promptfoo reads from `__expected` cells (the common ones). */
+const ASSERTION_TYPES = new Set([
+	'equals',
+	'contains',
+	'icontains',
+	'contains-all',
+	'contains-any',
+	'icontains-all',
+	'icontains-any',
+	'starts-with',
+	'regex',
+	'is-json',
+	'contains-json',
+	'javascript',
+	'python',
+	'similar',
+	'llm-rubric',
+	'model-graded-closedqa',
+	'factuality',
+	'answer-relevance',
+	'context-faithfulness',
+	'context-recall',
+	'context-relevance',
+	'levenshtein',
+	'rouge-n',
+	'bleu',
+	'webhook',
+	'latency',
+	'cost',
+	'perplexity',
+	'classifier',
+	'moderation',
+	'is-refusal',
+	'g-eval',
+	'fn',
+	'file',
+	'grader',
+]);
+
+/** `a,b\,c` -> `['a', 'b,c']`: promptfoo's list cells escape commas inside items. */
+function listCell(v: string): string[] {
+	return v
+		.split(/(?<!\\),/)
+		.map((x) => x.replace(/\\,/g, ',').trim())
+		.filter((x) => x !== '');
+}
+
+function read(r: RowReader, d: Draft): Names {
+	const names: Names = { request: 'vars', response: 'vars', expectedResponse: '__expected' };
+	const vars = Object.keys(r.row).filter((k) => !k.startsWith('__') && r.has(k));
+	const reqVar = REQUEST_VARS.find((k) => vars.includes(k));
+	const respVar = RESPONSE_VARS.find((k) => vars.includes(k) && k !== reqVar);
+	const ctxVar = CONTEXT_VARS.find((k) => vars.includes(k));
+	if (respVar !== undefined) {
+		readField(r, 'response', r.take(respVar, 'response'), respVar, d);
+		names.response = respVar;
+	}
+	if (ctxVar !== undefined)
+		readField(r, 'retrieved_context', r.take(ctxVar, 'retrieved_context'), ctxVar, d);
+	const rest = vars.filter((k) => k !== respVar && k !== ctxVar);
+	if (reqVar !== undefined) {
+		readField(r, 'request', r.take(reqVar, 'request'), reqVar, d);
+		names.request = reqVar;
+	} else if (rest.length === 1) {
+		readField(r, 'request', r.take(rest[0], 'request'), rest[0], d);
+		names.request = rest[0];
+	} else if (rest.length > 1) {
+		// The prompt is a template over several variables: all of them together are the request.
+		const raw: Record<string, unknown> = {};
+		for (const k of rest) raw[k] = r.take(k, 'request');
+		readField(r, 'request', raw, 'vars', d);
+	}
+	const meta: Record<string, unknown> = {};
+	const asserts: { column: string; type: string; value: string }[] = [];
+	for (const key of Object.keys(r.row)) {
+		if (!key.startsWith('__') || !r.has(key)) continue;
+		const cell = r.row[key];
+		if (key.startsWith('__expected') && typeof cell === 'string') {
+			const a = assertion(cell);
+			if ((a.type === 'equals' || a.type === 'similar') && d.expected_response === undefined) {
+				d.expected_response = a.value;
+				r.take(key, 'expected_response');
+				names.expectedResponse = key;
+			} else if (a.type === 'llm-rubric' || a.type === 'model-graded-closedqa') {
+				d.guidelines = [...((d.guidelines as string[] | undefined) ?? []), a.value];
+				r.take(key, 'guidelines');
+			} else if (a.type === 'factuality') {
+				d.expected_facts = [...(d.expected_facts ?? []), a.value];
+				r.take(key, 'expected_facts');
+			} else {
+				asserts.push({ column: key, type: a.type, value: a.value });
+				r.take(key, 'metadata');
+				r.note(
+					key,
+					`promptfoo "${a.type}" assertion: no canonical field, kept in metadata.assertions`,
+				);
+			}
+		} else if (key.startsWith('__metadata:')) {
+			const name = key.slice('__metadata:'.length);
+			const list = name.endsWith('[]');
+			meta[list ? name.slice(0, -2) : name] =
+				list && typeof cell === 'string' ? listCell(cell) : cell;
+			r.take(key, 'metadata');
+		} else if (key === '__description') {
+			meta.description = cell;
+			r.take(key, 'metadata');
+		} else if (key === '__threshold') {
+			const n = typeof cell === 'string' && cell.trim() !== '' ? Number(cell) : cell;
+			meta.threshold = typeof n === 'number' && Number.isFinite(n) ? n : cell;
+			r.take(key, 'metadata');
+		}
+	}
+	// A factuality check beside an equality one: one reference is enough, the check is kept aside.
+	if (d.expected_facts !== undefined && d.expected_response !== undefined) {
+		for (const value of d.expected_facts)
+			asserts.push({ column: '__expected', type: 'factuality', value });
+		d.expected_facts = undefined;
+	}
+	if (asserts.length > 0) meta.assertions = asserts;
+	if (Object.keys(meta).length > 0) d.metadata = { ...d.metadata, ...meta };
+	return names;
+}
+
+export const promptfoo: Adapter = { columns: {}, read };
