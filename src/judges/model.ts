@@ -263,6 +263,23 @@ function genericError(err: unknown, secrets: ReadonlyArray<string | undefined>):
 	return new ModelCallError('bad_request', `the judge model call failed: ${message}`);
 }
 
+/** The adaptive-concurrency ceiling of hosted OpenAI and Azure OpenAI endpoints by default. */
+export const PROVIDER_MAX_CONCURRENCY = 64;
+
+/**
+ * The default ceiling of calls in flight for a governor key, or undefined to keep the node's
+ * Concurrency fixed. OpenAI and Azure OpenAI state their limits as requests and tokens per minute,
+ * answer 429 with Retry-After past them, and OpenAI says in every reply how much budget is left:
+ * adaptive concurrency follows both, so they may rise to {@link PROVIDER_MAX_CONCURRENCY}. Other
+ * OpenAI-compatible servers (Ollama, vLLM, LM Studio) are often one machine that queues what it
+ * cannot serve, and a Chat Model sub-node's endpoint is unknown: they stay where they start.
+ */
+export function providerMaxConcurrency(key: string): number | undefined {
+	return /^(openai|azure|openai_moderation:(openai|azure)):/.test(key)
+		? PROVIDER_MAX_CONCURRENCY
+		: undefined;
+}
+
 /** A `ModelSource` backed by the `openai` SDK (OpenAI, Azure OpenAI, compatible servers). */
 export function createOpenAIModelSource(config: LlmConfig): ModelSource {
 	const client = makeClient(config);
