@@ -18,6 +18,7 @@ import type { CacheInfo, CacheStoreKind } from '../core/usage';
 import type { Score } from '../core/types';
 import { DiskStore, SWEEP_INTERVAL_MS, sweepDiskStore } from './diskStore';
 import { storeErrorText } from './errors';
+import { byTemplates } from './prompt';
 import type { ModelSource } from './model';
 import type { BareCall, JudgeDecl, JudgePrompt } from './types';
 
@@ -212,6 +213,16 @@ function identity(ctx: CallSettings, mode: string, temperature: number, maxToken
 	return id;
 }
 
+// A node's rows share their judge's schema and prompt: each is hashed once, not once per call.
+const schemaHashes = new WeakMap<object, string>();
+const promptKeys = new Map<string, Map<string, string>>();
+
+function schemaHash(schema: Record<string, unknown>): string {
+	let h = schemaHashes.get(schema);
+	if (h === undefined) schemaHashes.set(schema, (h = sha256(canonicalJson(schema))));
+	return h;
+}
+
 /** The cache key of one structured judge call: `verdict:<sha256>` of its canonical parts. */
 export function verdictKey(
 	decl: JudgeDecl,
@@ -232,8 +243,8 @@ export function verdictKey(
 			ctx.maxTokens,
 		),
 		judge: `${decl.id}@${decl.version}`,
-		output: { name: decl.output.name, schema: sha256(canonicalJson(decl.output.jsonSchema)) },
-		prompt: sha256(canonicalJson(prompt)),
+		output: { name: decl.output.name, schema: schemaHash(decl.output.jsonSchema) },
+		prompt: byTemplates(promptKeys, prompt, () => sha256(canonicalJson(prompt))),
 		params: sha256(canonicalJson(params)),
 		inputs: sha256(canonicalJson(inputs)),
 	};
