@@ -365,9 +365,9 @@ export async function pruneDiskCache(
 export function diskBackend(
 	dir: string,
 	ttlMs = 0,
-	opts: { now?: () => number } = {},
+	opts: { now?: () => number; sync?: boolean } = {},
 ): CacheBackend {
-	const store = new DiskStore(dir, { ttlMs, now: opts.now });
+	const store = new DiskStore(dir, { ttlMs, now: opts.now, sync: opts.sync });
 	return {
 		kind: 'disk',
 		location: dir,

@@ -17,6 +17,7 @@ import {
 	VerdictCache,
 	type CacheInfo,
 } from '../../../src/judges/cache';
+import { DiskStore } from '../../../src/judges/diskStore';
 import { Governor } from '../../../src/judges/governor';
 import { createOpenAIModelSource } from '../../../src/judges/model';
 import { runJudges } from '../../../src/judges/run';
@@ -158,6 +159,43 @@ describe('disk store expiry', () => {
 		const result = await sweepDiskStore(dir, DAY, { now: () => T0 + 2 * DAY });
 		expect(result).toMatchObject({ removed: 1 });
 		expect(entryFiles(dir)).toHaveLength(0);
+	});
+});
+
+describe('synchronous and asynchronous file operations', () => {
+	afterEach(() => jest.restoreAllMocks());
+
+	it('store and read the same entries either way', async () => {
+		const dir = fs.mkdtempSync(join(tmpdir(), 'verdict-io-'));
+		const sync = diskBackend(dir, 0, { sync: true });
+		const async = diskBackend(dir, 0, { sync: false });
+		await sync.set('verdict:s', 'from sync', 0);
+		await async.set('verdict:a', 'from async', 0);
+		expect(await async.get('verdict:s')).toBe('from sync');
+		expect(await sync.get('verdict:a')).toBe('from async');
+		expect(await sync.get('verdict:none')).toBeNull();
+		expect(await async.get('verdict:none')).toBeNull();
+		await sync.close();
+		await async.close();
+		// Both names are in the hour's list.
+		expect(fs.readFileSync(hourLists(dir)[0], 'utf8').trim().split('\n')).toHaveLength(2);
+	});
+
+	it('one slow synchronous operation turns the store asynchronous for good', async () => {
+		const dir = fs.mkdtempSync(join(tmpdir(), 'verdict-slow-'));
+		const store = new DiskStore(dir);
+		await store.set('verdict:a', 'x');
+		expect(store.sync).toBe(true);
+		let t = 0;
+		// A disk that takes 50 ms a call, as the clock around the call sees it.
+		jest.spyOn(performance, 'now').mockImplementation(() => (t += 50));
+		expect(await store.get('verdict:a')).toBe('x');
+		expect(store.sync).toBe(false);
+		jest.restoreAllMocks();
+		await store.set('verdict:b', 'y');
+		expect(await store.get('verdict:b')).toBe('y');
+		expect(store.sync).toBe(false);
+		await store.close();
 	});
 });
 
