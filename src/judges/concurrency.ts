@@ -1,8 +1,9 @@
 /**
- * Adaptive concurrency for one endpoint+model (AIMD): the calls allowed in flight rise by one per
- * window of answered calls while their median latency stays within twice the best window's and no
- * call was rate limited or told that its rate-limit budget is nearly spent, and halve on a 429
- * (once per wave: a 429 from a call started before the last decrease is already answered for).
+ * Adaptive concurrency for one endpoint+model (AIMD, with TCP's slow start): the calls allowed in
+ * flight double per window of answered calls until the first sign of congestion, then rise by one
+ * per window, while the window's median latency stays within twice the best window's and no call
+ * was rate limited or told that its rate-limit budget is nearly spent; they halve on a 429 (once
+ * per wave: a 429 from a call started before the last decrease is already answered for).
  * Latency never lowers the limit, it only stops the rise: a judge that is slow because the client
  * is busy gains nothing from fewer calls. The governors of one execution share one limit per key
  * (./breaker.ts's registry), so a later judge node starts where the earlier one got to, and the
@@ -42,6 +43,8 @@ export class AdaptiveLimit<M> {
 	touchedAt: number;
 	private window: number[] = [];
 	private tight = false;
+	/** Doubling per window until the first latency hold, tight budget or 429. */
+	slowStart = true;
 
 	constructor(
 		start: number,
@@ -72,8 +75,11 @@ export class AdaptiveLimit<M> {
 		this.window = [];
 		this.tight = false;
 		this.baseline = this.baseline === undefined ? p50 : Math.min(this.baseline, p50);
-		if (held || this.limit >= max || p50 > this.baseline * LATENCY_TOLERANCE) return false;
-		this.limit = Math.min(max, Math.floor(this.limit) + 1);
+		const slow = p50 > this.baseline * LATENCY_TOLERANCE;
+		if (held || slow) this.slowStart = false;
+		if (held || slow || this.limit >= max) return false;
+		const now = Math.floor(this.limit);
+		this.limit = Math.min(max, this.slowStart ? now * 2 : now + 1);
 		this.peak = Math.max(this.peak, this.limit);
 		this.increases++;
 		this.generation++;
@@ -85,6 +91,7 @@ export class AdaptiveLimit<M> {
 		this.touchedAt = this.now();
 		if (epoch !== this.epoch) return false;
 		this.limit = Math.max(1, Math.floor(this.limit * DECREASE_FACTOR));
+		this.slowStart = false;
 		this.epoch++;
 		this.generation++;
 		this.window = [];

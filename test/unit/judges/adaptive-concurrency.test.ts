@@ -1,13 +1,14 @@
 /**
  * Adaptive concurrency over HTTP against the local OpenAI-compatible server, which counts the
- * requests it holds at once (never a wall-clock figure): the calls in flight rise while latency
- * holds and no 429 comes, up to Max Concurrency and never past it; a latency that grows with the
+ * requests it holds at once (never a wall-clock figure): the calls in flight rise (doubling at
+ * first) while latency holds and no 429 comes, up to Max Concurrency and never past it; a latency that grows with the
  * load stops the rise; a provider limit answered with 429 + Retry-After halves it, once per wave,
  * and every row still leaves with its score; the governors of one execution share one limit per
  * endpoint+model (a later node starts where the earlier one got to, two at once stay under it);
  * a fixed Concurrency (Max = Concurrency, the library's default) never moves.
  */
 import { BreakerRegistry } from '../../../src/judges/breaker';
+import { AdaptiveLimit, budgetTight } from '../../../src/judges/concurrency';
 import { Governor, type GovernorOptions } from '../../../src/judges/governor';
 import {
 	createOpenAIModelSource,
@@ -93,6 +94,47 @@ function counting(
 	return c;
 }
 
+describe('AdaptiveLimit, the rule on its own', () => {
+	/** Answers one window of calls at the current limit, each taking `ms`. */
+	const window = (lim: AdaptiveLimit<unknown>, ms: number, max = 64, tight = false) => {
+		const { generation } = lim;
+		const n = Math.max(4, Math.floor(lim.limit));
+		for (let i = 0; i < n; i++) lim.answered(ms, generation, max, tight);
+	};
+
+	it('doubles per window until latency passes twice the best window, then adds one per window', () => {
+		const lim = new AdaptiveLimit<unknown>(4);
+		const seen = [lim.limit];
+		for (const ms of [50, 50, 60, 70, 110, 90, 90]) {
+			window(lim, ms);
+			seen.push(lim.limit);
+		}
+		// 4 -> 8 -> 16 -> 32 -> 64 (capped at 64) would follow without the hold at 110 ms.
+		expect(seen).toEqual([4, 8, 16, 32, 64, 64, 64, 64]);
+		const again = new AdaptiveLimit<unknown>(4);
+		for (const ms of [50, 50, 110, 90, 90]) window(again, ms);
+		// 4 -> 8 -> 16, held at 110 ms (> 2 x 50), then one a window: 17, 18.
+		expect(again.limit).toBe(18);
+		expect(again.slowStart).toBe(false);
+	});
+
+	it('halves on a 429 once per wave and never below one; a tight budget holds it', () => {
+		const lim = new AdaptiveLimit<unknown>(16);
+		const { epoch } = lim;
+		for (let i = 0; i < 10; i++) lim.rateLimited(epoch);
+		expect(lim.limit).toBe(8);
+		for (let i = 0; i < 5; i++) lim.rateLimited(lim.epoch);
+		expect(lim.limit).toBe(1);
+		const held = new AdaptiveLimit<unknown>(8);
+		window(held, 50, 64, true);
+		expect(held.limit).toBe(8);
+		expect(
+			budgetTight({ 'x-ratelimit-limit-tokens': '200000', 'x-ratelimit-remaining-tokens': '9000' }),
+		).toBe(true);
+		expect(budgetTight({ 'x-ratelimit-remaining-requests': '1' })).toBe(false);
+	});
+});
+
 describe('adaptive concurrency over HTTP', () => {
 	let server: OpenAIServer;
 	let source: ModelSource;
@@ -141,13 +183,13 @@ describe('adaptive concurrency over HTTP', () => {
 		// A server that serves one request at a time, 60 ms each: latency = 60 ms x requests held
 		// (plus the client's own time, which a busy machine makes large).
 		const c = counting(server, { serial: 60 });
-		const governor = gov({ concurrency: 2, maxConcurrency: 16 });
+		const governor = gov({ concurrency: 2, maxConcurrency: 32 });
 		await judge(governor, 60);
-		// From 2 in flight (120 ms) it rises while the median stays within 2x: to 4, 5 or 6, far
-		// from the ceiling of 16.
+		// From 2 in flight (120 ms) it doubles while the median stays within 2x: to 4, at most 8,
+		// then stops, far from the ceiling of 32.
 		expect(c.peak).toBeGreaterThanOrEqual(3);
-		expect(c.peak).toBeLessThanOrEqual(6);
-		expect(governor.concurrencyPeak(source.key)).toBeLessThanOrEqual(6);
+		expect(c.peak).toBeLessThanOrEqual(8);
+		expect(governor.concurrencyPeak(source.key)).toBeLessThanOrEqual(8);
 	});
 
 	it('a provider limit answered with 429 + Retry-After halves it; far fewer 429s than a fixed 32', async () => {
