@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Scale in real n8n: a synthetic dataset (the bundled sample's 8 rows repeated, each request made
- * unique) through the nightly pipeline's nodes (F1, ROUGE, Groundedness and Relevance judges
+ * unique, in a JSONL file read by Read/Write Files and Eval Dataset) through the nightly pipeline's
+ * nodes (F1, ROUGE, Groundedness and Relevance judges
  * against the local OpenAI-compatible test server with 50 ms latency per call, Eval Aggregate) in
  * the real n8n 2.41.1 CLI (`n8n execute`), in passes:
  *   one execution  - every row through every node in one workflow execution (the reference);
@@ -55,12 +56,24 @@ const sample = fs
 	.filter((l) => l.trim())
 	.map((l) => JSON.parse(l));
 
-// Rows are generated inside n8n by a Code node, so the workflow JSON stays small.
-const GENERATE = `const base = ${JSON.stringify(sample)};
-return Array.from({ length: ${ROWS} }, (_, i) => {
-	const r = base[i % base.length];
-	return { json: { ...r, query: r.query + ' (case ' + i + ')' } };
-});`;
+/** The generated rows: the sample's rows repeated, each request made unique. */
+const rows = () =>
+	Array.from({ length: ROWS }, (_, i) => {
+		const r = sample[i % sample.length];
+		return { ...r, query: r.query + ' (case ' + i + ')' };
+	});
+// n8n reads them from a JSONL file (Read/Write Files -> Eval Dataset's Binary File source), as a
+// nightly reads its dataset; the workflow JSON stays small.
+const DATASET = path.join(DIR, 'data', 'dataset.jsonl');
+const readDataset = () =>
+	node(
+		'Read Dataset',
+		'n8n-nodes-base.readWriteFile',
+		[200, 0],
+		{ operation: 'read', fileSelector: DATASET, options: {} },
+		{ v: 1.1 },
+	);
+const fromFile = { source: 'binary', binaryProperty: 'data', schema: 'auto' };
 
 let nodeSeq = 0;
 function node(name, type, pos, parameters = {}, extra = {}) {
@@ -104,14 +117,14 @@ function workflows(cred) {
 		'bench: one execution',
 		[
 			node('Run', 'n8n-nodes-base.manualTrigger', [0, 0]),
-			node('Rows', 'n8n-nodes-base.code', [200, 0], { jsCode: GENERATE }, { v: 2 }),
-			node('Eval Dataset', `${P}.evalDataset`, [400, 0], { source: 'items', schema: 'auto' }),
+			readDataset(),
+			node('Eval Dataset', `${P}.evalDataset`, [400, 0], fromFile),
 			...scoringNodes(cred, 600),
 			node('Eval Aggregate', `${P}.evalAggregate`, [1400, 0], { output: 'summary' }),
 		],
 		chain(
 			'Run',
-			'Rows',
+			'Read Dataset',
 			'Eval Dataset',
 			'F1 Score',
 			'ROUGE',
@@ -137,8 +150,8 @@ function workflows(cred) {
 		'bench: batched',
 		[
 			node('Run', 'n8n-nodes-base.manualTrigger', [0, 0]),
-			node('Rows', 'n8n-nodes-base.code', [200, 0], { jsCode: GENERATE }, { v: 2 }),
-			node('Eval Dataset', `${P}.evalDataset`, [400, 0], { source: 'items', schema: 'auto' }),
+			readDataset(),
+			node('Eval Dataset', `${P}.evalDataset`, [400, 0], fromFile),
 			node(
 				'Batches',
 				'n8n-nodes-base.splitInBatches',
@@ -161,7 +174,7 @@ function workflows(cred) {
 			node('Merged Summary', `${P}.evalAggregate`, [1000, -120], { output: 'summary' }),
 		],
 		{
-			...chain('Run', 'Rows', 'Eval Dataset', 'Batches'),
+			...chain('Run', 'Read Dataset', 'Eval Dataset', 'Batches'),
 			Batches: {
 				main: [
 					[{ node: 'Merged Summary', type: 'main', index: 0 }],
@@ -304,10 +317,7 @@ function execute(id, env, userFolder, outFile) {
 /** The one execution's nodes in n8n-core's engine in this process, on the same generated rows. */
 async function engineRun(judge, cacheDir) {
 	const { runWorkflow } = require('./engine');
-	const rows = Array.from({ length: ROWS }, (_, i) => {
-		const r = sample[i % sample.length];
-		return { json: { ...r, query: r.query + ' (case ' + i + ')' } };
-	});
+	const items = rows().map((json) => ({ json }));
 	const cred = { id: 'benchJudgeLocal01', name: 'Judge model (local test server)' };
 	const nodes = [
 		node('Run', 'n8n-nodes-base.manualTrigger', [0, 0]),
@@ -326,7 +336,7 @@ async function engineRun(judge, cacheDir) {
 		const { nodes: times } = await runWorkflow(
 			{ nodes, connections },
 			{
-				startItems: rows,
+				startItems: items,
 				credentials: {
 					ragEvalLlmApi: {
 						provider: 'compatible',
@@ -374,7 +384,7 @@ function printPass(label, res) {
 		);
 	console.log(
 		`  per node: ${Object.entries(res.nodes)
-			.filter(([n]) => !['Run', 'Rows', 'Batches', 'Batch In'].includes(n))
+			.filter(([n]) => !['Run', 'Batches', 'Batch In'].includes(n))
 			.map(
 				([n, ms]) =>
 					`${n} ${s1(ms / 1000)} (${perRow(ms)}${res.cpu?.[n] !== undefined ? `, CPU ${perRow(res.cpu[n])}` : ''})`,
@@ -390,9 +400,17 @@ async function main() {
 	fs.rmSync(DIR, { recursive: true, force: true });
 	fs.mkdirSync(DIR, { recursive: true });
 	const userFolder = path.join(DIR, 'n8n-user');
+	fs.mkdirSync(path.dirname(DATASET), { recursive: true });
+	fs.writeFileSync(
+		DATASET,
+		`${rows()
+			.map((r) => JSON.stringify(r))
+			.join('\n')}\n`,
+	);
 	n8n.installPackage(userFolder, n8n.packPackage(path.join(DIR, 'pack')));
 	const judge = await startJudgeServer({ latencyMs: LATENCY });
 	const env = n8n.n8nEnv(userFolder, {
+		N8N_RESTRICT_FILE_ACCESS_TO: path.dirname(DATASET),
 		N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
 		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false',
 	});
