@@ -1,17 +1,26 @@
 #!/usr/bin/env node
 /**
  * Scale in real n8n: a synthetic dataset (the bundled sample's 8 rows repeated, each request made
- * unique) through the nightly pipeline's nodes (F1, ROUGE, Groundedness and Relevance judges
+ * unique, in a JSONL file read by Read/Write Files and Eval Dataset) through the nightly pipeline's
+ * nodes (F1, ROUGE, Groundedness and Relevance judges
  * against the local OpenAI-compatible test server with 50 ms latency per call, Eval Aggregate) in
- * the real n8n 2.41.1 CLI (`n8n execute`), twice:
+ * the real n8n 2.41.1 CLI (`n8n execute`), in passes:
  *   one execution  - every row through every node in one workflow execution (the reference);
  *   batched        - the batched example's approach: Loop Over Items + Execute Workflow, each batch
- *                    scored by a sub-workflow returning an Eval Aggregate partial, merged at the end.
+ *                    scored by a sub-workflow returning an Eval Aggregate partial, merged at the end;
+ *   engine         - the one execution's nodes in n8n-core's engine in this process (bench/engine.js,
+ *                    no CLI, no database): what a node costs per row without the rest of n8n.
+ * Every pass starts cold: its own empty verdict cache folder, so each makes every judge call
+ * (counted at the server and printed; a pass that made fewer says WARM). The judges run with
+ * Concurrency --concurrency rising to Max Concurrency --max-concurrency (adaptive); the latency
+ * bound is judges x rows x latency / max concurrency, printed beside each pass's execution time
+ * (n8n's startedAt..stoppedAt, without the CLI's start-up) and beside the judge nodes' time.
  * Prints wall time, peak RSS of the n8n process (sampled every 200 ms from /proc; its task-runner
- * children summed apart) and how much the SQLite database (file + WAL) grew, with ratios against
- * the one-execution reference.
+ * children summed apart), the stored execution data and how much the SQLite database grew, per-node
+ * ms per row, the peak of judge requests in flight at the server, and the load average.
  *
- *   node bench/n8n-scale.bench.js [--rows 10000] [--batch 500] [--latency 50]
+ *   node bench/n8n-scale.bench.js [--rows 10000] [--batch 500] [--latency 50] [--concurrency 8]
+ *        [--max-concurrency 32] [--passes one,batched,engine] [--cpu-prof DIR]
  */
 'use strict';
 
@@ -23,15 +32,23 @@ const n8n = require('../scripts/n8n-install');
 const { startJudgeServer } = require('../test/support/openai-server-cli.js');
 
 const REPO = n8n.REPO;
-const arg = (name, dflt) => {
+const argOf = (name) => {
 	const i = process.argv.indexOf(`--${name}`);
-	return i > -1 ? Number(process.argv[i + 1]) : dflt;
+	return i > -1 ? process.argv[i + 1] : undefined;
 };
+const arg = (name, dflt) => (argOf(name) === undefined ? dflt : Number(argOf(name)));
 const ROWS = arg('rows', 10000);
 const BATCH = arg('batch', 500);
 const LATENCY = arg('latency', 50);
+const START = arg('concurrency', 8);
+const MAX = arg('max-concurrency', 32);
+const PASSES = (argOf('passes') ?? 'one,batched,engine').split(',');
+const CPU_PROF = argOf('cpu-prof');
+const JUDGES = 2;
 const DIR = path.join(REPO, 'test-artifacts', 'bench-n8n-scale');
 const P = 'n8n-nodes-rag-eval';
+/** Seconds the judges need at the ceiling: every call back to back, Max Concurrency at a time. */
+const BOUND_S = (JUDGES * ROWS * LATENCY) / MAX / 1000;
 
 const sample = fs
 	.readFileSync(path.join(REPO, 'examples', 'datasets', 'rag-support-sample.jsonl'), 'utf8')
@@ -39,12 +56,24 @@ const sample = fs
 	.filter((l) => l.trim())
 	.map((l) => JSON.parse(l));
 
-// Rows are generated inside n8n by a Code node, so the workflow JSON stays small.
-const GENERATE = `const base = ${JSON.stringify(sample)};
-return Array.from({ length: ${ROWS} }, (_, i) => {
-	const r = base[i % base.length];
-	return { json: { ...r, query: r.query + ' (case ' + i + ')' } };
-});`;
+/** The generated rows: the sample's rows repeated, each request made unique. */
+const rows = () =>
+	Array.from({ length: ROWS }, (_, i) => {
+		const r = sample[i % sample.length];
+		return { ...r, query: r.query + ' (case ' + i + ')' };
+	});
+// n8n reads them from a JSONL file (Read/Write Files -> Eval Dataset's Binary File source), as a
+// nightly reads its dataset; the workflow JSON stays small.
+const DATASET = path.join(DIR, 'data', 'dataset.jsonl');
+const readDataset = () =>
+	node(
+		'Read Dataset',
+		'n8n-nodes-base.readWriteFile',
+		[200, 0],
+		{ operation: 'read', fileSelector: DATASET, options: {} },
+		{ v: 1.1 },
+	);
+const fromFile = { source: 'binary', binaryProperty: 'data', schema: 'auto' };
 
 let nodeSeq = 0;
 function node(name, type, pos, parameters = {}, extra = {}) {
@@ -71,13 +100,16 @@ function wf(id, name, nodes, connections) {
 }
 
 function scoringNodes(cred, x0) {
+	const judge = { threshold: 3, options: { concurrency: START, maxConcurrency: MAX } };
 	return [
 		node('F1 Score', `${P}.evalF1Score`, [x0, 0]),
 		node('ROUGE', `${P}.evalRouge`, [x0 + 200, 0]),
-		node('Groundedness', `${P}.judgeGroundedness`, [x0 + 400, 0], { threshold: 3 }, { cred }),
-		node('Relevance', `${P}.judgeRelevance`, [x0 + 600, 0], { threshold: 3 }, { cred }),
+		node('Groundedness', `${P}.judgeGroundedness`, [x0 + 400, 0], judge, { cred }),
+		node('Relevance', `${P}.judgeRelevance`, [x0 + 600, 0], judge, { cred }),
 	];
 }
+const JUDGE_NODES = ['Groundedness', 'Relevance'];
+const METRIC_NODES = ['F1 Score', 'ROUGE'];
 
 function workflows(cred) {
 	const one = wf(
@@ -85,14 +117,14 @@ function workflows(cred) {
 		'bench: one execution',
 		[
 			node('Run', 'n8n-nodes-base.manualTrigger', [0, 0]),
-			node('Rows', 'n8n-nodes-base.code', [200, 0], { jsCode: GENERATE }, { v: 2 }),
-			node('Eval Dataset', `${P}.evalDataset`, [400, 0], { source: 'items', schema: 'auto' }),
+			readDataset(),
+			node('Eval Dataset', `${P}.evalDataset`, [400, 0], fromFile),
 			...scoringNodes(cred, 600),
 			node('Eval Aggregate', `${P}.evalAggregate`, [1400, 0], { output: 'summary' }),
 		],
 		chain(
 			'Run',
-			'Rows',
+			'Read Dataset',
 			'Eval Dataset',
 			'F1 Score',
 			'ROUGE',
@@ -118,8 +150,8 @@ function workflows(cred) {
 		'bench: batched',
 		[
 			node('Run', 'n8n-nodes-base.manualTrigger', [0, 0]),
-			node('Rows', 'n8n-nodes-base.code', [200, 0], { jsCode: GENERATE }, { v: 2 }),
-			node('Eval Dataset', `${P}.evalDataset`, [400, 0], { source: 'items', schema: 'auto' }),
+			readDataset(),
+			node('Eval Dataset', `${P}.evalDataset`, [400, 0], fromFile),
 			node(
 				'Batches',
 				'n8n-nodes-base.splitInBatches',
@@ -142,7 +174,7 @@ function workflows(cred) {
 			node('Merged Summary', `${P}.evalAggregate`, [1000, -120], { output: 'summary' }),
 		],
 		{
-			...chain('Run', 'Rows', 'Eval Dataset', 'Batches'),
+			...chain('Run', 'Read Dataset', 'Eval Dataset', 'Batches'),
 			Batches: {
 				main: [
 					[{ node: 'Merged Summary', type: 'main', index: 0 }],
@@ -184,8 +216,8 @@ function dbBytes(userFolder) {
 	return total;
 }
 
-// Bytes of stored execution data and the newest executions' statuses, read with Node's SQLite
-// while no n8n process runs.
+// Bytes of stored execution data and every execution's id, status, mode and times, read with
+// Node's SQLite while no n8n process runs.
 function executionData(userFolder) {
 	const { DatabaseSync } = require('node:sqlite');
 	const db = new DatabaseSync(path.join(userFolder, '.n8n', 'database.sqlite'), { readOnly: true });
@@ -193,15 +225,48 @@ function executionData(userFolder) {
 		const bytes = db
 			.prepare('SELECT COALESCE(SUM(LENGTH(data)), 0) AS b FROM execution_data')
 			.get().b;
-		const statuses = db
-			.prepare('SELECT status FROM execution_entity ORDER BY id DESC')
+		const executions = db
+			.prepare('SELECT id, status, mode, startedAt, stoppedAt FROM execution_entity ORDER BY id')
 			.all()
-			.map((r) => r.status);
-		return { bytes: Number(bytes), statuses };
+			.map((r) => ({
+				id: r.id,
+				status: r.status,
+				mode: r.mode,
+				seconds: (Date.parse(`${r.stoppedAt}Z`) - Date.parse(`${r.startedAt}Z`)) / 1000,
+			}));
+		return { bytes: Number(bytes), executions };
 	} finally {
 		db.close();
 	}
 }
+
+// Per node of the given executions: n8n's own executionTime, summed over the runs (a batched
+// pass runs each scoring node once per batch, in sub-executions).
+function nodeTimes(userFolder, ids) {
+	const { DatabaseSync } = require('node:sqlite');
+	const { parse } = require(path.join(n8n.n8nDir(), 'node_modules', 'flatted'));
+	const db = new DatabaseSync(path.join(userFolder, '.n8n', 'database.sqlite'), { readOnly: true });
+	const times = {};
+	try {
+		const read = db.prepare('SELECT data FROM execution_data WHERE executionId = ?');
+		for (const id of ids) {
+			const row = read.get(id);
+			if (!row) continue;
+			const runData = parse(row.data).resultData?.runData ?? {};
+			for (const [name, runs] of Object.entries(runData))
+				times[name] = (times[name] ?? 0) + runs.reduce((a, r) => a + (r.executionTime ?? 0), 0);
+		}
+	} finally {
+		db.close();
+	}
+	return times;
+}
+
+const load = () =>
+	os
+		.loadavg()
+		.map((l) => l.toFixed(2))
+		.join(' ');
 
 function execute(id, env, userFolder, outFile) {
 	return new Promise((resolve) => {
@@ -228,12 +293,17 @@ function execute(id, env, userFolder, outFile) {
 			fs.closeSync(fd);
 			const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
 			const dataAfter = executionData(userFolder);
+			const known = new Set(dataBefore.executions.map((e) => e.id));
+			const executions = dataAfter.executions.filter((e) => !known.has(e.id));
+			const top = executions.find((e) => e.mode !== 'integrated') ?? executions[0];
 			resolve({
 				status,
 				seconds,
-				executions: dataAfter.statuses.slice(
-					0,
-					dataAfter.statuses.length - dataBefore.statuses.length,
+				executions,
+				executionSeconds: top?.seconds ?? NaN,
+				nodes: nodeTimes(
+					userFolder,
+					executions.map((e) => e.id),
 				),
 				executionDataMb: (dataAfter.bytes - dataBefore.bytes) / 1024 / 1024,
 				peakMainMb: peakMain / 1024,
@@ -244,15 +314,103 @@ function execute(id, env, userFolder, outFile) {
 	});
 }
 
+/** The one execution's nodes in n8n-core's engine in this process, on the same generated rows. */
+async function engineRun(judge, cacheDir) {
+	const { runWorkflow } = require('./engine');
+	const items = rows().map((json) => ({ json }));
+	const cred = { id: 'benchJudgeLocal01', name: 'Judge model (local test server)' };
+	const nodes = [
+		node('Run', 'n8n-nodes-base.manualTrigger', [0, 0]),
+		node('Eval Dataset', `${P}.evalDataset`, [400, 0], { source: 'items', schema: 'auto' }),
+		...scoringNodes(cred, 600),
+		node('Eval Aggregate', `${P}.evalAggregate`, [1400, 0], { output: 'summary' }),
+	];
+	const names = nodes.map((n) => n.name);
+	const connections = {};
+	for (let i = 0; i + 1 < names.length; i++)
+		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
+	const before = process.env.RAG_EVAL_CACHE_DIR;
+	process.env.RAG_EVAL_CACHE_DIR = cacheDir;
+	try {
+		const t0 = process.hrtime.bigint();
+		const { nodes: times } = await runWorkflow(
+			{ nodes, connections },
+			{
+				startItems: items,
+				credentials: {
+					ragEvalLlmApi: {
+						provider: 'compatible',
+						apiKey: 'bench-key',
+						baseUrl: judge.baseUrl,
+						model: 'bench',
+					},
+				},
+			},
+		);
+		const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+		const ms = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.ms]));
+		const cpu = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.cpuMs]));
+		return { seconds, executionSeconds: seconds, nodes: ms, cpu };
+	} finally {
+		if (before === undefined) delete process.env.RAG_EVAL_CACHE_DIR;
+		else process.env.RAG_EVAL_CACHE_DIR = before;
+	}
+}
+
+const perRow = (ms) => `${(ms / ROWS).toFixed(2)} ms/row`;
+const s1 = (x) => `${x.toFixed(1)} s`;
+
+function printPass(label, res) {
+	const judgeMs = JUDGE_NODES.reduce((a, n) => a + (res.nodes[n] ?? 0), 0);
+	const ok = res.executions ? res.executions.filter((x) => x.status === 'success').length : 1;
+	const cold =
+		res.calls >= JUDGES * ROWS
+			? 'cold'
+			: `WARM: ${res.calls} of ${JUDGES * ROWS} judge calls made, the rest came from a cache`;
+	console.log(
+		`${label}: ${cold}; judge calls ${res.calls} (expected ${JUDGES * ROWS}), peak in flight at the judge server ${res.peakInFlight}` +
+			(res.executions
+				? `; executions ${res.executions.length} (${ok} success), exit ${res.status}`
+				: ''),
+	);
+	console.log(
+		`  execution ${s1(res.executionSeconds)} vs latency bound ${s1(BOUND_S)} at concurrency ${MAX}: ${(res.executionSeconds / BOUND_S).toFixed(2)}x` +
+			`; judge nodes ${s1(judgeMs / 1000)} (${((judgeMs / 1000 / BOUND_S) * 1).toFixed(2)}x the bound)` +
+			`; wall ${s1(res.seconds)} (with the CLI's start-up)`,
+	);
+	if (res.peakMainMb !== undefined)
+		console.log(
+			`  peak RSS n8n ${res.peakMainMb.toFixed(0)} MB (+ task runners ${res.peakChildrenMb.toFixed(0)} MB), execution data +${res.executionDataMb.toFixed(1)} MB, database file +${res.dbGrowthMb.toFixed(1)} MB`,
+		);
+	console.log(
+		`  per node: ${Object.entries(res.nodes)
+			.filter(([n]) => !['Run', 'Batches', 'Batch In'].includes(n))
+			.map(
+				([n, ms]) =>
+					`${n} ${s1(ms / 1000)} (${perRow(ms)}${res.cpu?.[n] !== undefined ? `, CPU ${perRow(res.cpu[n])}` : ''})`,
+			)
+			.join(', ')}`,
+	);
+	console.log(`  load average ${res.loadBefore} before, ${res.loadAfter} after`);
+}
+
 async function main() {
 	await n8n.ensureN8n();
 	n8n.buildIfStale();
 	fs.rmSync(DIR, { recursive: true, force: true });
 	fs.mkdirSync(DIR, { recursive: true });
 	const userFolder = path.join(DIR, 'n8n-user');
+	fs.mkdirSync(path.dirname(DATASET), { recursive: true });
+	fs.writeFileSync(
+		DATASET,
+		`${rows()
+			.map((r) => JSON.stringify(r))
+			.join('\n')}\n`,
+	);
 	n8n.installPackage(userFolder, n8n.packPackage(path.join(DIR, 'pack')));
 	const judge = await startJudgeServer({ latencyMs: LATENCY });
 	const env = n8n.n8nEnv(userFolder, {
+		N8N_RESTRICT_FILE_ACCESS_TO: path.dirname(DATASET),
 		N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
 		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false',
 	});
@@ -279,34 +437,66 @@ async function main() {
 	let commit = 'unknown';
 	try {
 		commit = execSync('git rev-parse --short HEAD', { cwd: REPO }).toString().trim();
+		if (execSync('git status --porcelain --untracked-files=no', { cwd: REPO }).toString().trim())
+			commit += '+dirty';
 	} catch {
 		// not a git checkout
 	}
 	console.log(
-		`n8n-scale: commit ${commit}, Node ${process.version}, ${os.cpus().length} cores, reference n8n 2.41.1 CLI (one execution), cold (fresh n8n user folder, first run of each workflow)`,
+		`n8n-scale: commit ${commit}, Node ${process.version}, ${os.cpus().length} cores, load average ${load()}, reference n8n 2.41.1 CLI (one execution); every pass cold (its own empty verdict cache folder; a fresh n8n user folder per run)`,
 	);
 	console.log(
-		`rows ${ROWS}, batch ${BATCH}, judge latency ${LATENCY} ms, nodes: F1, ROUGE, Groundedness, Relevance, Eval Aggregate`,
+		`rows ${ROWS}, batch ${BATCH}, judge latency ${LATENCY} ms, judges' Concurrency ${START} rising to Max Concurrency ${MAX}; latency bound ${JUDGES} judges x ${ROWS} rows x ${LATENCY} ms / ${MAX} = ${s1(BOUND_S)}; nodes: F1, ROUGE, Groundedness, Relevance, Eval Aggregate`,
 	);
 	const results = {};
-	for (const [label, w] of [
-		['one execution', one],
-		['batched', batched],
+	for (const [label, pass, w] of [
+		['one execution', 'one', one],
+		['batched', 'batched', batched],
+		['engine (n8n-core in process)', 'engine', null],
 	]) {
+		if (!PASSES.includes(pass)) continue;
+		const cacheDir = path.join(DIR, `verdict-cache-${pass}`);
+		fs.rmSync(cacheDir, { recursive: true, force: true });
 		const callsBefore = judge.stats.chat;
-		const res = await execute(w.id, env, userFolder, path.join(DIR, `${w.id}.out.txt`));
+		judge.stats.peakInFlight = 0;
+		const loadBefore = load();
+		let res;
+		if (w) {
+			const passEnv = { ...env, RAG_EVAL_CACHE_DIR: cacheDir };
+			if (CPU_PROF && pass === 'one') {
+				fs.mkdirSync(CPU_PROF, { recursive: true });
+				passEnv.NODE_OPTIONS =
+					`${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROF)}`.trim();
+			}
+			res = await execute(w.id, passEnv, userFolder, path.join(DIR, `${w.id}.out.txt`));
+		} else {
+			res = await engineRun(judge, cacheDir);
+		}
 		res.calls = judge.stats.chat - callsBefore;
-		results[label] = res;
-		const ok = res.executions.filter((x) => x === 'success').length;
-		console.log(
-			`${label.padEnd(14)} exit ${res.status}  executions ${res.executions.length} (${ok} success)  judge calls ${res.calls} (expected ${2 * ROWS})  wall ${res.seconds.toFixed(1)} s  peak RSS n8n ${res.peakMainMb.toFixed(0)} MB (+ task runners ${res.peakChildrenMb.toFixed(0)} MB)  execution data +${res.executionDataMb.toFixed(1)} MB  database file +${res.dbGrowthMb.toFixed(1)} MB`,
-		);
+		res.peakInFlight = judge.stats.peakInFlight;
+		res.loadBefore = loadBefore;
+		res.loadAfter = load();
+		results[pass] = res;
+		printPass(label, res);
 	}
-	const ref = results['one execution'];
+	const ref = results.one;
 	const b = results.batched;
-	console.log(
-		`batched / one execution: wall ${(b.seconds / ref.seconds).toFixed(2)}x, peak RSS ${(b.peakMainMb / ref.peakMainMb).toFixed(2)}x, execution data ${(b.executionDataMb / ref.executionDataMb).toFixed(2)}x`,
-	);
+	if (ref && b)
+		console.log(
+			`batched / one execution (both cold): wall ${(b.seconds / ref.seconds).toFixed(2)}x, execution ${(b.executionSeconds / ref.executionSeconds).toFixed(2)}x, peak RSS ${(b.peakMainMb / ref.peakMainMb).toFixed(2)}x, execution data ${(b.executionDataMb / ref.executionDataMb).toFixed(2)}x`,
+		);
+	const e = results.engine;
+	if (ref && e)
+		console.log(
+			`one execution / engine, per node: ${[
+				...METRIC_NODES,
+				...JUDGE_NODES,
+				'Eval Dataset',
+				'Eval Aggregate',
+			]
+				.map((n) => `${n} ${(ref.nodes[n] / e.nodes[n]).toFixed(2)}x`)
+				.join(', ')}`,
+		);
 	await judge.close();
 }
 

@@ -29,6 +29,7 @@ import {
 	type LlmConfig,
 	type ModelSource,
 } from '../../src/judges/model';
+import { PROVIDER_MAX_CONCURRENCY } from '../../src/judges/model';
 import { SpendLimit, SpendLimitError, type SpendUnit } from '../../src/judges/spend';
 import { priceTableOption } from './collect';
 
@@ -307,8 +308,11 @@ export function governorOptions(options: IDataObject): GovernorOptions {
 		const v = options[name];
 		return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
 	};
+	// 0 (the default): the provider's ceiling, chosen per endpoint in nodeGovernor.ts.
+	const max = num('maxConcurrency', 0);
 	return {
 		concurrency: num('concurrency', 8, 1),
+		maxConcurrency: max >= 1 ? Math.floor(max) : undefined,
 		timeoutMs: num('timeoutSeconds', DEFAULT_TIMEOUT_MS / 1000, 0.001) * 1000,
 		timeoutRetries: num('timeoutRetries', 1),
 		maxRetries: num('maxRetries', 4),
@@ -372,7 +376,15 @@ export function samplingOptions(concurrencyOf: string, llmOnly = false): INodePr
 			type: 'number',
 			default: 8,
 			typeOptions: { minValue: 1, maxValue: 256 },
-			description: `${concurrencyOf} in flight at once for this node`,
+			description: `${concurrencyOf} in flight at once when the node starts; with a higher Max Concurrency they rise while the model's latency holds and no 429 comes, and halve on a 429`,
+		},
+		{
+			displayName: 'Max Concurrency',
+			name: 'maxConcurrency',
+			type: 'number',
+			default: 0,
+			typeOptions: { minValue: 0, maxValue: 256 },
+			description: `Ceiling of ${concurrencyOf.toLowerCase()} in flight, shared by the nodes of one execution calling the same endpoint and model. 0 = by provider: ${PROVIDER_MAX_CONCURRENCY} for OpenAI and Azure OpenAI (whose rate-limit headers and 429s it follows), Concurrency itself (no rise) for other servers and Chat Model sub-nodes. Set it to Concurrency to keep a fixed number.`,
 		},
 	];
 }

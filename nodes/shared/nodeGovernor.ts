@@ -3,12 +3,14 @@
  * breaker shared per endpoint+model: with the other nodes of the same execution (n8n's execution
  * id, in this process), and through the verdict cache's Redis (queue mode, or
  * RAG_EVAL_CACHE_REDIS_URL) with every worker. A Redis that fails never fails a row: the node uses
- * its own breaker state and says so once, in n8n's log and as a hint on its output.
+ * its own breaker state and says so once, in n8n's log and as a hint on its output. The adaptive
+ * concurrency limit is shared per endpoint+model by the nodes of the execution too (in process).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { breakerRegistry } from '../../src/judges/breaker';
 import { redisBackend, redisSettingsFromEnv } from '../../src/judges/cache';
 import { Governor } from '../../src/judges/governor';
+import { providerMaxConcurrency } from '../../src/judges/model';
 import { governorOptions } from './llmOptions';
 
 export interface NodeGovernor {
@@ -25,8 +27,12 @@ export function nodeGovernor(
 	const scope = executionId(ctx);
 	const redis = redisSettingsFromEnv(env);
 	const store = redis ? redisBackend(redis) : undefined;
+	const opts = governorOptions(options);
+	const start = opts.concurrency ?? 8;
 	const governor = new Governor({
-		...governorOptions(options),
+		...opts,
+		// Max Concurrency 0: by provider (hosted OpenAI and Azure adapt, other servers stay fixed).
+		maxConcurrency: opts.maxConcurrency ?? ((key) => providerMaxConcurrency(key) ?? start),
 		share: {
 			scope,
 			store,

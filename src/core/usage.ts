@@ -15,7 +15,7 @@ export function sumUsage(a: Usage | undefined, b: Usage | undefined): Usage | un
 	};
 }
 
-/** Which store answered: `disk` (cacache in n8n's user folder) or `redis` (shared by workers). */
+/** Which store answered: `disk` (files in n8n's user folder) or `redis` (shared by workers). */
 export type CacheStoreKind = 'disk' | 'redis';
 
 /** What one Score says about the cache (`details.cache`); fan-out and per-turn rows sum calls. */

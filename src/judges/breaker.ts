@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CacheBackend } from './cache';
+import { AdaptiveLimit } from './concurrency';
 import type { ModelCallError } from './errors';
 
 /**
@@ -69,6 +70,7 @@ export function newBreakerCell(): BreakerCell {
  */
 export class BreakerRegistry {
 	private readonly cells = new Map<string, { scope: string; cell: BreakerCell }>();
+	private readonly limits = new Map<string, { scope: string; limit: AdaptiveLimit<unknown> }>();
 
 	constructor(
 		readonly ttlMs: number = BREAKER_STATE_TTL_MS,
@@ -90,9 +92,28 @@ export class BreakerRegistry {
 		return { cell, fresh: true };
 	}
 
-	/** Forgets every cell of an execution. */
+	/**
+	 * The concurrency limit of `key` in `scope` (./concurrency.ts), created at `start` calls by the
+	 * first governor that asks. Kept apart from the breaker cells: a governor without a breaker
+	 * still shares its execution's limit.
+	 */
+	limit<M>(scope: string, key: string, start: number): AdaptiveLimit<M> {
+		this.sweep();
+		const id = `${scope}\u0000${key}`;
+		const found = this.limits.get(id);
+		if (found) {
+			found.limit.touchedAt = this.now();
+			return found.limit as AdaptiveLimit<M>;
+		}
+		const limit = new AdaptiveLimit<M>(start, this.now);
+		this.limits.set(id, { scope, limit: limit as AdaptiveLimit<unknown> });
+		return limit;
+	}
+
+	/** Forgets every cell and limit of an execution. */
 	release(scope: string): void {
 		for (const [id, e] of this.cells) if (e.scope === scope) this.cells.delete(id);
+		for (const [id, e] of this.limits) if (e.scope === scope) this.limits.delete(id);
 	}
 
 	/** Cells held (for tests and diagnostics). */
@@ -101,9 +122,19 @@ export class BreakerRegistry {
 		return this.cells.size;
 	}
 
+	/** Limits held (for tests and diagnostics). */
+	get limitCount(): number {
+		this.sweep();
+		return this.limits.size;
+	}
+
 	private sweep(): void {
 		const oldest = this.now() - this.ttlMs;
 		for (const [id, e] of this.cells) if (e.cell.touchedAt < oldest) this.cells.delete(id);
+		for (const [id, e] of this.limits) {
+			// A limit with calls in flight is in use, however long ago it was last looked up.
+			if (e.limit.touchedAt < oldest && e.limit.active === 0) this.limits.delete(id);
+		}
 	}
 }
 

@@ -4,11 +4,10 @@
  * response mode, prompt templates, output schema, params, canonical input values); it never holds
  * the per-call nonce or the API key, and inputs are only hashed. The value is the verdict, its
  * reason and details, the model that answered, the HTTP calls and usage it cost, and when.
- * Stores: `cacache` on disk (integrity-checked reads, so a corrupt entry is detected) and Redis
- * (`ioredis`) so n8n queue-mode workers share hits. A broken store never fails a row: the judge
+ * Stores: files on disk (./diskStore.ts: integrity-checked reads, so a corrupt entry is detected;
+ * expiry swept by the hour it falls in) and Redis (`ioredis`) so n8n queue-mode workers share hits. A broken store never fails a row: the judge
  * is called and the Score says the cache was skipped (`details.cache.skipped`).
  */
-import cacache from 'cacache';
 import IORedis from 'ioredis';
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
@@ -17,10 +16,13 @@ import { z } from 'zod';
 import { okScore, type ScoreBase } from '../core/score';
 import type { CacheInfo, CacheStoreKind } from '../core/usage';
 import type { Score } from '../core/types';
+import { DiskStore, SWEEP_INTERVAL_MS, sweepDiskStore } from './diskStore';
 import { storeErrorText } from './errors';
+import { byTemplates } from './prompt';
 import type { ModelSource } from './model';
 import type { BareCall, JudgeDecl, JudgePrompt } from './types';
 
+export { diskSweepsDone, sweepDiskStore, type SweepResult } from './diskStore';
 export {
 	cacheInfoOf,
 	foldCacheInfo,
@@ -211,6 +213,16 @@ function identity(ctx: CallSettings, mode: string, temperature: number, maxToken
 	return id;
 }
 
+// A node's rows share their judge's schema and prompt: each is hashed once, not once per call.
+const schemaHashes = new WeakMap<object, string>();
+const promptKeys = new Map<string, Map<string, string>>();
+
+function schemaHash(schema: Record<string, unknown>): string {
+	let h = schemaHashes.get(schema);
+	if (h === undefined) schemaHashes.set(schema, (h = sha256(canonicalJson(schema))));
+	return h;
+}
+
 /** The cache key of one structured judge call: `verdict:<sha256>` of its canonical parts. */
 export function verdictKey(
 	decl: JudgeDecl,
@@ -231,8 +243,8 @@ export function verdictKey(
 			ctx.maxTokens,
 		),
 		judge: `${decl.id}@${decl.version}`,
-		output: { name: decl.output.name, schema: sha256(canonicalJson(decl.output.jsonSchema)) },
-		prompt: sha256(canonicalJson(prompt)),
+		output: { name: decl.output.name, schema: schemaHash(decl.output.jsonSchema) },
+		prompt: byTemplates(promptKeys, prompt, () => sha256(canonicalJson(prompt))),
 		params: sha256(canonicalJson(params)),
 		inputs: sha256(canonicalJson(inputs)),
 	};
@@ -329,66 +341,40 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 	return join(user || homedir(), '.n8n', 'rag-eval-cache');
 }
 
-/** How often the disk store sweeps out verdicts older than the TTL: once a day. */
-export const DISK_PRUNE_INTERVAL_MS = 24 * 3600 * 1000;
-
 /**
- * Removes index entries older than `ttlMs` and the content no entry points to (cacache's
- * mark-and-sweep `verify`, which also drops corrupt content), when the last sweep is older than
- * `intervalMs`. Returns whether it swept.
+ * Sweeps out of the disk store in `dir` the verdicts older than `ttlMs`, reading only the hours
+ * that expired (./diskStore.ts), when the folder's last sweep is older than `intervalMs` (an
+ * hour). Returns whether it swept. A disk store starts one itself when it is closed, in the
+ * background; this is for a schedule of one's own.
  */
 export async function pruneDiskCache(
 	dir: string,
 	ttlMs: number,
-	intervalMs = DISK_PRUNE_INTERVAL_MS,
+	intervalMs = SWEEP_INTERVAL_MS,
 	now: () => number = Date.now,
 ): Promise<boolean> {
-	if (ttlMs <= 0) return false;
-	const last = await cacache.verify.lastRun(dir).catch(() => undefined);
-	if (last && now() - last.getTime() < intervalMs) return false;
-	// The types give `filter` as a string; cacache calls it with each index entry.
-	const verify = cacache.verify as unknown as (
-		cache: string,
-		opts: { filter: (entry: { time: number }) => boolean },
-	) => Promise<unknown>;
-	await verify(dir, { filter: (entry) => now() - entry.time <= ttlMs });
-	return true;
+	return (await sweepDiskStore(dir, ttlMs, { intervalMs, now })) !== undefined;
 }
 
 /**
- * A disk store in `dir` (cacache: content-addressed, integrity-checked, safe for concurrent use).
- * With `ttlMs`, closing it sweeps out expired verdicts once a day, so the folder stays bounded.
+ * A disk store in `dir`: one file per verdict, integrity-checked on every read, written
+ * atomically, safe for concurrent processes. With `ttlMs`, closing it starts a sweep of expired
+ * verdicts in the background (at most once an hour per folder; it reads only the hours that
+ * expired), so the folder stays bounded and no row waits for it.
  */
-export function diskBackend(dir: string, ttlMs = 0): CacheBackend {
+export function diskBackend(
+	dir: string,
+	ttlMs = 0,
+	opts: { now?: () => number; sync?: boolean } = {},
+): CacheBackend {
+	const store = new DiskStore(dir, { ttlMs, now: opts.now, sync: opts.sync });
 	return {
 		kind: 'disk',
 		location: dir,
-		async get(key) {
-			try {
-				const got = await cacache.get(dir, key);
-				return got.data.toString('utf8');
-			} catch (e) {
-				if ((e as { code?: unknown }).code === 'ENOENT') return null;
-				throw e;
-			}
-		},
-		async set(key, value) {
-			await cacache.put(dir, key, value);
-		},
-		async remove(key) {
-			const found = await cacache.get.info(dir, key);
-			// removeFully (drop the index bucket, not append a tombstone) is missing from the types.
-			const rmEntry = cacache.rm.entry as (
-				cache: string,
-				key: string,
-				opts: { removeFully: boolean },
-			) => Promise<unknown>;
-			await rmEntry(dir, key, { removeFully: true });
-			if (found) await cacache.rm.content(dir, found.integrity);
-		},
-		async close() {
-			await pruneDiskCache(dir, ttlMs);
-		},
+		get: (key) => store.get(key),
+		set: (key, value) => store.set(key, value),
+		remove: (key) => store.remove(key),
+		close: () => store.close(),
 	};
 }
 

@@ -6,7 +6,9 @@
  * exhausted quota), and opens a circuit breaker when an endpoint keeps failing or hangs, so a model
  * that is down costs a handful of calls and seconds, not every row's full retry budget. The breaker
  * can be shared (./breaker.ts): with the other governors of one execution in this process, and
- * through a store (Redis) with other processes, so a later node does not learn it again.
+ * through a store (Redis) with other processes, so a later node does not learn it again. With a
+ * Max Concurrency above Concurrency the calls in flight adapt (./concurrency.ts: up while latency
+ * holds and no 429 comes, halved on a 429), one limit per key shared by the execution's governors.
  */
 import {
 	BREAKER_STATE_TTL_MS,
@@ -20,6 +22,7 @@ import {
 	type BreakerStore,
 	type DownVerdict,
 } from './breaker';
+import { AdaptiveLimit, budgetTight } from './concurrency';
 import { ModelCallError, parseDuration, storeErrorText } from './errors';
 
 /** Default longest attempt: 30 s (a judge reply is a few hundred tokens). */
@@ -29,7 +32,14 @@ export const DEFAULT_ROW_DEADLINE_MS = 120_000;
 
 /** Tunables. Defaults: 8 concurrent, 30 s per attempt, 4 retries, 1 timeout retry, 120 s per row. */
 export interface GovernorOptions {
+	/** Calls in flight per key at the start; the whole time unless `maxConcurrency` is higher. */
 	concurrency?: number;
+	/**
+	 * Ceiling of adaptive concurrency per key (a function: per key, e.g. by provider). Above
+	 * `concurrency`, the calls in flight rise while latency holds and no 429 comes and fall on a
+	 * 429; equal to it (the default), they stay fixed. Below it, it caps `concurrency`.
+	 */
+	maxConcurrency?: number | ((key: string) => number);
 	/** Longest single attempt. */
 	timeoutMs?: number;
 	/** Retries for server errors, resets, timeouts and rate limits that give no wait. */
@@ -121,8 +131,14 @@ interface Waiter {
 
 interface Lane {
 	key: string;
+	/** This governor's calls in flight for the key, and its rows waiting for a slot. */
 	active: number;
 	queue: Waiter[];
+	/** The key's limit, shared with the execution's other governors when scoped. */
+	lim: AdaptiveLimit<Lane>;
+	/** This governor's ceiling for the key; above the start, the limit adapts. */
+	max: number;
+	adaptive: boolean;
 	/** The first fatal error: later ones never replace it. */
 	fatal?: ModelCallError;
 	/** Epoch ms before which no new call starts: a reply said a rate-limit budget is spent. */
@@ -175,6 +191,9 @@ export class Governor {
 	private readonly onBreaker?: (key: string, state: BreakerState) => void;
 	private readonly lanes = new Map<string, Lane>();
 	private readonly share?: BreakerShare;
+	/** Where the concurrency limit is shared (the execution), breaker or not. */
+	private readonly limitScope?: { scope: string; registry: BreakerRegistry };
+	private readonly maxConcurrency: number | ((key: string) => number);
 	private storeProblem?: string;
 	private readonly storeWrites = new Set<Promise<void>>();
 
@@ -198,6 +217,30 @@ export class Governor {
 		this.onBreaker = opts.onBreaker;
 		// Without a breaker there is nothing to share.
 		this.share = this.breakerThreshold > 0 ? opts.share : undefined;
+		const scope = opts.share?.scope;
+		if (scope !== undefined)
+			this.limitScope = { scope, registry: opts.share?.registry ?? breakerRegistry };
+		this.maxConcurrency = opts.maxConcurrency ?? this.concurrency;
+	}
+
+	/** The adaptive ceiling for a key (at least 1). */
+	maxConcurrencyFor(key: string): number {
+		const m =
+			typeof this.maxConcurrency === 'function' ? this.maxConcurrency(key) : this.maxConcurrency;
+		return Math.max(1, Math.floor(Number.isFinite(m) ? m : this.concurrency));
+	}
+
+	/** Calls the key may have in flight now (the shared adaptive limit, capped by this governor). */
+	concurrencyLimit(key: string): number {
+		const lane = this.lanes.get(key);
+		if (!lane) return Math.min(this.concurrency, this.maxConcurrencyFor(key));
+		return Math.min(Math.floor(lane.lim.limit), lane.max);
+	}
+
+	/** The highest limit the key reached (shared with the execution's other governors). */
+	concurrencyPeak(key: string): number {
+		const lane = this.lanes.get(key);
+		return lane ? Math.min(lane.lim.peak, lane.max) : this.concurrencyLimit(key);
 	}
 
 	/** The first fatal error recorded for a key, if any call with it failed unrecoverably. */
@@ -323,6 +366,8 @@ export class Governor {
 			const limitAtCall = this.limit(clock);
 			attempts++;
 			lane.calls++;
+			const { epoch, generation } = lane.lim;
+			const sent = Date.now();
 			let error: ModelCallError | undefined;
 			let value: T | undefined;
 			try {
@@ -340,6 +385,11 @@ export class Governor {
 				this.answered(lane);
 				const headers = opts.headersOf?.(value as T);
 				if (headers) this.notePause(lane, headers);
+				if (
+					lane.adaptive &&
+					lane.lim.answered(Date.now() - sent, generation, lane.max, budgetTight(headers))
+				)
+					this.pump(lane.lim);
 				return { value: value as T, attempts };
 			}
 			if (error.kind === 'aborted' || outer?.aborted) {
@@ -356,6 +406,7 @@ export class Governor {
 				if (probe) this.probeDone(lane);
 				throw stop(deadlineError(limitAtCall as Limit, attempts, last));
 			}
+			if (error.kind === 'rate_limit' && lane.adaptive) lane.lim.rateLimited(epoch);
 			if (error.kind === 'rate_limit' || !error.retryable) this.answered(lane);
 			else this.failed(lane, error, probe);
 			if (!error.retryable) throw stop(error);
@@ -632,7 +683,16 @@ export class Governor {
 					? (share.registry ?? breakerRegistry).cell(share.scope, key)
 					: { cell: newBreakerCell(), fresh: true };
 			if (fresh && share?.store) cell.ready = this.seed(key, cell, share.store);
-			lane = { key, active: 0, queue: [], pausedUntil: 0, calls: 0, cell };
+			const max = this.maxConcurrencyFor(key);
+			const start = Math.min(this.concurrency, max);
+			const lim = this.limitScope
+				? this.limitScope.registry.limit<Lane>(this.limitScope.scope, key, start)
+				: new AdaptiveLimit<Lane>(start);
+			// A later governor starts where the execution got to, or at its own start if higher and
+			// no 429 has lowered it.
+			if (lim.decreases === 0 && lim.limit < start) lim.limit = start;
+			const adaptive = max > start;
+			lane = { key, active: 0, queue: [], lim, max, adaptive, pausedUntil: 0, calls: 0, cell };
 			this.lanes.set(key, lane);
 		}
 		return lane;
@@ -645,20 +705,19 @@ export class Governor {
 			if (signal?.aborted) return reject(abortedError());
 			const done = (): void => {
 				if (timer) clearTimeout(timer);
-				signal?.removeEventListener('abort', onAbort);
+				unlisten();
 				const i = cell.watchers.indexOf(done);
 				if (i >= 0) cell.watchers.splice(i, 1);
-			};
-			const onAbort = (): void => {
-				done();
-				reject(abortedError());
 			};
 			const wake = (): void => {
 				done();
 				resolve();
 			};
 			const timer = Number.isFinite(ms) ? setTimeout(wake, Math.max(0, ms)) : undefined;
-			signal?.addEventListener('abort', onAbort, { once: true });
+			const unlisten = onAbort(signal, () => {
+				done();
+				reject(abortedError());
+			});
 			cell.watchers.push(wake);
 		});
 	}
@@ -670,33 +729,47 @@ export class Governor {
 	}
 
 	private acquire(lane: Lane, signal?: AbortSignal): Promise<void> {
-		if (lane.active < this.concurrency) {
+		if (lane.queue.length === 0 && lane.active < lane.max && lane.lim.open) {
 			lane.active++;
+			lane.lim.active++;
 			return Promise.resolve();
 		}
+		lane.lim.members.add(lane);
 		return new Promise<void>((resolve, reject) => {
 			const waiter: Waiter = {
 				resolve: () => {
-					signal?.removeEventListener('abort', onAbort);
+					unlisten();
 					resolve();
 				},
 				reject,
 			};
-			const onAbort = (): void => {
+			const unlisten = onAbort(signal, () => {
 				const i = lane.queue.indexOf(waiter);
 				if (i >= 0) lane.queue.splice(i, 1);
 				reject(abortedError());
-			};
-			signal?.addEventListener('abort', onAbort, { once: true });
+			});
 			lane.queue.push(waiter);
 		});
 	}
 
 	private release(lane: Lane): void {
-		const next = lane.queue.shift();
-		// The slot passes straight to the next waiter, so `active` stays constant.
-		if (next) next.resolve();
-		else lane.active--;
+		lane.active--;
+		lane.lim.active--;
+		this.pump(lane.lim);
+	}
+
+	/** Hands free slots under a limit to waiting rows, lane by lane (each within its own ceiling). */
+	private pump(lim: AdaptiveLimit<Lane>): void {
+		for (const lane of lim.members) {
+			while (lane.queue.length > 0 && lim.open && lane.active < lane.max) {
+				const next = lane.queue.shift() as Waiter;
+				lane.active++;
+				lim.active++;
+				next.resolve();
+			}
+			if (lane.queue.length === 0) lim.members.delete(lane);
+			if (!lim.open) return;
+		}
 	}
 
 	/** One attempt, cut at the call timeout or at the deadline, whichever comes first. */
@@ -711,10 +784,6 @@ export class Governor {
 		const byDeadline = left < this.timeoutMs;
 		const ms = Math.max(0, Math.min(this.timeoutMs, left));
 		return new Promise<T>((resolve, reject) => {
-			const onOuterAbort = (): void => {
-				ac.abort();
-				reject(abortedError());
-			};
 			const timer = setTimeout(() => {
 				timedOut = true;
 				ac.abort();
@@ -727,10 +796,13 @@ export class Governor {
 							),
 				);
 			}, ms);
-			outer?.addEventListener('abort', onOuterAbort, { once: true });
+			const unlisten = onAbort(outer, () => {
+				ac.abort();
+				reject(abortedError());
+			});
 			const cleanup = (): void => {
 				clearTimeout(timer);
-				outer?.removeEventListener('abort', onOuterAbort);
+				unlisten();
 			};
 			fn(ac.signal).then(
 				(v) => {
@@ -764,19 +836,49 @@ function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
 	if (!signal) return p;
 	if (signal.aborted) return Promise.reject(abortedError());
 	return new Promise<T>((resolve, reject) => {
-		const onAbort = (): void => reject(abortedError());
-		signal.addEventListener('abort', onAbort, { once: true });
+		const unlisten = onAbort(signal, () => reject(abortedError()));
 		p.then(
 			(v) => {
-				signal.removeEventListener('abort', onAbort);
+				unlisten();
 				resolve(v);
 			},
 			(e: unknown) => {
-				signal.removeEventListener('abort', onAbort);
+				unlisten();
 				reject(e);
 			},
 		);
 	});
+}
+
+const abortHubs = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Calls `cb` when `signal` aborts; returns what unsubscribes it. One listener per signal however
+ * many rows wait on it: the execution's cancel signal is shared by every row of a node, and an
+ * EventTarget's add and remove walk the listeners it holds (quadratic over 2,000 waiting rows).
+ */
+function onAbort(signal: AbortSignal | undefined, cb: () => void): () => void {
+	if (!signal) return () => undefined;
+	let set = abortHubs.get(signal);
+	if (!set) {
+		const fresh = new Set<() => void>();
+		abortHubs.set(signal, fresh);
+		signal.addEventListener(
+			'abort',
+			() => {
+				const all = [...fresh];
+				fresh.clear();
+				for (const f of all) f();
+			},
+			{ once: true },
+		);
+		set = fresh;
+	}
+	const own = set;
+	own.add(cb);
+	return () => {
+		own.delete(cb);
+	};
 }
 
 /** A row's own retryable error, ended by another call's fatal error. */
@@ -820,14 +922,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 	if (ms <= 0) return signal?.aborted ? Promise.reject(abortedError()) : Promise.resolve();
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) return reject(abortedError());
-		const onAbort = (): void => {
-			clearTimeout(t);
-			reject(abortedError());
-		};
 		const t = setTimeout(() => {
-			signal?.removeEventListener('abort', onAbort);
+			unlisten();
 			resolve();
 		}, ms);
-		signal?.addEventListener('abort', onAbort, { once: true });
+		const unlisten = onAbort(signal, () => {
+			clearTimeout(t);
+			reject(abortedError());
+		});
 	});
 }

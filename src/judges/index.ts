@@ -68,9 +68,18 @@ export {
 	VerdictCache,
 	defaultCacheDir,
 	diskBackend,
+	diskSweepsDone,
 	openVerdictCache,
 	pruneDiskCache,
+	sweepDiskStore,
 	redisBackend,
 	redisSettingsFromEnv,
 } from './cache';
-export type { CacheBackend, CacheInfo, CacheOptions, CacheStoreKind, RedisSettings } from './cache';
+export type {
+	CacheBackend,
+	CacheInfo,
+	CacheOptions,
+	CacheStoreKind,
+	RedisSettings,
+	SweepResult,
+} from './cache';

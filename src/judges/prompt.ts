@@ -70,12 +70,41 @@ export function newNonce(): string {
 
 /** Short hash of the prompt templates (without data): the `prompt:` part of a signature. */
 export function promptHash(prompt: JudgePrompt): string {
-	return createHash('sha256')
-		.update(prompt.system)
-		.update('\u0000')
-		.update(prompt.user)
-		.digest('hex')
-		.slice(0, 12);
+	return byTemplates(promptHashes, prompt, () =>
+		createHash('sha256')
+			.update(prompt.system)
+			.update('\u0000')
+			.update(prompt.user)
+			.digest('hex')
+			.slice(0, 12),
+	);
+}
+
+const promptHashes = new Map<string, Map<string, string>>();
+
+/**
+ * What `compute` gives for a prompt, computed once per pair of template texts: every row of a
+ * node asks it again (signatures, cache keys) with the same templates. A few distinct prompts live
+ * in a process; past 256 the memo starts over.
+ */
+export function byTemplates<T>(
+	memo: Map<string, Map<string, T>>,
+	prompt: JudgePrompt,
+	compute: () => T,
+): T {
+	let inner = memo.get(prompt.system);
+	if (!inner) {
+		if (memo.size >= 256) memo.clear();
+		inner = new Map();
+		memo.set(prompt.system, inner);
+	}
+	let v = inner.get(prompt.user);
+	if (v === undefined) {
+		if (inner.size >= 256) inner.clear();
+		v = compute();
+		inner.set(prompt.user, v);
+	}
+	return v;
 }
 
 /**

@@ -38,7 +38,7 @@ export async function runJudges(
 ): Promise<Score[]> {
 	const out: Score[] = new Array<Score>(rows.length);
 	// The governor enforces the real cap; the pool only avoids creating every promise at once.
-	const width = Math.max(1, ctx.concurrency ?? ctx.governor.concurrency * 2);
+	const width = Math.max(1, ctx.concurrency ?? ctx.governor.maxConcurrencyFor(ctx.source.key) * 2);
 	let next = 0;
 	const worker = async (): Promise<void> => {
 		while (next < rows.length) {

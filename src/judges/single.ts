@@ -17,6 +17,7 @@ import type { ChatMessage, ChatRequest, ChatResult, ModelSource, ResponseMode } 
 import { bareYesNoReply, parseReply, truncate } from './parse';
 import { readJudgeRow } from './row';
 import {
+	byTemplates,
 	dataRule,
 	placeholderProblems,
 	promptHash,
@@ -86,6 +87,15 @@ function formatInstruction(decl: JudgeDecl, mode: ResponseMode): string {
 		return `Reply with exactly these tags, in this order, and nothing else: ${tags}\nFields (lists as JSON arrays):\n${fields}`;
 	}
 	return `Reply with a single JSON object with these keys, in this order (write the reasoning before the verdict):\n${fields}`;
+}
+
+const problemMemo = new WeakMap<JudgeDecl, Map<string, Map<string, string[]>>>();
+
+/** {@link placeholderProblems} of a declaration's prompt, once per distinct templates. */
+function problemsOf(decl: JudgeDecl, prompt: JudgePrompt): string[] {
+	let memo = problemMemo.get(decl);
+	if (!memo) problemMemo.set(decl, (memo = new Map()));
+	return byTemplates(memo, prompt, () => placeholderProblems(decl, prompt));
 }
 
 /** Problems with a model reply that are errors, not scores. */
@@ -161,7 +171,7 @@ export async function judgeSingle(
 		});
 	}
 	const prompt = effectivePrompt(decl, ctx.promptOverride);
-	const promptProblems = placeholderProblems(decl, prompt);
+	const promptProblems = problemsOf(decl, prompt);
 	if (promptProblems.length > 0) {
 		return errorScore(
 			sign(requestedModel),

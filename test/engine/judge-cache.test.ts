@@ -70,7 +70,7 @@ describe('judge verdict cache on the real engine', () => {
 		const coldSummary = cold.output('Eval Aggregate')[0] as IDataObject;
 		expect(coldSummary.cost).toMatchObject({ calls: 4, totalTokens: 880 });
 		expect((coldSummary.cost as IDataObject).saved).toBeUndefined();
-		expect(readdirSync(dir)).toEqual(expect.arrayContaining(['content-v2', 'index-v5']));
+		expect(readdirSync(dir)).toEqual(expect.arrayContaining(['verdicts-v2', 'expiry-v2']));
 
 		const warm = await run(options);
 		expect(server.chatRequests()).toHaveLength(4);
@@ -108,6 +108,6 @@ describe('judge verdict cache on the real engine', () => {
 		const again = await run({ cacheTtlHours: 0 });
 		expect(server.chatRequests()).toHaveLength(4);
 		expect(scores(again).every((s) => s.cached === true)).toBe(true);
-		expect(readdirSync(process.env.RAG_EVAL_CACHE_DIR as string)).toContain('index-v5');
+		expect(readdirSync(process.env.RAG_EVAL_CACHE_DIR as string)).toContain('verdicts-v2');
 	});
 });

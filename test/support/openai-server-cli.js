@@ -9,7 +9,8 @@
  *   node test/support/openai-server-cli.js [--port 8787] [--latency 100] [--rate429 0.1] [--retry-after 0.2]
  *
  * Prints `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` once listening; `GET /__stats` returns call
- * counts (chat, rateLimited, models) for benchmarks.
+ * counts (chat, rateLimited, models) and the chat requests held at once (inFlight, peakInFlight)
+ * for benchmarks.
  */
 'use strict';
 const http = require('node:http');
@@ -110,7 +111,8 @@ function startJudgeServer(opts = {}) {
 	const latencyMs = opts.latencyMs || 0;
 	const rate429 = opts.rate429 || 0;
 	const retryAfter = String(opts.retryAfter ?? '0.2');
-	const stats = { chat: 0, rateLimited: 0, models: 0 };
+	// inFlight / peakInFlight: chat requests held at once (a bench resets the peak per pass).
+	const stats = { chat: 0, rateLimited: 0, models: 0, inFlight: 0, peakInFlight: 0 };
 	let acc = 0;
 	const server = http.createServer((req, res) => {
 		const chunks = [];
@@ -187,7 +189,10 @@ function startJudgeServer(opts = {}) {
 				messages.map((m) => String(m.content || '')).join('\n').length / 4,
 			);
 			const completionTokens = Math.ceil(content.length / 4);
+			stats.inFlight++;
+			stats.peakInFlight = Math.max(stats.peakInFlight, stats.inFlight);
 			setTimeout(() => {
+				stats.inFlight--;
 				send(200, {
 					id: `chatcmpl-local-${stats.chat}`,
 					object: 'chat.completion',

@@ -198,7 +198,7 @@ describe('judge verdict cache (disk) against the local server', () => {
 
 	it('a corrupted cache entry is skipped: the judge is called, the row says so, then it is a hit again', async () => {
 		await runJudge(groundedness, rows[0], ctx());
-		const content = files(join(dir, 'content-v2'));
+		const content = files(join(dir, 'verdicts-v2'));
 		expect(content).toHaveLength(1);
 		writeFileSync(content[0], readFileSync(content[0], 'utf8').replace('"value":5', '"value":1'));
 		const s = await runJudge(groundedness, rows[0], ctx());
