@@ -118,9 +118,6 @@ export function connectionError(
 	if (code === undefined) what = message ?? 'unknown cause';
 	else if (tls)
 		what = `${code} (TLS handshake failed: check the base URL's scheme and the server certificate)`;
-	else if (code === 'ECONNRESET' && message === 'socket hang up')
-		// Node's name for a connection closed without a reply (undici's UND_ERR_SOCKET).
-		what = `${code} (${CAUSES.UND_ERR_SOCKET})`;
 	else what = `${code} (${CAUSES[code] ?? firstLine(message ?? 'no detail')})`;
 	const text = redact(`connection to the judge model failed: ${what}`, secrets);
 	if (tls || code === 'ENOTFOUND')

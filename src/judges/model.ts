@@ -12,7 +12,6 @@ import OpenAI, {
 } from 'openai';
 import type { Usage } from '../core/types';
 import { connectionError, ModelCallError, redact, retryAfterFromHeaders } from './errors';
-import { HttpConnectionError, postJson, type HttpReply } from './http';
 
 /** One chat message sent to the judge model. */
 export interface ChatMessage {
@@ -102,6 +101,14 @@ function endpointOf(config: LlmConfig): string {
 		return `azure:${config.azureEndpoint ?? config.baseUrl ?? ''}/${config.azureDeployment ?? ''}`;
 	}
 	return `${config.provider}:${config.baseUrl ?? 'https://api.openai.com/v1'}`;
+}
+
+function headersToRecord(headers: Headers | undefined): Record<string, string> {
+	const out: Record<string, string> = {};
+	headers?.forEach((value, name) => {
+		out[name.toLowerCase()] = value;
+	});
+	return out;
 }
 
 function mapUsage(
@@ -273,104 +280,10 @@ export function providerMaxConcurrency(key: string): number | undefined {
 		: undefined;
 }
 
-/**
- * How a chat call is sent, as the SDK client would send it: its URL (Azure: the deployment path
- * and api-version) and headers (the key, organization, project, OPENAI_CUSTOM_HEADERS), read once
- * from the configured client.
- */
-function chatRoute(client: OpenAI): {
-	url: (model: string) => URL;
-	headers: Record<string, string>;
-} {
-	const headers: Record<string, string> = {
-		accept: 'application/json',
-		'content-type': 'application/json',
-		'user-agent': 'n8n-nodes-rag-eval',
-	};
-	// The SDK reads OPENAI_CUSTOM_HEADERS ("Name: value" lines) into every request.
-	for (const line of (process.env.OPENAI_CUSTOM_HEADERS ?? '').split('\n')) {
-		const colon = line.indexOf(':');
-		if (colon > 0)
-			headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-	}
-	if (client instanceof AzureOpenAI) {
-		headers['api-key'] = client.apiKey ?? '';
-		const routed = client.baseURL.includes('/deployments');
-		const urls = new Map<string, URL>();
-		return {
-			headers,
-			url: (model) => {
-				const deployment = client.deploymentName || model;
-				let url = urls.get(deployment);
-				if (!url) {
-					const path = routed ? '/chat/completions' : `/deployments/${deployment}/chat/completions`;
-					urls.set(deployment, (url = new URL(client.buildURL(path, null))));
-				}
-				return url;
-			},
-		};
-	}
-	headers.authorization = `Bearer ${client.apiKey ?? ''}`;
-	if (client.organization) headers['openai-organization'] = client.organization;
-	if (client.project) headers['openai-project'] = client.project;
-	const url = new URL(client.buildURL('/chat/completions', null));
-	return { headers, url: () => url };
-}
-
-/** The SDK's error message for a non-2xx reply (`APIError.makeMessage`). */
-function statusMessage(status: number, error: unknown, text: string | undefined): string {
-	const e = error as { message?: unknown } | undefined;
-	const msg = e?.message
-		? typeof e.message === 'string'
-			? e.message
-			: JSON.stringify(e.message)
-		: e
-			? JSON.stringify(e)
-			: text;
-	return msg ? `${status} ${msg}` : `${status} status code (no body)`;
-}
-
-/** A reply's body as the SDK reads it: JSON for a JSON media type, else the text. */
-function replyBody(reply: HttpReply): unknown {
-	if (reply.status === 204) return null;
-	const media = reply.headers['content-type']?.split(';')[0]?.trim();
-	if (media?.includes('application/json') || media?.endsWith('+json'))
-		return JSON.parse(reply.body);
-	return reply.body;
-}
-
-/** A non-2xx reply as the governor's error, classified as the SDK's errors are. */
-function replyError(reply: HttpReply, secrets: ReadonlyArray<string | undefined>): ModelCallError {
-	let json: unknown;
-	try {
-		json = reply.body === '' ? undefined : JSON.parse(reply.body);
-	} catch {
-		json = undefined;
-	}
-	const error = (json as { error?: unknown } | undefined)?.error as
-		| { message?: unknown; code?: unknown; type?: unknown }
-		| undefined;
-	const detail =
-		typeof error?.message === 'string'
-			? error.message
-			: statusMessage(reply.status, error, json === undefined ? reply.body : undefined);
-	return classifyStatus(reply.status, redact(detail, secrets), {
-		code: typeof error?.code === 'string' ? error.code : undefined,
-		type: typeof error?.type === 'string' ? error.type : undefined,
-		retryAfterMs: retryAfterFromHeaders((n) => reply.headers[n]),
-	});
-}
-
-/**
- * A `ModelSource` for OpenAI, Azure OpenAI and OpenAI-compatible servers. The `openai` SDK
- * checks the configuration and serves the connection test; chat calls are sent directly
- * (./http.ts), to the URL and with the headers the SDK would use, and their replies and errors
- * read as the SDK reads them.
- */
+/** A `ModelSource` backed by the `openai` SDK (OpenAI, Azure OpenAI, compatible servers). */
 export function createOpenAIModelSource(config: LlmConfig): ModelSource {
 	const client = makeClient(config);
 	const secrets = [config.apiKey];
-	const route = chatRoute(client);
 	return {
 		key: `${endpointOf(config)}|${config.provider === 'azure' ? (config.azureDeployment ?? config.model) : config.model}`,
 		defaultModel: config.model,
@@ -391,50 +304,24 @@ export function createOpenAIModelSource(config: LlmConfig): ModelSource {
 			} else if (req.mode === 'json_object') {
 				params.response_format = { type: 'json_object' };
 			}
-			let reply: HttpReply;
 			try {
-				reply = await withTimeout(config.timeoutMs, req.signal, (signal) =>
-					postJson(route.url(params.model), route.headers, JSON.stringify(params), signal),
-				);
+				const { data, response } = await client.chat.completions
+					.create(params, { signal: req.signal })
+					.withResponse();
+				const choice = data.choices?.[0];
+				return {
+					content: choice?.message?.content ?? '',
+					refusal: choice?.message?.refusal ?? null,
+					model: data.model ?? params.model,
+					usage: mapUsage(data.usage),
+					finishReason: choice?.finish_reason ?? null,
+					headers: headersToRecord(response.headers),
+				};
 			} catch (err) {
-				if (err instanceof HttpConnectionError) throw connectionError(err, secrets);
 				throw toModelError(err, secrets);
 			}
-			if (reply.status < 200 || reply.status >= 300) throw replyError(reply, secrets);
-			let data: OpenAI.Chat.ChatCompletion;
-			try {
-				data = replyBody(reply) as OpenAI.Chat.ChatCompletion;
-			} catch (err) {
-				throw toModelError(err, secrets);
-			}
-			const choice = data?.choices?.[0];
-			return {
-				content: choice?.message?.content ?? '',
-				refusal: choice?.message?.refusal ?? null,
-				model: data?.model ?? params.model,
-				usage: mapUsage(data?.usage),
-				finishReason: choice?.finish_reason ?? null,
-				headers: reply.headers,
-			};
 		},
 	};
-}
-
-/** `fn` with a signal that also fires after `ms` (the configured per-call ceiling), if any. */
-async function withTimeout<T>(
-	ms: number | undefined,
-	signal: AbortSignal | undefined,
-	fn: (signal: AbortSignal | undefined) => Promise<T>,
-): Promise<T> {
-	if (ms === undefined) return fn(signal);
-	const timeout = AbortSignal.timeout(ms);
-	try {
-		return await fn(signal ? AbortSignal.any([signal, timeout]) : timeout);
-	} catch (e) {
-		if (timeout.aborted && !signal?.aborted)
-			throw new ModelCallError('timeout', 'the judge model did not answer in time');
-		throw e;
-	}
 }
 
 /** Minimal shape of a LangChain-style chat model (n8n's Chat Model sub-nodes). */
