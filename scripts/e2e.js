@@ -185,11 +185,20 @@ async function main() {
 		// Webhook examples are left out: a copy could not be published beside the original, as
 		// both would claim the same webhook path. So is the Evaluations-tab example.
 		const hasJudge =
-			wf.nodes.some((n) => n.type.startsWith('n8n-nodes-rag-eval.judge')) &&
+			// Judge Agreement compares labels: it calls no judge model.
+			wf.nodes.some(
+				(n) =>
+					n.type.startsWith('n8n-nodes-rag-eval.judge') &&
+					n.type !== 'n8n-nodes-rag-eval.judgeAgreement',
+			) &&
 			!wf.nodes.some((n) => n.type.startsWith('@n8n/n8n-nodes-langchain.lmChat')) &&
 			!wf.nodes.some((n) => n.type === 'n8n-nodes-base.webhook') &&
-			// An Evaluation Trigger runs only under n8n's test runner (its own suite), not `n8n execute`.
-			!wf.nodes.some((n) => n.type === 'n8n-nodes-base.evaluationTrigger');
+			// An Evaluation Trigger runs only under n8n's test runner (its own suite), not `n8n execute`;
+			// a Form Trigger only in a running n8n (the review example's own suite).
+			!wf.nodes.some(
+				(n) =>
+					n.type === 'n8n-nodes-base.evaluationTrigger' || n.type === 'n8n-nodes-base.formTrigger',
+			);
 		if (hasJudge && file.includes(`${path.sep}examples${path.sep}`)) {
 			const bare = { ...wf, id: `${wf.id}N`, name: `${wf.name} (no judge model)` };
 			fs.writeFileSync(
