@@ -21,6 +21,7 @@
  *
  *   node bench/n8n-scale.bench.js [--rows 10000] [--batch 500] [--latency 50] [--concurrency 8]
  *        [--max-concurrency 32] [--passes one,batched,engine] [--cpu-prof DIR]
+ *        [--cpu-prof-interval US]
  */
 'use strict';
 
@@ -44,6 +45,7 @@ const START = arg('concurrency', 8);
 const MAX = arg('max-concurrency', 32);
 const PASSES = (argOf('passes') ?? 'one,batched,engine').split(',');
 const CPU_PROF = argOf('cpu-prof');
+const CPU_PROF_INTERVAL = arg('cpu-prof-interval', 1000);
 const JUDGES = 2;
 const DIR = path.join(REPO, 'test-artifacts', 'bench-n8n-scale');
 const P = 'n8n-nodes-rag-eval';
@@ -466,7 +468,7 @@ async function main() {
 			if (CPU_PROF && pass === 'one') {
 				fs.mkdirSync(CPU_PROF, { recursive: true });
 				passEnv.NODE_OPTIONS =
-					`${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROF)}`.trim();
+					`${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-interval=${CPU_PROF_INTERVAL} --cpu-prof-dir=${path.resolve(CPU_PROF)}`.trim();
 			}
 			res = await execute(w.id, passEnv, userFolder, path.join(DIR, `${w.id}.out.txt`));
 		} else {
