@@ -155,7 +155,8 @@ export async function scoreItems(
 		for (const [own, s] of entries) {
 			// Result Key renames the score of a single-score node.
 			const key = resultKey && entries.length === 1 ? resultKey : own;
-			const score = labelRowError(s, rowLabel(item, i));
+			// Only an error carries the row's label: no label is built for the other rows.
+			const score = s.status === 'error' ? labelRowError(s, rowLabel(item, i)) : s;
 			scores.push(score);
 			const extra =
 				format === 'flat' && scorer.flatFields
