@@ -368,7 +368,7 @@ async function engineRun(judge, cacheDir) {
 	}
 }
 
-const perRow = (ms) => `${(ms / ROWS).toFixed(2)} ms/row`;
+const perRow = (ms) => `${(ms / ROWS).toFixed(ms / ROWS < 0.1 ? 3 : 2)} ms/row`;
 const s1 = (x) => `${x.toFixed(1)} s`;
 
 function printPass(label, res) {
