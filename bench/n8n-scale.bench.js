@@ -21,6 +21,7 @@
  *
  *   node bench/n8n-scale.bench.js [--rows 10000] [--batch 500] [--latency 50] [--concurrency 8]
  *        [--max-concurrency 32] [--passes one,batched,engine] [--cpu-prof DIR]
+ *        [--cpu-prof-interval US] [--no-judges]
  */
 'use strict';
 
@@ -44,7 +45,10 @@ const START = arg('concurrency', 8);
 const MAX = arg('max-concurrency', 32);
 const PASSES = (argOf('passes') ?? 'one,batched,engine').split(',');
 const CPU_PROF = argOf('cpu-prof');
-const JUDGES = 2;
+const CPU_PROF_INTERVAL = arg('cpu-prof-interval', 1000);
+// --no-judges: the metric nodes alone, to compare their per-row time with the engine's.
+const NO_JUDGES = process.argv.includes('--no-judges');
+const JUDGES = NO_JUDGES ? 0 : 2;
 const DIR = path.join(REPO, 'test-artifacts', 'bench-n8n-scale');
 const P = 'n8n-nodes-rag-eval';
 /** Seconds the judges need at the ceiling: every call back to back, Max Concurrency at a time. */
@@ -106,9 +110,12 @@ function scoringNodes(cred, x0) {
 		node('ROUGE', `${P}.evalRouge`, [x0 + 200, 0]),
 		node('Groundedness', `${P}.judgeGroundedness`, [x0 + 400, 0], judge, { cred }),
 		node('Relevance', `${P}.judgeRelevance`, [x0 + 600, 0], judge, { cred }),
-	];
+	].filter((n) => !NO_JUDGES || !['Groundedness', 'Relevance'].includes(n.name));
 }
-const JUDGE_NODES = ['Groundedness', 'Relevance'];
+const JUDGE_NODES = NO_JUDGES ? [] : ['Groundedness', 'Relevance'];
+/** The node names of a chain, without the judges under --no-judges. */
+const scoring = (...names) =>
+	names.filter((n) => !NO_JUDGES || !['Groundedness', 'Relevance'].includes(n));
 const METRIC_NODES = ['F1 Score', 'ROUGE'];
 
 function workflows(cred) {
@@ -123,14 +130,16 @@ function workflows(cred) {
 			node('Eval Aggregate', `${P}.evalAggregate`, [1400, 0], { output: 'summary' }),
 		],
 		chain(
-			'Run',
-			'Read Dataset',
-			'Eval Dataset',
-			'F1 Score',
-			'ROUGE',
-			'Groundedness',
-			'Relevance',
-			'Eval Aggregate',
+			...scoring(
+				'Run',
+				'Read Dataset',
+				'Eval Dataset',
+				'F1 Score',
+				'ROUGE',
+				'Groundedness',
+				'Relevance',
+				'Eval Aggregate',
+			),
 		),
 	);
 	const worker = wf(
@@ -143,7 +152,9 @@ function workflows(cred) {
 			...scoringNodes(cred, 200),
 			node('Partial Aggregate', `${P}.evalAggregate`, [1000, 0], { output: 'partial' }),
 		],
-		chain('Batch In', 'F1 Score', 'ROUGE', 'Groundedness', 'Relevance', 'Partial Aggregate'),
+		chain(
+			...scoring('Batch In', 'F1 Score', 'ROUGE', 'Groundedness', 'Relevance', 'Partial Aggregate'),
+		),
 	);
 	const batched = wf(
 		'benchScaleBatch01',
@@ -357,7 +368,7 @@ async function engineRun(judge, cacheDir) {
 	}
 }
 
-const perRow = (ms) => `${(ms / ROWS).toFixed(2)} ms/row`;
+const perRow = (ms) => `${(ms / ROWS).toFixed(ms / ROWS < 0.1 ? 3 : 2)} ms/row`;
 const s1 = (x) => `${x.toFixed(1)} s`;
 
 function printPass(label, res) {
@@ -373,11 +384,16 @@ function printPass(label, res) {
 				? `; executions ${res.executions.length} (${ok} success), exit ${res.status}`
 				: ''),
 	);
-	console.log(
-		`  execution ${s1(res.executionSeconds)} vs latency bound ${s1(BOUND_S)} at concurrency ${MAX}: ${(res.executionSeconds / BOUND_S).toFixed(2)}x` +
-			`; judge nodes ${s1(judgeMs / 1000)} (${((judgeMs / 1000 / BOUND_S) * 1).toFixed(2)}x the bound)` +
-			`; wall ${s1(res.seconds)} (with the CLI's start-up)`,
-	);
+	if (NO_JUDGES)
+		console.log(
+			`  execution ${s1(res.executionSeconds)} (no judges); wall ${s1(res.seconds)} (with the CLI's start-up)`,
+		);
+	else
+		console.log(
+			`  execution ${s1(res.executionSeconds)} vs latency bound ${s1(BOUND_S)} at concurrency ${MAX}: ${(res.executionSeconds / BOUND_S).toFixed(2)}x` +
+				`; judge nodes ${s1(judgeMs / 1000)} (${((judgeMs / 1000 / BOUND_S) * 1).toFixed(2)}x the bound)` +
+				`; wall ${s1(res.seconds)} (with the CLI's start-up)`,
+		);
 	if (res.peakMainMb !== undefined)
 		console.log(
 			`  peak RSS n8n ${res.peakMainMb.toFixed(0)} MB (+ task runners ${res.peakChildrenMb.toFixed(0)} MB), execution data +${res.executionDataMb.toFixed(1)} MB, database file +${res.dbGrowthMb.toFixed(1)} MB`,
@@ -446,7 +462,9 @@ async function main() {
 		`n8n-scale: commit ${commit}, Node ${process.version}, ${os.cpus().length} cores, load average ${load()}, reference n8n 2.41.1 CLI (one execution); every pass cold (its own empty verdict cache folder; a fresh n8n user folder per run)`,
 	);
 	console.log(
-		`rows ${ROWS}, batch ${BATCH}, judge latency ${LATENCY} ms, judges' Concurrency ${START} rising to Max Concurrency ${MAX}; latency bound ${JUDGES} judges x ${ROWS} rows x ${LATENCY} ms / ${MAX} = ${s1(BOUND_S)}; nodes: F1, ROUGE, Groundedness, Relevance, Eval Aggregate`,
+		NO_JUDGES
+			? `rows ${ROWS}, batch ${BATCH}; nodes: F1, ROUGE, Eval Aggregate (no judges)`
+			: `rows ${ROWS}, batch ${BATCH}, judge latency ${LATENCY} ms, judges' Concurrency ${START} rising to Max Concurrency ${MAX}; latency bound ${JUDGES} judges x ${ROWS} rows x ${LATENCY} ms / ${MAX} = ${s1(BOUND_S)}; nodes: F1, ROUGE, Groundedness, Relevance, Eval Aggregate`,
 	);
 	const results = {};
 	for (const [label, pass, w] of [
@@ -466,7 +484,7 @@ async function main() {
 			if (CPU_PROF && pass === 'one') {
 				fs.mkdirSync(CPU_PROF, { recursive: true });
 				passEnv.NODE_OPTIONS =
-					`${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROF)}`.trim();
+					`${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-interval=${CPU_PROF_INTERVAL} --cpu-prof-dir=${path.resolve(CPU_PROF)}`.trim();
 			}
 			res = await execute(w.id, passEnv, userFolder, path.join(DIR, `${w.id}.out.txt`));
 		} else {

@@ -19,7 +19,13 @@ import {
 } from '../../src/core/evaluate';
 import { errorScore, scoreBase } from '../../src/core/score';
 import type { InputDecl, MetricDecl, ParamDecl } from '../../src/core/types';
-import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from './common';
+import {
+	iconFor,
+	outputFormatProperty,
+	sameForEveryItem,
+	SCORING_OUTPUTS,
+	splitProperties,
+} from './common';
 import { scoreItems } from './scoreItems';
 
 /** Node name of a metric: `eval` + PascalCase of its id (`f1_score` -> `evalF1Score`). */
@@ -123,8 +129,9 @@ export async function executeMetric(
 	decl: MetricDecl,
 ): Promise<INodeExecutionData[][]> {
 	const evaluator = metricEvaluator(decl);
-	// Parameters may be expressions over the item, so they are read per row.
-	const paramsOf = (i: number): Record<string, unknown> => {
+	// Parameters may be expressions over the item, so they are read per row; without an
+	// expression they are the same for every row and read once (one object for all rows).
+	const readParams = (i: number): Record<string, unknown> => {
 		const options = (this.getNodeParameter('options', i, {}) as IDataObject) ?? {};
 		const params: Record<string, unknown> = {};
 		for (const p of decl.params) {
@@ -134,6 +141,12 @@ export async function executeMetric(
 		}
 		return params;
 	};
+	const constant =
+		sameForEveryItem(this, 'options') &&
+		decl.params.every((p) => p.type !== 'options' || sameForEveryItem(this, p.name));
+	let shared: Record<string, unknown> | undefined;
+	const paramsOf = (i: number): Record<string, unknown> =>
+		constant ? (shared ??= Object.freeze(readParams(0))) : readParams(i);
 	return scoreItems(this, {
 		inputs: decl.inputs,
 		threshold: decl.threshold.default,

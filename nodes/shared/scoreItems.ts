@@ -16,6 +16,7 @@ import {
 	readThreshold,
 	routeScored,
 	rowLabel,
+	sameForEveryItem,
 	throwIfFatal,
 	withScore,
 	type OutputFormat,
@@ -85,16 +86,24 @@ function planInputs(ctx: IExecuteFunctions, scorer: RowScorer): InputRead[] {
 	});
 }
 
+/** The threshold of every item at once, when its parameter holds no expression; else undefined. */
+function planThreshold(ctx: IExecuteFunctions, scorer: RowScorer, items: number) {
+	if (scorer.threshold === undefined || items === 0 || !sameForEveryItem(ctx, 'threshold'))
+		return undefined;
+	return readThreshold(ctx, 0, scorer.threshold);
+}
+
 async function scoreRow(
 	ctx: IExecuteFunctions,
 	scorer: RowScorer,
 	inputs: ReadonlyArray<InputRead>,
+	threshold: ReturnType<typeof readThreshold> | undefined,
 	item: INodeExecutionData,
 	index: number,
 ): Promise<Record<string, Score>> {
 	const row: ItemRow = { index, item };
 	if (scorer.threshold !== undefined) {
-		const t = readThreshold(ctx, index, scorer.threshold);
+		const t = threshold ?? readThreshold(ctx, index, scorer.threshold);
 		if (!t.ok) return scorer.unreadable(t.error, row);
 		row.threshold = t.value;
 	}
@@ -120,8 +129,11 @@ export async function scoreItems(
 	let rows: Record<string, Score>[];
 	try {
 		const inputs = planInputs(ctx, scorer);
+		const threshold = planThreshold(ctx, scorer, items.length);
 		// Rows run concurrently; the governor caps the calls in flight.
-		rows = await Promise.all(items.map((item, i) => scoreRow(ctx, scorer, inputs, item, i)));
+		rows = await Promise.all(
+			items.map((item, i) => scoreRow(ctx, scorer, inputs, threshold, item, i)),
+		);
 	} finally {
 		await scorer.close?.();
 	}
@@ -146,7 +158,8 @@ export async function scoreItems(
 		for (const [own, s] of entries) {
 			// Result Key renames the score of a single-score node.
 			const key = resultKey && entries.length === 1 ? resultKey : own;
-			const score = labelRowError(s, rowLabel(item, i));
+			// Only an error carries the row's label: no label is built for the other rows.
+			const score = s.status === 'error' ? labelRowError(s, rowLabel(item, i)) : s;
 			scores.push(score);
 			const extra =
 				format === 'flat' && scorer.flatFields

@@ -35,19 +35,35 @@ export function metricSignature(decl: MetricDecl, params: Record<string, unknown
 	return signatureOf('metric', decl, decl.signatureParts, p);
 }
 
+/** What a metric's params decide (defaults filled in, score key, signature), per params object. */
+const prepared = new WeakMap<
+	object,
+	{ decl: MetricDecl; params: Record<string, unknown>; key: string; signature: string }
+>();
+
+function prepare(decl: MetricDecl, given: Record<string, unknown> | undefined) {
+	const hit = given && prepared.get(given);
+	if (hit && hit.decl === decl) return hit;
+	const params = withDefaults(decl, given);
+	const parts = {
+		decl,
+		params,
+		key: scoreKeyOf(decl, params),
+		signature: metricSignature(decl, params),
+	};
+	// A node hands every row the same frozen params object when they hold no expression.
+	if (given && Object.isFrozen(given)) prepared.set(given, parts);
+	return parts;
+}
+
 /** Evaluate a deterministic metric on one row of raw input values keyed by input name. */
 export function evaluateMetric(
 	decl: MetricDecl,
 	raw: Record<string, unknown>,
 	options: MetricRunOptions = {},
 ): Score {
-	const params = withDefaults(decl, options.params);
-	const base = scoreBase(
-		decl,
-		scoreKeyOf(decl, params),
-		metricSignature(decl, params),
-		options.threshold,
-	);
+	const { params, key, signature } = prepare(decl, options.params);
+	const base = scoreBase(decl, key, signature, options.threshold);
 	const read = readInputs(decl.inputs, raw);
 	if (!read.ok) {
 		return 'missing' in read

@@ -101,8 +101,12 @@ export function labelRowError(score: Score, row: string): Score {
 }
 
 function withExtras(score: Score, extras: ScoreExtras): Score {
-	for (const [k, v] of Object.entries(extras)) {
-		if (v !== undefined) (score as unknown as Record<string, unknown>)[k] = v;
+	const target = score as unknown as Record<string, unknown>;
+	const from = extras as Record<string, unknown>;
+	// for...in, not Object.entries: no array of pairs per Score (one per row and node).
+	for (const k in from) {
+		const v = from[k];
+		if (v !== undefined) target[k] = v;
 	}
 	return score;
 }

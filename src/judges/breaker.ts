@@ -71,6 +71,8 @@ export function newBreakerCell(): BreakerCell {
 export class BreakerRegistry {
 	private readonly cells = new Map<string, { scope: string; cell: BreakerCell }>();
 	private readonly limits = new Map<string, { scope: string; limit: AdaptiveLimit<unknown> }>();
+	/** The latest limit of each key, whatever its execution: where the next execution starts. */
+	private readonly latest = new Map<string, AdaptiveLimit<unknown>>();
 
 	constructor(
 		readonly ttlMs: number = BREAKER_STATE_TTL_MS,
@@ -93,9 +95,11 @@ export class BreakerRegistry {
 	}
 
 	/**
-	 * The concurrency limit of `key` in `scope` (./concurrency.ts), created at `start` calls by the
-	 * first governor that asks. Kept apart from the breaker cells: a governor without a breaker
-	 * still shares its execution's limit.
+	 * The concurrency limit of `key` in `scope` (./concurrency.ts), created by the first governor
+	 * that asks: where the key's latest limit in this process got to, if it was used within the
+	 * TTL (another execution: the sub-workflow of the previous batch, the previous run), else at
+	 * `start` calls. Kept apart from the breaker cells: a governor without a breaker still shares
+	 * its execution's limit.
 	 */
 	limit<M>(scope: string, key: string, start: number): AdaptiveLimit<M> {
 		this.sweep();
@@ -106,7 +110,10 @@ export class BreakerRegistry {
 			return found.limit as AdaptiveLimit<M>;
 		}
 		const limit = new AdaptiveLimit<M>(start, this.now);
+		const before = this.latest.get(key);
+		if (before && before.touchedAt >= this.now() - this.ttlMs) limit.learnFrom(before);
 		this.limits.set(id, { scope, limit: limit as AdaptiveLimit<unknown> });
+		this.latest.set(key, limit as AdaptiveLimit<unknown>);
 		return limit;
 	}
 
@@ -135,6 +142,7 @@ export class BreakerRegistry {
 			// A limit with calls in flight is in use, however long ago it was last looked up.
 			if (e.limit.touchedAt < oldest && e.limit.active === 0) this.limits.delete(id);
 		}
+		for (const [key, l] of this.latest) if (l.touchedAt < oldest) this.latest.delete(key);
 	}
 }
 

@@ -7,7 +7,9 @@
  * Latency never lowers the limit, it only stops the rise: a judge that is slow because the client
  * is busy gains nothing from fewer calls. The governors of one execution share one limit per key
  * (./breaker.ts's registry), so a later judge node starts where the earlier one got to, and the
- * calls they have in flight together stay under it.
+ * calls they have in flight together stay under it. A new execution starts where the key's latest
+ * limit in the process got to, when it was used within the last ten minutes (the previous batch's
+ * sub-workflow, the previous run).
  */
 
 /** A window's median latency may be this many times the best window's and the limit still rises. */
@@ -53,6 +55,18 @@ export class AdaptiveLimit<M> {
 		this.limit = Math.max(1, Math.floor(start));
 		this.peak = this.limit;
 		this.touchedAt = now();
+	}
+
+	/**
+	 * Starts where `other` (the same key's limit in an earlier execution of this process) got to:
+	 * its limit, whether it still doubles and its best latency. Not its 429s: a node of this
+	 * execution still starts at its own Concurrency if that is higher (a fixed one stays fixed).
+	 */
+	learnFrom(other: AdaptiveLimit<unknown>): void {
+		this.limit = Math.max(1, Math.floor(other.limit));
+		this.peak = this.limit;
+		this.slowStart = other.slowStart;
+		this.baseline = other.baseline;
 	}
 
 	/** Whether another call may start under the shared limit. */

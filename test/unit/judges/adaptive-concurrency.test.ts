@@ -248,7 +248,7 @@ describe('adaptive concurrency over HTTP', () => {
 		const make = (registry: BreakerRegistry, scope: string, opts: GovernorOptions) =>
 			gov({ ...opts, share: { scope, registry } });
 
-		it('a later node starts where the earlier one got to; another execution starts afresh', async () => {
+		it('a later node starts where the earlier one got to, and so does a later execution within ten minutes', async () => {
 			const registry = new BreakerRegistry();
 			const c = counting(server, { delay: () => 40 });
 			const first = make(registry, 'exec-1', { concurrency: 2, maxConcurrency: 10 });
@@ -261,13 +261,35 @@ describe('adaptive concurrency over HTTP', () => {
 			// Its first requests already came ten at a time.
 			expect(Math.max(...c.arrivals.slice(0, 10))).toBe(10);
 
+			// Another execution (the next batch's sub-workflow) in the same process starts there too.
 			c.reset();
-			const other = make(registry, 'exec-2', { concurrency: 2, maxConcurrency: 10 });
-			await judge(other, 8, 'c');
-			expect(Math.max(...c.arrivals.slice(0, 4))).toBe(2);
+			const next = make(registry, 'exec-2', { concurrency: 2, maxConcurrency: 10 });
+			await judge(next, 20, 'c');
+			expect(Math.max(...c.arrivals.slice(0, 10))).toBe(10);
 			registry.release('exec-1');
 			registry.release('exec-2');
 			expect(registry.limitCount).toBe(0);
+		});
+
+		it('an execution more than ten minutes after the last use of the key starts at its Concurrency', async () => {
+			let clock = 0;
+			const registry = new BreakerRegistry(10 * 60_000, () => clock);
+			const c = counting(server, { delay: () => 40 });
+			await judge(make(registry, 'exec-1', { concurrency: 2, maxConcurrency: 10 }), 120, 'a');
+			clock += 11 * 60_000;
+			c.reset();
+			await judge(make(registry, 'exec-2', { concurrency: 2, maxConcurrency: 10 }), 8, 'b');
+			expect(Math.max(...c.arrivals.slice(0, 4))).toBe(2);
+		});
+
+		it('a fixed node of a later execution keeps its own Concurrency', async () => {
+			const registry = new BreakerRegistry();
+			const c = counting(server, { delay: () => 20, limit: 4 });
+			// An adaptive node that met 429s above 4 in flight, then a fixed node at 6.
+			await judge(make(registry, 'exec-1', { concurrency: 4, maxConcurrency: 16 }), 80, 'a');
+			c.reset();
+			await judge(make(registry, 'exec-2', { concurrency: 6 }), 30, 'b');
+			expect(c.peak).toBe(6);
 		});
 
 		it('two nodes at once keep their calls together under the one limit', async () => {
