@@ -1601,6 +1601,16 @@ const out = {
 	'evaluations-tab': evaluationsTab,
 	'redteam-nightly': redteam,
 };
+// Examples defined in examples/src/<name>.js: each exports `(helpers) => ({ name: workflow })`.
+const SRC = path.join(HERE, 'src');
+const helpers = { P, workflow, sticky, uuid, dataset, table, mapped, withNodeSettings };
+for (const f of fs.existsSync(SRC) ? fs.readdirSync(SRC).sort() : []) {
+	if (!f.endsWith('.js')) continue;
+	for (const [name, wf] of Object.entries(require(path.join(SRC, f))(helpers))) {
+		if (out[name]) throw new Error(`examples/src/${f}: example ${name} is defined twice`);
+		out[name] = wf;
+	}
+}
 for (const [name, wf] of Object.entries(out)) {
 	fs.writeFileSync(path.join(HERE, `${name}.workflow.json`), `${JSON.stringify(wf, null, '\t')}\n`);
 	console.log(`wrote examples/${name}.workflow.json (${wf.nodes.length} nodes)`);
