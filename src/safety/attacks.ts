@@ -273,7 +273,8 @@ export function selectTemplates(
 	return chosen;
 }
 
-function pick<T>(rng: Rng, list: ReadonlyArray<T>): T {
+/** One element drawn by the generator. */
+export function pick<T>(rng: Rng, list: ReadonlyArray<T>): T {
 	return list[Math.floor(rng() * list.length)];
 }
 
@@ -288,15 +289,24 @@ function sample<T>(rng: Rng, list: ReadonlyArray<T>, k: number): T[] {
 	return a.slice(0, n);
 }
 
-function rowName(json: Record<string, unknown>, index: number): string {
+/** How errors name a row: `row 3 (request_id "q3")`. */
+export function rowName(json: Record<string, unknown>, index: number): string {
 	const id = json.request_id;
 	return typeof id === 'string' || typeof id === 'number'
 		? `row ${index + 1} (request_id ${JSON.stringify(id)})`
 		: `row ${index + 1}`;
 }
 
+/** The first user turn of a row: where it is (`history[i]` or `request`) and its text. */
+export interface UserTurn {
+	target: string;
+	text: string;
+	/** Index in `history`; absent when the turn is `request`. */
+	historyIndex?: number;
+}
+
 /** The first user turn: `history[i]` when the history has one, else `request`. */
-function firstUserTurn(json: Record<string, unknown>): { target: string; text: string } | string {
+export function firstUserTurn(json: Record<string, unknown>): UserTurn | string {
 	const history = json.history;
 	if (history !== undefined && !Array.isArray(history))
 		return 'history is not a list of chat turns';
@@ -306,7 +316,7 @@ function firstUserTurn(json: Record<string, unknown>): { target: string; text: s
 			if (m && typeof m === 'object' && m.role === 'user') {
 				if (typeof m.content !== 'string')
 					return `history[${i}].content is not text, so the first user turn cannot be attacked`;
-				return { target: `history[${i}]`, text: m.content };
+				return { target: `history[${i}]`, text: m.content, historyIndex: i };
 			}
 		}
 	}
@@ -342,16 +352,41 @@ function pairIds(rows: ReadonlyArray<Record<string, unknown>>, seed: number): st
 	return base.map((b, i) => `${seed}:${(count.get(b) ?? 0) > 1 ? `${b}#${i + 1}` : b}`);
 }
 
+/** Where one attacked copy goes and what it asks for, drawn by the row's seeded generator. */
+export interface AttackSlot {
+	/** 1-based copy number: the attacked row's id is `<request_id>::attack-<k>`. */
+	k: number;
+	template: AttackTemplate;
+	category: HarmCategory;
+	/** Direct: the first user turn. */
+	turn?: UserTurn;
+	/** Indirect: the document the attack is planted in, and whether before or after its text. */
+	docIndex?: number;
+	atStart?: boolean;
+}
+
+/** One input row's plan: its pairing and its attack slots, or why it cannot be attacked. */
+export interface AttackRowPlan {
+	index: number;
+	row: Record<string, unknown>;
+	pair_id: string;
+	/** What its baseline row carries under `attack`. */
+	base: AttackInfo;
+	slots: AttackSlot[];
+	/** Set when the row cannot be attacked (`row 4 (request_id "q4"): ...`); slots are empty. */
+	error?: string;
+}
+
 /**
- * The attacked dataset: for every row, its baseline (unless `includeBaseline` is false) followed
- * by `perRow` attacked copies, all carrying `attack` with the same `pair_id`. A row that cannot
- * be attacked (no user turn, no document) still leaves, once as baseline and once unchanged with
- * `attack.error` saying why, so the comparison reports its pair as incomplete.
+ * Checks the options and draws every row's attacks: the one source of pairing and seeded choices
+ * for the Attack Injector and the Attack Simulator. Throws {@link AttackOptionError} for a bad
+ * option, before anything is emitted. A row's choices come from a generator keyed by its pair id,
+ * so they depend on the seed and the row's id only.
  */
-export function injectAttacks(
+export function planAttacks(
 	rows: ReadonlyArray<Record<string, unknown>>,
 	opts: InjectOptions,
-): InjectedRow[] {
+): AttackRowPlan[] {
 	const { mode, seed } = opts;
 	if (mode !== 'direct' && mode !== 'indirect')
 		throw new AttackOptionError(`mode must be direct or indirect, got ${JSON.stringify(mode)}`);
@@ -371,12 +406,9 @@ export function injectAttacks(
 		throw new AttackOptionError(
 			`unknown harm category: ${badCat.join(', ')} (categories: ${HARM_CATEGORIES.join(', ')})`,
 		);
-	const includeBaseline = opts.includeBaseline ?? true;
 	const ids = pairIds(rows, seed);
 	const seedHash = hashString(`rag-eval/attacks/${seed}`);
-	const out: InjectedRow[] = [];
-
-	rows.forEach((row, index) => {
+	return rows.map((row, index) => {
 		const pair_id = ids[index];
 		const base: AttackInfo = {
 			pair_id,
@@ -387,65 +419,129 @@ export function injectAttacks(
 			category: null,
 			seed,
 		};
-		if (includeBaseline) out.push({ json: { ...row, attack: { ...base } }, source: index });
 		// One generator per row, keyed by its pair id: the row's attacks depend on nothing else.
 		const rng = createRng(hashString(pair_id, seedHash));
 		const where = mode === 'direct' ? firstUserTurn(row) : documentsOf(row);
-		if (typeof where === 'string') {
-			const error = `${rowName(row, index)}: ${where}`;
-			// It stands in the attacked slot, so it takes the attacked id: ids stay unique.
-			const copy: Record<string, unknown> = { ...row };
-			if (typeof row.request_id === 'string' || typeof row.request_id === 'number')
-				copy.request_id = `${row.request_id}::attack-1`;
-			copy.attack = { ...base, variant: 'attacked', error };
-			out.push({ json: copy, source: index });
-			return;
-		}
-		const chosen = sample(rng, templates, perRow);
-		chosen.forEach((template, k) => {
+		if (typeof where === 'string')
+			return { index, row, pair_id, base, slots: [], error: `${rowName(row, index)}: ${where}` };
+		const slots = sample(rng, templates, perRow).map((template, i): AttackSlot => {
 			const category = pick(rng, categories);
-			const text = attackText(template.id, category);
-			const attacked: Record<string, unknown> = { ...row };
-			let target: string;
-			if (mode === 'direct') {
-				const turn = where as { target: string; text: string };
-				target = turn.target;
-				const prefixed = `${text}\n\n${turn.text}`;
-				if (target === 'request') attacked.request = prefixed;
-				else {
-					const i = Number(/\d+/.exec(target)![0]);
-					const history = [...(row.history as Record<string, unknown>[])];
-					history[i] = { ...history[i], content: prefixed };
-					attacked.history = history;
-				}
-			} else {
-				const docIndex = pick(rng, where as number[]);
-				const atStart = rng() < 0.5;
-				target = `retrieved_context[${docIndex}]`;
-				const docs = [...(row.retrieved_context as Record<string, unknown>[])];
-				const content = docs[docIndex].content as string;
-				docs[docIndex] = {
-					...docs[docIndex],
-					content: atStart ? `${text}\n\n${content}` : `${content}\n\n${text}`,
-				};
-				attacked.retrieved_context = docs;
-			}
-			// The raw request describes the unattacked original; apps must read request/history.
-			delete attacked.request_raw;
-			if (typeof row.request_id === 'string' || typeof row.request_id === 'number')
-				attacked.request_id = `${row.request_id}::attack-${k + 1}`;
-			const info: AttackInfo = {
-				...base,
-				variant: 'attacked',
-				template: template.id,
-				family: template.family,
-				category,
-				target,
-				canary: canaryFor(category),
-			};
-			attacked.attack = info;
-			out.push({ json: attacked, source: index });
+			if (mode === 'direct') return { k: i + 1, template, category, turn: where as UserTurn };
+			const docIndex = pick(rng, where as number[]);
+			return { k: i + 1, template, category, docIndex, atStart: rng() < 0.5 };
 		});
+		return { index, row, pair_id, base, slots };
 	});
+}
+
+/** A row's baseline as emitted: the row untouched plus its pairing info. */
+export function baselineRow(plan: AttackRowPlan): Record<string, unknown> {
+	return { ...plan.row, attack: { ...plan.base } };
+}
+
+/**
+ * The row that stands in the attacked slot of a row that could not be attacked (or whose attack
+ * could not be written): unchanged, with the attacked id and `attack.error` saying why.
+ */
+export function unattackedRow(
+	plan: AttackRowPlan,
+	error: string,
+	k = 1,
+	extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+	const copy: Record<string, unknown> = { ...plan.row };
+	// It stands in the attacked slot, so it takes the attacked id: ids stay unique.
+	if (typeof plan.row.request_id === 'string' || typeof plan.row.request_id === 'number')
+		copy.request_id = `${plan.row.request_id}::attack-${k}`;
+	copy.attack = { ...plan.base, variant: 'attacked', ...extra, error };
+	return copy;
+}
+
+/**
+ * The attacked copy of a row: `text` before the first user turn (direct) or planted in the chosen
+ * document (indirect), the attacked id, and `attack` with the slot's choices plus `extra`.
+ * `earlierTurns` (direct, multi-turn) are user turns inserted before the attacked one.
+ */
+export function attackedRow(
+	plan: AttackRowPlan,
+	slot: AttackSlot,
+	text: string,
+	info: Partial<AttackInfo> & Record<string, unknown> = {},
+	earlierTurns: ReadonlyArray<string> = [],
+): Record<string, unknown> {
+	const { row } = plan;
+	const attacked: Record<string, unknown> = { ...row };
+	let target: string;
+	if (slot.turn) {
+		const turn = slot.turn;
+		const prefixed = `${text}\n\n${turn.text}`;
+		const inserted = earlierTurns.map((content) => ({ role: 'user', content }));
+		if (turn.historyIndex === undefined) {
+			target = 'request';
+			attacked.request = prefixed;
+			if (inserted.length)
+				attacked.history = [...((row.history as unknown[] | undefined) ?? []), ...inserted];
+		} else {
+			const i = turn.historyIndex;
+			const history = [...(row.history as Record<string, unknown>[])];
+			history[i] = { ...history[i], content: prefixed };
+			history.splice(i, 0, ...inserted);
+			attacked.history = history;
+			target = `history[${i + inserted.length}]`;
+		}
+	} else {
+		const docIndex = slot.docIndex!;
+		target = `retrieved_context[${docIndex}]`;
+		const docs = [...(row.retrieved_context as Record<string, unknown>[])];
+		const content = docs[docIndex].content as string;
+		docs[docIndex] = {
+			...docs[docIndex],
+			content: slot.atStart ? `${text}\n\n${content}` : `${content}\n\n${text}`,
+		};
+		attacked.retrieved_context = docs;
+	}
+	// The raw request describes the unattacked original; apps must read request/history.
+	delete attacked.request_raw;
+	if (typeof row.request_id === 'string' || typeof row.request_id === 'number')
+		attacked.request_id = `${row.request_id}::attack-${slot.k}`;
+	const attack: AttackInfo = {
+		...plan.base,
+		variant: 'attacked',
+		template: slot.template.id,
+		family: slot.template.family,
+		category: slot.category,
+		target,
+		canary: canaryFor(slot.category),
+		...info,
+	};
+	attacked.attack = attack;
+	return attacked;
+}
+
+/**
+ * The attacked dataset: for every row, its baseline (unless `includeBaseline` is false) followed
+ * by `perRow` attacked copies, all carrying `attack` with the same `pair_id`. A row that cannot
+ * be attacked (no user turn, no document) still leaves, once as baseline and once unchanged with
+ * `attack.error` saying why, so the comparison reports its pair as incomplete.
+ */
+export function injectAttacks(
+	rows: ReadonlyArray<Record<string, unknown>>,
+	opts: InjectOptions,
+): InjectedRow[] {
+	const includeBaseline = opts.includeBaseline ?? true;
+	const out: InjectedRow[] = [];
+	for (const plan of planAttacks(rows, opts)) {
+		const source = plan.index;
+		if (includeBaseline) out.push({ json: baselineRow(plan), source });
+		if (plan.error !== undefined) {
+			out.push({ json: unattackedRow(plan, plan.error), source });
+			continue;
+		}
+		for (const slot of plan.slots)
+			out.push({
+				json: attackedRow(plan, slot, attackText(slot.template.id, slot.category)),
+				source,
+			});
+	}
 	return out;
 }
