@@ -384,7 +384,8 @@ export async function simulateAttacks(
 		if (score.status !== 'ok') {
 			const message = (score.error ?? score.reason ?? 'no attack written')
 				.replace(/^Attack Simulator: /, '')
-				.replace(/\bjudge (model|reply)\b/g, 'red-team $1');
+				.replace(/\bjudge model\b/g, 'red-team model')
+				.replace(/\bjudge reply\b/g, 'red-team model reply');
 			// The provider's own refusal (or its content filter) is a refusal, not a fault.
 			if (/red-team model refused|content filter blocked/.test(message))
 				return refused(`the red-team model declined (${message})`);
