@@ -68,3 +68,5 @@ export * from './safety';
 // Red teaming: attack injection and the direct-attack jailbreak comparison (issue 12 item 4).
 export * from './safety/attacks';
 export * from './safety/jailbreak';
+// Attacks written by a red-team model on the injector's plan (issue 31 item 2).
+export * from './safety/simulate';
