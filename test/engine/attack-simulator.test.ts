@@ -443,6 +443,50 @@ describe('Attack Simulator on the real engine', () => {
 		});
 	});
 
+	it('a connected Chat Model is the red-team model', async () => {
+		server.setDefault(writeAttack);
+		const wf: WorkflowJson = {
+			nodes: [
+				{
+					id: 's',
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				{
+					id: 'n',
+					name: 'Node',
+					type: `n8n-nodes-rag-eval.${SIMULATOR}`,
+					typeVersion: 1,
+					position: [200, 0],
+					parameters: { mode: 'direct', seed: 3, options: { cache: false } },
+				},
+				{
+					id: 'c',
+					name: 'Chat Model',
+					type: 'test.chatModel',
+					typeVersion: 1,
+					position: [200, 200],
+					parameters: { baseUrl: server.baseUrl, model: 'duck-model' },
+				},
+			],
+			connections: {
+				Start: { main: [[{ node: 'Node', type: 'main', index: 0 }]] },
+				'Chat Model': {
+					ai_languageModel: [[{ node: 'Node', type: 'ai_languageModel', index: 0 }]],
+				},
+			},
+		};
+		const r = await runWorkflow(wf, { startItems: rows.slice(0, 2).map((json) => ({ json })) });
+		expect(r.nodeError('Node')).toBeUndefined();
+		const out = attacked(r.output('Node'));
+		expect(out.map((j) => attackOf(j).generator)).toEqual(['llm', 'llm']);
+		expect(attackOf(out[0]).model).toBe('duck-model');
+		expect(server.chatRequests()).toHaveLength(2);
+	});
+
 	it('spend limit and Estimate Only behave as the judges do', async () => {
 		server.setDefault(writeAttack);
 		const many = Array.from({ length: 5 }, (_, i) => ({
