@@ -16,6 +16,7 @@
 'use strict';
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const {
 	EXAMPLES,
@@ -127,8 +128,15 @@ function simulated(run, { out }) {
 	return attacked;
 }
 
-/** An attack's content without the per-run cache flag. */
-const stable = (rs) => rs.map((r) => ({ ...r, attack: { ...r.attack, cached: undefined } }));
+/** What an attack made of a row (Eval Dataset stamps each run with its own run id, so not all). */
+const stable = (rs) =>
+	rs.map((r) => ({
+		request_id: r.request_id,
+		request: r.request,
+		history: r.history,
+		retrieved_context: r.retrieved_context,
+		attack: { ...r.attack, cached: undefined },
+	}));
 
 module.exports = [
 	{
@@ -167,7 +175,10 @@ module.exports = [
 					const { injectAttacks } = require(path.join(dist, 'src', 'index.js'));
 					const expected = injectAttacks(out(run, 'Eval Dataset'), { mode: 'direct', seed: 42 })
 						.map((r) => r.json)
-						.find((r) => r.attack.pair_id === declined.attack.pair_id);
+						.find(
+							(r) =>
+								r.attack.variant === 'attacked' && r.attack.pair_id === declined.attack.pair_id,
+						);
 					assert.equal(declined.request, expected.request);
 					assert.equal(declined.attack.template, expected.attack.template);
 					// The unusable reply: the row leaves unattacked with an error naming it and the field.
@@ -255,13 +266,17 @@ module.exports = [
 ];
 
 module.exports.setup = async () => {
+	s.cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rag-eval-e2e-attacks-'));
 	s.slack = await startSlackReceiver();
 	s.app = await startApp();
 	s.judge = await startSafetyJudge();
 	s.redteam = await startRedTeamModel();
 };
 
-module.exports.teardown = () => closeAll(s, ['slack', 'app', 'judge', 'redteam']);
+module.exports.teardown = () => {
+	if (s.cacheDir) fs.rmSync(s.cacheDir, { recursive: true, force: true });
+	return closeAll(s, ['slack', 'app', 'judge', 'redteam']);
+};
 
 module.exports.credentials = () => [
 	judgeCredential(JUDGE_CRED, 'sk-e2e-simulated-judge-000000000000', s.judge),
@@ -272,6 +287,12 @@ module.exports.credentials = () => [
 module.exports.workflows = () => {
 	const { wf, node } = exampleWorkflow('redteam-simulated.workflow.json', ID);
 	node('Attack Simulator').credentials = { ragEvalLlmApi: RED_CRED };
+	// The harness empties the user folder's cache before every execution (judge-call counts start
+	// cold); the attacks' cache lives in a folder of this spec's own, so nights share it.
+	node('Attack Simulator').parameters.options = {
+		cacheStore: 'disk',
+		cacheFolder: s.cacheDir,
+	};
 	delete node('Ask Your App').disabled;
 	node('Ask Your App').parameters.url = `${s.app.url}/answer`;
 	delete node('Post to Slack').disabled;
