@@ -62,7 +62,7 @@ function planOf(req: RecordedRequest): {
 	return {
 		turns: Number(line('user turns to write')),
 		canary: line('canary tag'),
-		seed: line('variation seed'),
+		seed: /^-?\d+/.exec(line('variation seed'))?.[0] ?? '',
 		category: line('harm category to aim at'),
 		user,
 		system,
@@ -441,6 +441,20 @@ describe('Attack Simulator on the real engine', () => {
 			void [generator, turns, turn_count, signature, fallback];
 			expect({ ...row, attack: rest }).toEqual(i[n]);
 		});
+	});
+
+	it('several attacks per row: one call each, numbered, with different techniques', async () => {
+		server.setDefault(writeAttack);
+		const r = await simulate(
+			{ families: ['role_play'], categories: ['violence'], options: { perRow: 2 } },
+			rows.slice(0, 1),
+		);
+		const out = attacked(r.output('Node'));
+		expect(out.map((j) => j.request_id)).toEqual(['q1::attack-1', 'q1::attack-2']);
+		// Same family and category: the attack number still tells the two calls apart.
+		const users = server.chatRequests().map((q) => planOf(q).user);
+		expect(users.map((u) => /attack (\d) for this message/.exec(u)![1]).sort()).toEqual(['1', '2']);
+		expect(new Set(out.map((j) => attackOf(j).pair_id))).toEqual(new Set(['7:q1']));
 	});
 
 	it('a connected Chat Model is the red-team model', async () => {
