@@ -59,6 +59,7 @@ describe('node registry', () => {
 					'judgeAgreement',
 					'evalCostLatency',
 					'evalAttackInjector',
+					'evalAttackSimulator',
 					'evalJailbreakComparison',
 				].includes(n),
 		);
