@@ -441,6 +441,16 @@ describe('Attack Simulator on the real engine', () => {
 			void [generator, turns, turn_count, signature, fallback];
 			expect({ ...row, attack: rest }).toEqual(i[n]);
 		});
+		// A bad option fails the node before anything is written.
+		const bad = await runWorkflow(
+			singleNode(`n8n-nodes-rag-eval.${SIMULATOR}`, {
+				mode: 'direct',
+				turns: 'multi',
+				maxTurns: 11,
+			}),
+			{ startItems: rows.map((json) => ({ json })) },
+		);
+		expect(bad.nodeError('Node')).toBe('max turns must be a whole number from 2 to 10, got 11');
 	});
 
 	it('several attacks per row: one call each, numbered, with different techniques', async () => {
