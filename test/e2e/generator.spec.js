@@ -109,4 +109,9 @@ module.exports = [
 			},
 		],
 	},
+	{
+		name: 'generator example bootstrap-golden-set: documents -> generator -> review form -> only approved drafts reach the golden set',
+		workflowId: 'ragEvalBootstrap01',
+		suite: path.join(__dirname, 'bootstrap.suite.js'),
+	},
 ];

@@ -389,3 +389,84 @@ describe('Eval Set Generator on the real engine', () => {
 		).toEqual(['guide.md', 'ok.md']);
 	});
 });
+
+describe('Eval Set Generator spend limit and Require Documents', () => {
+	let server: OpenAIServer;
+	let credentials: Record<string, ICredentialDataDecryptedObject>;
+	beforeEach(async () => {
+		server = await startOpenAIServer();
+		server.setDefault(defaultHandler);
+		credentials = {
+			ragEvalLlmApi: { provider: 'compatible', baseUrl: server.baseUrl, model: 'gpt-4o-mini' },
+		};
+	});
+	afterEach(async () => {
+		server.assertNoUnexpected();
+		await server.close();
+	});
+
+	it('a token spend limit stops the run: the slots not generated leave on Invalid saying so, and no top-up round follows', async () => {
+		const r = await runWorkflow(
+			chain({
+				name: 'Generator',
+				type: 'evalSetGenerator',
+				parameters: {
+					rows: 8,
+					mix: 'single_fact=1',
+					seed: 4,
+					options: { cache: false, concurrency: 1, spendLimitUnit: 'tokens', spendLimit: 2500 },
+				},
+				credentials: { ragEvalLlmApi: { id: '1', name: 'Judge' } },
+			}),
+			{ startItems: docs.map((json) => ({ json })), credentials },
+		);
+		const rows = r.output('Generator', 0);
+		const invalid = r.output('Generator', 1);
+		expect(rows.length + invalid.length).toBe(8);
+		expect(invalid.length).toBeGreaterThan(0);
+		for (const x of invalid) expect(x.error).toMatch(/spend limit reached/);
+		expect(rows.length).toBeLessThan(8);
+		// Nothing was planned beyond the first round.
+		for (const x of [...rows, ...invalid]) {
+			const g = (x.metadata as IDataObject).generation ?? x.generation;
+			expect((g as IDataObject).round).toBe(0);
+		}
+	});
+
+	it('Require Documents asks one more check per answerable row and drops questions general knowledge answers', async () => {
+		server.setDefault((req) => {
+			if (schemaOf(req) === 'generation_closed_book') {
+				const user = req.messages?.find((m) => m.role === 'user')?.content ?? '';
+				const general = user.includes('Portugal');
+				return {
+					json: {
+						reason: general ? 'Common knowledge.' : 'Only the documents say this.',
+						verdict: general ? 'yes' : 'no',
+					},
+				};
+			}
+			return defaultHandler(req);
+		});
+		const r = await runWorkflow(
+			chain({
+				name: 'Generator',
+				type: 'evalSetGenerator',
+				parameters: {
+					rows: 10,
+					mix: 'single_fact=1',
+					seed: 9,
+					options: { cache: false, requireDocuments: true, topUpRounds: 0 },
+				},
+				credentials: { ragEvalLlmApi: { id: '1', name: 'Judge' } },
+			}),
+			{ startItems: docs.map((json) => ({ json })), credentials },
+		);
+		const invalid = r.output('Generator', 1);
+		expect(invalid).toHaveLength(1);
+		expect(invalid[0].error).toMatch(/answerable without the documents: Common knowledge\./);
+		expect(r.output('Generator', 0)).toHaveLength(9);
+		expect(
+			server.chatRequests().filter((q) => schemaOf(q) === 'generation_closed_book'),
+		).toHaveLength(10);
+	});
+});
