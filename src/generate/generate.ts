@@ -382,20 +382,6 @@ export async function generateEvalSet(
 			const requestId = `gen-${createHash('sha256').update(`${signature}|${o.slot.slot}|${o.q.question}`).digest('hex').slice(0, 12)}`;
 			const text =
 				o.slot.kind === 'conversational' ? `${o.q.opening_question} ${o.q.question}` : o.q.question;
-			if (kept[o.slot.kind] >= wanted[o.slot.kind]) {
-				invalid.push({
-					json: invalidJson(
-						o.slot,
-						'plan',
-						'the kind already has the rows asked for',
-						o.q,
-						signature,
-						base,
-					),
-					itemIndexes: itemsOf(o.slot.chunkIds),
-				});
-				continue;
-			}
 			const dup = filter.check(requestId, text);
 			if (dup) {
 				invalid.push({
