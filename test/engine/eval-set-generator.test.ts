@@ -470,3 +470,60 @@ describe('Eval Set Generator spend limit and Require Documents', () => {
 		).toHaveLength(10);
 	});
 });
+
+describe('Eval Set Generator options', () => {
+	let server: OpenAIServer;
+	beforeEach(async () => {
+		server = await startOpenAIServer();
+		server.setDefault(defaultHandler);
+	});
+	afterEach(async () => {
+		server.assertNoUnexpected();
+		await server.close();
+	});
+
+	it('Language and Persona reach the generator prompt (not the checks); Existing Questions drop new near-copies of golden rows', async () => {
+		const credentials = {
+			ragEvalLlmApi: { provider: 'compatible', baseUrl: server.baseUrl, model: 'gen-model' },
+		};
+		const one = [docs[0]];
+		const r = await runWorkflow(
+			chain({
+				name: 'Generator',
+				type: 'evalSetGenerator',
+				parameters: {
+					rows: 1,
+					mix: 'single_fact=1',
+					seed: 1,
+					options: {
+						cache: false,
+						topUpRounds: 0,
+						language: 'European Portuguese',
+						persona: 'a cyclist in Lisbon',
+						existingQuestions: JSON.stringify([
+							{
+								request_id: 'golden-7',
+								request:
+									'What is true of refunds are paid within 14 days of the return arriving at the warehouse?',
+							},
+						]),
+					},
+				},
+				credentials: { ragEvalLlmApi: { id: '1', name: 'Judge' } },
+			}),
+			{ startItems: one.map((json) => ({ json })), credentials },
+		);
+		const gen = server.chatRequests().find((q) => schemaOf(q) === 'eval_set_question')!;
+		const sys = gen.messages!.find((m) => m.role === 'system')!.content;
+		expect(sys).toContain(
+			'Write the question as a cyclist in Lisbon would, in European Portuguese.',
+		);
+		const check = server.chatRequests().find((q) => schemaOf(q) === 'groundedness_verdict')!;
+		expect(check.messages!.map((m) => m.content).join('\n')).not.toContain('Lisbon');
+		expect(check.body).toMatchObject({ temperature: 0 });
+		expect(gen.body).toMatchObject({ temperature: 0.7 });
+		expect(r.output('Generator', 0)).toEqual([]);
+		const [dup] = r.output('Generator', 1);
+		expect(dup.error).toMatch(/near-duplicate of golden-7 \(similarity 1\.00 >= 0\.8\)/);
+	});
+});
