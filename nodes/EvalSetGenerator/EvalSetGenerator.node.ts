@@ -229,7 +229,14 @@ export class EvalSetGenerator implements INodeType {
 									default: 0.7,
 									description: 'Of the generator calls; the checks always run at 0',
 								}
-							: p,
+							: p.name === 'seed'
+								? {
+										...p,
+										displayName: 'Sampling Seed',
+										description:
+											"The model's sampling seed where the server supports one (0 = none); the plan's seed is Seed above",
+									}
+								: p,
 					),
 					...runtimeOptions,
 					...spendOptions.map((p) =>
