@@ -43,6 +43,7 @@ export * from './cost';
 export * from './gate';
 export * from './agreement';
 export * from './review';
+export * from './generate';
 export * from './report';
 // Safety backends (issue 12 items 5-6): Azure AI Content Safety and OpenAI moderation.
 export {

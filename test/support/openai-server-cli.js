@@ -15,6 +15,7 @@
 'use strict';
 const http = require('node:http');
 const crypto = require('node:crypto');
+const { generatorReply } = require('./generator-model.js');
 
 /** Score for a request: the marker if any, else a stable hash of the nonce-free prompt. */
 function scoreFor(messages) {
@@ -184,7 +185,10 @@ function startJudgeServer(opts = {}) {
 				rf && rf.type === 'json_schema' && rf.json_schema
 					? rf.json_schema.schema
 					: schemaFromPrompt(messages);
-			const content = JSON.stringify(fill(schema, score));
+			// The Eval Set Generator's own calls get a question written from the passages
+			// (./generator-model.js); every other call a reply filled from its schema.
+			const generated = generatorReply({ messages, responseFormat: rf });
+			const content = JSON.stringify(generated || fill(schema, score));
 			const promptTokens = Math.ceil(
 				messages.map((m) => String(m.content || '')).join('\n').length / 4,
 			);
