@@ -111,6 +111,19 @@ describe('convertExecution: other apps', () => {
 		);
 	});
 
+	it('without a prompt expression, the chain request is the first text field of the webhook body', () => {
+		const e = load('n8n-executions/chain-retriever.json') as ApiExecution & {
+			workflowData: { nodes: { name: string; parameters: Record<string, unknown> }[] };
+		};
+		for (const n of e.workflowData.nodes) n.parameters = {};
+		expect(row(e).request).toBe('When is phone support open?');
+		delete (e as { workflowData?: unknown }).workflowData;
+		// Without the workflow the chain is found as the node its sub-nodes report to.
+		const r = row(e);
+		expect(r.metadata.app_node).toBe('Question and Answer Chain');
+		expect(r.request).toBe('When is phone support open?');
+	});
+
 	it('an HTTP call node chosen by name: its input prompt and the completion text', () => {
 		const e = load('n8n-executions/http-call.json');
 		const r = row(e, { appNode: 'Call Model' });
