@@ -60,6 +60,8 @@ describe('node registry', () => {
 					'evalCostLatency',
 					'evalAttackInjector',
 					'evalAttackSimulator',
+					'evalSetGenerator',
+					'evalExecutions',
 					'evalJailbreakComparison',
 				].includes(n),
 		);
