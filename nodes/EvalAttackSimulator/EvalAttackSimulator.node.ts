@@ -32,7 +32,7 @@ import {
 	type SimulatedRow,
 	type TurnsChoice,
 } from '../../src/safety/simulate';
-import { iconFor } from '../shared/common';
+import { iconFor, throwIfFatal } from '../shared/common';
 import { listParam, priceTableOption } from '../shared/collect';
 import {
 	cacheOptions,
@@ -346,6 +346,14 @@ export class EvalAttackSimulator implements INodeType {
 			} finally {
 				await Promise.all([cache?.close(), close()]);
 			}
+			// A rejected key or model name fails the node as it does a judge's: a night of
+			// "incomplete" pairs would hide a broken credential behind a red-team report.
+			throwIfFatal(
+				this,
+				governor,
+				source.key,
+				'The red-team model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.',
+			);
 		}
 		const run = estimates ? runEstimate([...estimates.values()], estimateModel) : undefined;
 		return [

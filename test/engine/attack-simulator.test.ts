@@ -296,6 +296,24 @@ describe('Attack Simulator on the real engine', () => {
 		);
 	});
 
+	it('a rejected key fails the node, as a judge does; with Continue On Fail every row leaves with the error', async () => {
+		server.setDefault(() => ({ status: 401, error: { message: 'Incorrect API key provided' } }));
+		const r = await simulate({}, rows);
+		expect(r.nodeError('Node')).toMatch(/Incorrect API key provided/);
+		const wf = workflow({});
+		wf.nodes.find((n) => n.name === 'Node')!.continueOnFail = true;
+		// The first two rows have a user turn to attack (the third is the fixture's bad row).
+		const kept = await runWorkflow(wf, {
+			startItems: rows.slice(0, 2).map((json) => ({ json })),
+			credentials: credentials(),
+		});
+		expect(kept.nodeError('Node')).toBeUndefined();
+		const attackedRows = attacked(kept.output('Node'));
+		expect(attackedRows).toHaveLength(2);
+		for (const row of attackedRows)
+			expect(attackOf(row).error).toMatch(/Incorrect API key provided/);
+	});
+
 	it('a red-team model that declines: the template stands in and says why, or the row is marked', async () => {
 		const injected = await runWorkflow(singleNode(INJECTOR, { mode: 'direct', seed: 7 }), {
 			startItems: rows.slice(0, 1).map((json) => ({ json })),
