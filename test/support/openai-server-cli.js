@@ -8,6 +8,9 @@
  *
  *   node test/support/openai-server-cli.js [--port 8787] [--latency 100] [--rate429 0.1] [--retry-after 0.2]
  *
+ * An agent's request that offers tools and whose user turn holds `[[tool]]` gets a call of its first
+ * tool instead (then the usual reply once the tool's result is in the conversation).
+ *
  * Prints `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` once listening; `GET /__stats` returns call
  * counts (chat, rateLimited, models) and the chat requests held at once (inFlight, peakInFlight)
  * for benchmarks.
@@ -26,6 +29,23 @@ function scoreFor(messages) {
 	const stable = text.replace(/data-[0-9a-f]{8,}/g, 'data');
 	const h = crypto.createHash('sha256').update(stable).digest();
 	return (h[0] % 5) + 1;
+}
+
+/** The tool call an agent's request asks for with `[[tool]]`, or null (see the chat handler). */
+function toolCallFor(body, messages) {
+	const tools = Array.isArray(body.tools) ? body.tools.filter((t) => t && t.function) : [];
+	if (tools.length === 0 || messages.some((m) => m.role === 'tool')) return null;
+	const asked = messages.some(
+		(m) => m.role === 'user' && /\[\[tool\]\]/.test(typeof m.content === 'string' ? m.content : ''),
+	);
+	if (!asked) return null;
+	const fn = tools[0].function;
+	const args = fill(fn.parameters || { type: 'object', properties: {} }, 3) || {};
+	return {
+		id: `call_local_${crypto.createHash('sha256').update(JSON.stringify(messages)).digest('hex').slice(0, 12)}`,
+		type: 'function',
+		function: { name: fn.name, arguments: JSON.stringify(args) },
+	};
 }
 
 /** Fills a JSON schema with values consistent with `score`. */
@@ -178,6 +198,27 @@ function startJudgeServer(opts = {}) {
 				);
 			}
 			const messages = Array.isArray(body.messages) ? body.messages : [];
+			// An agent offered tools whose user turn carries `[[tool]]` first calls its first tool
+			// (arguments filled from the tool's schema); once a tool result is in the conversation it
+			// answers as usual.
+			const call = toolCallFor(body, messages);
+			if (call) {
+				return send(200, {
+					id: `chatcmpl-local-${stats.chat}`,
+					object: 'chat.completion',
+					created: Math.floor(Date.now() / 1000),
+					model: body.model || (azure && azure[1]) || 'judge-model',
+					choices: [
+						{
+							index: 0,
+							message: { role: 'assistant', content: null, tool_calls: [call], refusal: null },
+							logprobs: null,
+							finish_reason: 'tool_calls',
+						},
+					],
+					usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
+				});
+			}
 			const score = scoreFor(messages);
 			const rf = body.response_format;
 			const schema =
