@@ -221,13 +221,13 @@ module.exports = ({ P, workflow, sticky, dataset }) => {
 				pos: [800, 0],
 				params: {
 					jsCode: [
-						'// Conversations about passwords or card numbers go to a person: the execution fails (and shows',
+						'// Conversations that carry payment card data go to a person: the execution fails (and shows',
 						'// red in the executions list) instead of sending the answer. The monitor judges those too.',
 						"const question = $('Chat Input').first().json.chatInput;",
 						"const answer = String($json.output ?? '');",
-						'const blocked = /password|card number|cvv/i;',
+						'const blocked = /card number|\\bcvv\\b|\\b(?:\\d[ -]?){13,19}\\b/i;',
 						'if (blocked.test(question) || blocked.test(answer))',
-						"\tthrow new Error('Output guard: the conversation is about credentials or card data; hand it to a person');",
+						"\tthrow new Error('Output guard: the conversation carries payment card data; hand it to a person');",
 						"return [{ json: { answer, session_id: $('Chat Input').first().json.sessionId } }];",
 					].join('\n'),
 				},

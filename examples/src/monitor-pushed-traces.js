@@ -65,10 +65,26 @@ module.exports = ({ P, workflow, sticky, table, mapped }) => {
 				params: { fieldToSplitOut: 'kept', options: {} },
 			},
 			{
-				name: 'Store Trace',
+				name: 'Not Stored Yet',
 				type: 'n8n-nodes-base.dataTable',
 				v: 1.1,
 				pos: [700, 100],
+				params: {
+					operation: 'rowNotExists',
+					dataTableId: table(TRACES_TABLE),
+					filters: {
+						conditions: [
+							{ keyName: 'trace_id', condition: 'eq', keyValue: '={{ $json.trace_id }}' },
+						],
+					},
+				},
+				notes: 'A trace posted again (a retry) is stored, and judged, once',
+			},
+			{
+				name: 'Store Trace',
+				type: 'n8n-nodes-base.dataTable',
+				v: 1.1,
+				pos: [920, 100],
 				params: {
 					operation: 'insert',
 					dataTableId: table(TRACES_TABLE),
@@ -229,7 +245,8 @@ module.exports = ({ P, workflow, sticky, table, mapped }) => {
 			['Traces In', 'Sample Traces'],
 			['Sample Traces', 'Accepted'],
 			['Sample Traces', 'Kept Traces'],
-			['Kept Traces', 'Store Trace'],
+			['Kept Traces', 'Not Stored Yet'],
+			['Not Stored Yet', 'Store Trace'],
 			['Every Night', 'New Traces'],
 			['Run Now', 'New Traces'],
 			['New Traces', 'Eval Dataset'],

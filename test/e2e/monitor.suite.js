@@ -60,7 +60,14 @@ function triggeredByWebhook(wf, { schedule, first, hookPath, slackUrl }) {
 		typeVersion: 2,
 		position: [0, -200],
 		webhookId: crypto.randomUUID(),
-		parameters: { httpMethod: 'POST', path: hookPath, responseMode: 'lastNode', options: {} },
+		// Answers when the run ends, with no body: a run with nothing to do has no last item.
+		parameters: {
+			httpMethod: 'POST',
+			path: hookPath,
+			responseMode: 'lastNode',
+			responseData: 'noData',
+			options: {},
+		},
 	});
 	copy.connections['E2E Run'] = { main: [[{ node: first, type: 'main', index: 0 }]] };
 	const slack = node(copy, 'Post to Slack');
@@ -129,7 +136,10 @@ async function main() {
 	n8n.buildIfStale();
 	const lib = require(path.join(REPO, 'dist', 'src', 'index.js'));
 	void lib;
-	const sampling = require(path.join(REPO, 'dist', 'src', 'executions', 'sample.js'));
+	const TRIAL = process.env.TRIAL_NO_MONITOR === '1';
+	const sampling = TRIAL
+		? null
+		: require(path.join(REPO, 'dist', 'src', 'executions', 'sample.js'));
 	fs.rmSync(ARTIFACTS, { recursive: true, force: true });
 	fs.mkdirSync(ARTIFACTS, { recursive: true });
 	const userFolder = path.join(ARTIFACTS, 'n8n-user');
@@ -201,7 +211,7 @@ async function main() {
 	);
 	const importDir = path.join(ARTIFACTS, 'import');
 	fs.mkdirSync(importDir, { recursive: true });
-	const wfs = [app, kb, monitor, tracesWf];
+	const wfs = TRIAL ? [app, kb, tracesWf] : [app, kb, monitor, tracesWf];
 	for (const wf of wfs) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(wf));
 	let r = await n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env);
 	if (r.status !== 0) throw new Error(`import:workflow failed: ${r.stdout}\n${r.stderr}`);
@@ -254,11 +264,18 @@ async function main() {
 			}
 		};
 		const { parse } = require(path.join(n8n.n8nDir(), 'node_modules', 'flatted'));
+		// Every execution of a workflow, newest first (the REST list pages 100 at a time).
 		const executions = async (workflowId) => {
-			const list = await session.get(
-				`/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=250`,
-			);
-			return list.results ?? list.data ?? list;
+			const all = [];
+			for (let lastId; ; ) {
+				const page = await session.get(
+					`/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=100${lastId ? `&lastId=${lastId}` : ''}`,
+				);
+				const list = page.results ?? page.data ?? page;
+				all.push(...list);
+				if (list.length < 100) return all;
+				lastId = list[list.length - 1].id;
+			}
 		};
 		const runData = async (id) => {
 			const e = await session.get(`/executions/${id}`);
@@ -279,19 +296,35 @@ async function main() {
 			throw new Error(`fewer than ${n} finished executions of ${workflowId}`);
 		};
 
+		/** The monitor's API key as n8n stores it (table user_api_keys). */
+		const storedApiKey = () =>
+			new Promise((resolve, reject) => {
+				const sqlite3 = require(path.join(n8n.n8nDir(), 'node_modules', 'sqlite3'));
+				const db = new sqlite3.Database(
+					path.join(userFolder, '.n8n', 'database.sqlite'),
+					sqlite3.OPEN_READONLY,
+				);
+				db.all('SELECT apiKey FROM user_api_keys WHERE label = ?', [M.apiKeyLabel], (err, rows) => {
+					db.close();
+					if (err) return reject(err);
+					if (rows.length !== 1) return reject(new Error(`${rows.length} stored monitor keys`));
+					resolve(rows[0].apiKey);
+				});
+			});
 		let key;
 		await check(
 			'the launcher creates the public API key and the n8n API credential once, and the monitor uses it',
 			async () => {
 				key = await ev.ensureMonitorApiKey(session, { apiBaseUrl: `${base}/api/v1` });
 				assert.equal(key.created, 'both');
-				assert.equal(
-					await ev.pointCredential(session, M.workflowId, M.credentialType, {
-						id: key.credentialId,
-						name: key.credentialName,
-					}),
-					true,
-				);
+				if (!TRIAL)
+					assert.equal(
+						await ev.pointCredential(session, M.workflowId, M.credentialType, {
+							id: key.credentialId,
+							name: key.credentialName,
+						}),
+						true,
+					);
 				const again = await ev.ensureMonitorApiKey(session, { apiBaseUrl: `${base}/api/v1` });
 				assert.equal(again.created, 'none', 'a second start changes nothing');
 				assert.equal(again.credentialId, key.credentialId);
@@ -300,10 +333,11 @@ async function main() {
 				);
 				assert.equal(keys.length, 1, 'one key');
 				assert.deepEqual([...keys[0].scopes].sort(), [...M.apiKeyScopes].sort());
-				// The key works against the public API, read-only scopes included.
-				const cred = await session.get(`/credentials/${key.credentialId}?includeData=true`);
+				// The key works against the public API (read from n8n's database: the REST API never
+				// shows a stored key, and the launcher never returns it).
+				const secret = await storedApiKey();
 				const res = await fetch(`${base}/api/v1/workflows/${M.appWorkflowId}`, {
-					headers: { 'X-N8N-API-KEY': cred.data.apiKey },
+					headers: { 'X-N8N-API-KEY': secret },
 				});
 				assert.equal(res.status, 200, await res.text());
 				// A key deleted by hand is replaced on the next start.
@@ -311,13 +345,13 @@ async function main() {
 				const replaced = await ev.ensureMonitorApiKey(session, { apiBaseUrl: `${base}/api/v1` });
 				assert.equal(replaced.created, 'key');
 				assert.equal(replaced.credentialId, key.credentialId);
-				const cred2 = await session.get(`/credentials/${key.credentialId}?includeData=true`);
-				assert.notEqual(cred2.data.apiKey, cred.data.apiKey);
+				const secret2 = await storedApiKey();
+				assert.notEqual(secret2, secret);
 				const res2 = await fetch(`${base}/api/v1/workflows/${M.appWorkflowId}`, {
-					headers: { 'X-N8N-API-KEY': cred2.data.apiKey },
+					headers: { 'X-N8N-API-KEY': secret2 },
 				});
 				assert.equal(res2.status, 200);
-				key.secret = cred2.data.apiKey;
+				key.secret = secret2;
 			},
 		);
 
@@ -327,7 +361,7 @@ async function main() {
 		});
 
 		// The questions: the sample's, each searched in the knowledge base; every third looks up an
-		// order; every seventh asks about a password, which the output guard refuses (a failed
+		// order; every seventh carries a card number, which the output guard refuses (a failed
 		// execution, answered and measured all the same).
 		const questions = fs
 			.readFileSync(path.join(REPO, 'examples', 'datasets', 'rag-support-sample.jsonl'), 'utf8')
@@ -338,7 +372,7 @@ async function main() {
 		const ask = async (k) => {
 			let q = `${questions[k % questions.length]} (customer ${k})`;
 			if (k % 3 === 1) q = `Where is my order ${10000 + k}? ${q}`;
-			if (k % 7 === 3) q = `I forgot my password. ${q}`;
+			if (k % 7 === 3) q = `My card number is 4111 1111 1111 1111. ${q}`;
 			const res = await hook('rag-eval-support-agent', {
 				question: `${q} [[tool:Knowledge Base]]${k % 3 === 1 ? ' [[tool:Look Up Order]]' : ''}`,
 				session_id: `s-${k}`,
@@ -467,39 +501,41 @@ async function main() {
 			};
 		};
 
-		await check(
-			'run 1 of the monitor: the seeded sample, every sampled execution filled and judged, one Slack message',
-			async () => {
-				await runMonitor('run1', firstIds);
-			},
-		);
+		if (!TRIAL)
+			await check(
+				'run 1 of the monitor: the seeded sample, every sampled execution filled and judged, one Slack message',
+				async () => {
+					await runMonitor('run1', firstIds);
+				},
+			);
 
 		let secondIds = [];
-		await check(
-			`run 2 after ${SECOND_BATCH} more executions: only new executions judged, none twice`,
-			async () => {
-				for (let k = FIRST_BATCH; k < FIRST_BATCH + SECOND_BATCH; k++) await ask(k);
-				const list = await finished(M.appWorkflowId, FIRST_BATCH + SECOND_BATCH);
-				secondIds = list.map((x) => String(x.id)).filter((id) => !firstIds.includes(id));
-				assert.equal(secondIds.length, SECOND_BATCH);
-				const before = judgedIds.length;
-				const { gate } = await runMonitor('run2', secondIds);
-				const now = judgedIds.slice(before);
-				assert.ok(
-					now.every((id) => secondIds.includes(id)),
-					'only new executions',
-				);
-				assert.equal(
-					new Set(judgedIds).size,
-					judgedIds.length,
-					'0 executions judged twice over two runs',
-				);
-				// The second run is gated against the first (the median of the one run kept so far).
-				assert.equal(gate.length, 1);
-				assert.equal(gate[0].baselineFound, true, JSON.stringify(gate[0]).slice(0, 400));
-				assert.equal(slack.messages.length, 2, 'one Slack message per run');
-			},
-		);
+		if (!TRIAL)
+			await check(
+				`run 2 after ${SECOND_BATCH} more executions: only new executions judged, none twice`,
+				async () => {
+					for (let k = FIRST_BATCH; k < FIRST_BATCH + SECOND_BATCH; k++) await ask(k);
+					const list = await finished(M.appWorkflowId, FIRST_BATCH + SECOND_BATCH);
+					secondIds = list.map((x) => String(x.id)).filter((id) => !firstIds.includes(id));
+					assert.equal(secondIds.length, SECOND_BATCH);
+					const before = judgedIds.length;
+					const { gate } = await runMonitor('run2', secondIds);
+					const now = judgedIds.slice(before);
+					assert.ok(
+						now.every((id) => secondIds.includes(id)),
+						'only new executions',
+					);
+					assert.equal(
+						new Set(judgedIds).size,
+						judgedIds.length,
+						'0 executions judged twice over two runs',
+					);
+					// The second run is gated against the first (the median of the one run kept so far).
+					assert.equal(gate.length, 1);
+					assert.equal(gate[0].baselineFound, true, JSON.stringify(gate[0]).slice(0, 400));
+					assert.equal(slack.messages.length, 2, 'one Slack message per run');
+				},
+			);
 
 		// ---- pushed traces ----------------------------------------------------------------------
 		const tracesTable = await ev.ensureTracesTable(session);
@@ -618,6 +654,18 @@ async function main() {
 				const { rd, slack: messages } = await runNightly('night2-empty');
 				assert.equal(out(rd, 'Cost & Latency', 0).length, 0);
 				assert.equal(messages, 0, 'no message for an empty night');
+				// A retry of traces already stored (and judged) stores nothing.
+				const stored = await tableRows();
+				const again = posted
+					.filter((p) => stored.some((x) => x.trace_id === p.traceId))
+					.slice(0, 3);
+				assert.ok(again.length > 0);
+				for (const p of again) {
+					const res = await hook('rag-eval-traces', { trace: p.trace });
+					assert.equal(res.status, 202, res.text);
+				}
+				await sleep(1500);
+				assert.equal((await tableRows()).length, stored.length, 'a retried trace is stored once');
 				await postTraces('night3');
 				await sleep(1500);
 				const fresh = (await tableRows()).filter((x) => x.status === 'new').map((x) => x.trace_id);
