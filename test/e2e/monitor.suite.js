@@ -136,10 +136,7 @@ async function main() {
 	n8n.buildIfStale();
 	const lib = require(path.join(REPO, 'dist', 'src', 'index.js'));
 	void lib;
-	const TRIAL = process.env.TRIAL_NO_MONITOR === '1';
-	const sampling = TRIAL
-		? null
-		: require(path.join(REPO, 'dist', 'src', 'executions', 'sample.js'));
+	const sampling = require(path.join(REPO, 'dist', 'src', 'executions', 'sample.js'));
 	fs.rmSync(ARTIFACTS, { recursive: true, force: true });
 	fs.mkdirSync(ARTIFACTS, { recursive: true });
 	const userFolder = path.join(ARTIFACTS, 'n8n-user');
@@ -211,7 +208,7 @@ async function main() {
 	);
 	const importDir = path.join(ARTIFACTS, 'import');
 	fs.mkdirSync(importDir, { recursive: true });
-	const wfs = TRIAL ? [app, kb, tracesWf] : [app, kb, monitor, tracesWf];
+	const wfs = [app, kb, monitor, tracesWf];
 	for (const wf of wfs) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(wf));
 	let r = await n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env);
 	if (r.status !== 0) throw new Error(`import:workflow failed: ${r.stdout}\n${r.stderr}`);
@@ -317,14 +314,13 @@ async function main() {
 			async () => {
 				key = await ev.ensureMonitorApiKey(session, { apiBaseUrl: `${base}/api/v1` });
 				assert.equal(key.created, 'both');
-				if (!TRIAL)
-					assert.equal(
-						await ev.pointCredential(session, M.workflowId, M.credentialType, {
-							id: key.credentialId,
-							name: key.credentialName,
-						}),
-						true,
-					);
+				assert.equal(
+					await ev.pointCredential(session, M.workflowId, M.credentialType, {
+						id: key.credentialId,
+						name: key.credentialName,
+					}),
+					true,
+				);
 				const again = await ev.ensureMonitorApiKey(session, { apiBaseUrl: `${base}/api/v1` });
 				assert.equal(again.created, 'none', 'a second start changes nothing');
 				assert.equal(again.credentialId, key.credentialId);
@@ -501,41 +497,39 @@ async function main() {
 			};
 		};
 
-		if (!TRIAL)
-			await check(
-				'run 1 of the monitor: the seeded sample, every sampled execution filled and judged, one Slack message',
-				async () => {
-					await runMonitor('run1', firstIds);
-				},
-			);
+		await check(
+			'run 1 of the monitor: the seeded sample, every sampled execution filled and judged, one Slack message',
+			async () => {
+				await runMonitor('run1', firstIds);
+			},
+		);
 
 		let secondIds = [];
-		if (!TRIAL)
-			await check(
-				`run 2 after ${SECOND_BATCH} more executions: only new executions judged, none twice`,
-				async () => {
-					for (let k = FIRST_BATCH; k < FIRST_BATCH + SECOND_BATCH; k++) await ask(k);
-					const list = await finished(M.appWorkflowId, FIRST_BATCH + SECOND_BATCH);
-					secondIds = list.map((x) => String(x.id)).filter((id) => !firstIds.includes(id));
-					assert.equal(secondIds.length, SECOND_BATCH);
-					const before = judgedIds.length;
-					const { gate } = await runMonitor('run2', secondIds);
-					const now = judgedIds.slice(before);
-					assert.ok(
-						now.every((id) => secondIds.includes(id)),
-						'only new executions',
-					);
-					assert.equal(
-						new Set(judgedIds).size,
-						judgedIds.length,
-						'0 executions judged twice over two runs',
-					);
-					// The second run is gated against the first (the median of the one run kept so far).
-					assert.equal(gate.length, 1);
-					assert.equal(gate[0].baselineFound, true, JSON.stringify(gate[0]).slice(0, 400));
-					assert.equal(slack.messages.length, 2, 'one Slack message per run');
-				},
-			);
+		await check(
+			`run 2 after ${SECOND_BATCH} more executions: only new executions judged, none twice`,
+			async () => {
+				for (let k = FIRST_BATCH; k < FIRST_BATCH + SECOND_BATCH; k++) await ask(k);
+				const list = await finished(M.appWorkflowId, FIRST_BATCH + SECOND_BATCH);
+				secondIds = list.map((x) => String(x.id)).filter((id) => !firstIds.includes(id));
+				assert.equal(secondIds.length, SECOND_BATCH);
+				const before = judgedIds.length;
+				const { gate } = await runMonitor('run2', secondIds);
+				const now = judgedIds.slice(before);
+				assert.ok(
+					now.every((id) => secondIds.includes(id)),
+					'only new executions',
+				);
+				assert.equal(
+					new Set(judgedIds).size,
+					judgedIds.length,
+					'0 executions judged twice over two runs',
+				);
+				// The second run is gated against the first (the median of the one run kept so far).
+				assert.equal(gate.length, 1);
+				assert.equal(gate[0].baselineFound, true, JSON.stringify(gate[0]).slice(0, 400));
+				assert.equal(slack.messages.length, 2, 'one Slack message per run');
+			},
+		);
 
 		// ---- pushed traces ----------------------------------------------------------------------
 		const tracesTable = await ev.ensureTracesTable(session);

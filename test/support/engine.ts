@@ -28,6 +28,7 @@ import {
 	type IWorkflowExecuteAdditionalData,
 	type IConnections,
 	type IPinData,
+	type WorkflowExecuteMode,
 } from 'n8n-workflow';
 
 import { runCodeTask } from './code-runner';
@@ -249,6 +250,8 @@ export function chain(...nodes: ChainNode[]): WorkflowJson {
 
 export interface EngineRun {
 	run: IRun;
+	/** The id n8n would have given this execution (`engine-test-execution-<n>`). */
+	executionId: string;
 	/** JSON of the items a node emitted on one output (first run of the node). */
 	output(nodeName: string, outputIndex?: number): IDataObject[];
 	/** Full items (json, binary, pairedItem) on one output. */
@@ -268,6 +271,13 @@ export interface RunOptions {
 	executions?: Record<string, IRunExecutionData>;
 	/** Cancel the execution (as the editor's Stop button does) once this settles. */
 	cancelWhen?: Promise<unknown>;
+	/**
+	 * The workflow's static data, mutated in place by the run (pass the same object to the next
+	 * run, as n8n keeps it between production executions). Default: a fresh empty object.
+	 */
+	staticData?: IDataObject;
+	/** Execution mode (default 'manual', an editor run; 'trigger' or 'webhook' for production). */
+	mode?: WorkflowExecuteMode;
 }
 
 /** Read a workflow file relative to the repo's test folder or absolute. */
@@ -292,7 +302,7 @@ export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Prom
 		nodeTypes,
 		active: false,
 		settings: wf.settings,
-		staticData: {},
+		staticData: opts.staticData ?? {},
 	});
 	const workflowData: IWorkflowBase = {
 		id: 'engine-test',
@@ -307,7 +317,8 @@ export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Prom
 	} as IWorkflowBase;
 	// Every run its own execution id, as n8n gives one (nodes key per-execution state on it).
 	const executionId = `engine-test-execution-${++executionCounter}`;
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const mode = opts.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 	let finished: (r: IRun) => void = () => {};
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (fullRunData: IRun) => finished(fullRunData));
@@ -344,7 +355,7 @@ export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Prom
 	});
 	if (!startNode) throw new Error('Engine harness: workflow has no trigger node');
 
-	const execute = new WorkflowExecute(additionalData, 'manual');
+	const execute = new WorkflowExecute(additionalData, mode);
 	const pinData: IPinData | undefined = opts.startItems
 		? { [startNode.name]: opts.startItems }
 		: wf.pinData;
@@ -363,6 +374,7 @@ export async function runWorkflow(wf: WorkflowJson, opts: RunOptions = {}): Prom
 	};
 	return {
 		run: result,
+		executionId,
 		items: (name, outputIndex = 0) => mainOf(name)[outputIndex] ?? [],
 		output: (name, outputIndex = 0) => (mainOf(name)[outputIndex] ?? []).map((i) => i.json),
 		outputCount: (name) => mainOf(name).length,
