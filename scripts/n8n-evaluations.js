@@ -221,7 +221,8 @@ async function ensureMonitorApiKey(session, { apiBaseUrl, example = MONITOR_EXAM
 
 /**
  * Points every node of a workflow that takes a credential of `type` at the credential
- * { id, name } (a PATCH of the workflow, as picking it in the editor); false when all did.
+ * { id, name } (a PATCH of the workflow, as picking it in the editor; a published workflow is
+ * published again); false when all did.
  */
 async function pointCredential(session, workflowId, type, credential) {
 	const wf = await session.get(`/workflows/${workflowId}`);
@@ -233,7 +234,14 @@ async function pointCredential(session, workflowId, type, credential) {
 		return { ...n, credentials: { ...n.credentials, [type]: credential } };
 	});
 	if (!changed) return false;
-	await session.patch(`/workflows/${workflowId}`, { versionId: wf.versionId, nodes });
+	const updated = await session.patch(`/workflows/${workflowId}`, {
+		versionId: wf.versionId,
+		nodes,
+	});
+	// n8n 2.x runs a workflow's published version: a published one is published again, as the
+	// editor's Publish does, or its triggers would keep the old credential.
+	if (wf.active || wf.activeVersionId)
+		await session.post(`/workflows/${workflowId}/activate`, { versionId: updated.versionId });
 	return true;
 }
 
