@@ -459,7 +459,7 @@ async function main() {
 				);
 				if (sent.q.startsWith('Where is my order'))
 					assert.ok(
-						(row.tool_calls ?? []).some((t) => /look_up_order/i.test(t.name)),
+						(row.tool_calls ?? []).some((t) => /^look up order$/i.test(t.name)),
 						`execution ${id}: the order lookup`,
 					);
 			}
@@ -686,6 +686,10 @@ async function main() {
 			},
 		);
 	} finally {
+		fs.writeFileSync(
+			path.join(ARTIFACTS, 'slack-messages.json'),
+			JSON.stringify(slack.messages, null, 1),
+		);
 		server.kill('SIGTERM');
 		judge.child.kill();
 		await slack.close();
