@@ -5,15 +5,16 @@
  * same pages fetched and `JSON.parse`d, nothing else. Each side runs in a child process of its own
  * (so peak RSS is its own), rounds alternating; prints medians of wall and CPU time, the ratio,
  * peak RSS and what the rows weigh. Build first: `npm run build`; run:
- * `node bench/executions.bench.js` (EXECUTIONS=n, ROUNDS=n).
+ * `node bench/executions.bench.js` (EXECUTIONS=n, ROUNDS=n; `--quick`: 1,000 executions, one round).
  */
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
 const { printHeader, ROOT } = require('./env');
 
-const EXECUTIONS = Number(process.env.EXECUTIONS || 10000);
-const ROUNDS = Number(process.env.ROUNDS || 3);
+const QUICK = process.argv.includes('--quick');
+const EXECUTIONS = Number(process.env.EXECUTIONS || (QUICK ? 1000 : 10000));
+const ROUNDS = Number(process.env.ROUNDS || (QUICK ? 1 : 3));
 const KEY = 'bench-n8n-api-key';
 const WORKFLOW = 'wf-agent';
 

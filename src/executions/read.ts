@@ -6,7 +6,13 @@
  * their data; smaller or stratified samples list the executions without data first and then fetch
  * only the chosen ones.
  */
-import { MAX_PAGE, type ApiExecution, type N8nApiClient } from './client';
+import {
+	MAX_PAGE,
+	N8nApiError,
+	type ApiExecution,
+	type ExecutionPage,
+	type N8nApiClient,
+} from './client';
 import {
 	convertExecution,
 	invalidExecution,
@@ -138,15 +144,25 @@ export async function readExecutions(client: N8nApiClient, o: ReadOptions): Prom
 	const candidates: Candidate[] = [];
 
 	let cursor: string | undefined;
+	let serverSince = true;
 	paging: for (;;) {
-		const page = await client.listExecutions({
+		const query = {
 			workflowId,
 			status: serverStatus,
 			includeData: perExecution,
 			limit: pageSize,
 			cursor,
-			startedAfter: since?.toISOString(),
-		});
+			startedAfter: serverSince ? since?.toISOString() : undefined,
+		};
+		let page: ExecutionPage;
+		try {
+			page = await client.listExecutions(query);
+		} catch (e) {
+			// n8n before 2.x refuses query parameters it does not know: filter here instead.
+			if (!(e instanceof N8nApiError && e.status === 400 && query.startedAfter)) throw e;
+			serverSince = false;
+			page = await client.listExecutions({ ...query, startedAfter: undefined });
+		}
 		stats.pages++;
 		for (let i = 0; i < page.data.length; i++) {
 			const e = page.data[i];

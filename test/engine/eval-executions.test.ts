@@ -4,6 +4,8 @@
  * trigger) keep the watermark in the workflow's static data, carried from run to run as n8n does.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { ILoadOptionsFunctions } from 'n8n-workflow';
+import { EvalExecutions } from '../../nodes/EvalExecutions/EvalExecutions.node';
 import { runWorkflow, type WorkflowJson } from '../support/engine';
 import { agentExecution, createN8nApiServer, type FakeN8nApi } from '../support/n8n-api-server';
 
@@ -254,5 +256,23 @@ describe('Eval Executions: errors and the Invalid output', () => {
 		} finally {
 			await a.close();
 		}
+	});
+});
+
+describe('Eval Executions: the workflow picker', () => {
+	it('lists the workflows the key can read, filtered by name', async () => {
+		api.addWorkflow({ id: 'wf-other', name: 'Invoice bot' });
+		const ctx = {
+			getCredentials: async () => ({ apiKey: KEY, baseUrl: url }),
+		} as unknown as ILoadOptionsFunctions;
+		const search = new EvalExecutions().methods.listSearch.searchWorkflows;
+		const all = await search.call(ctx);
+		expect(all.results).toEqual([
+			{ name: 'Shop assistant', value: 'wf-agent' },
+			{ name: 'Invoice bot', value: 'wf-other' },
+		]);
+		expect((await search.call(ctx, 'invoice')).results).toEqual([
+			{ name: 'Invoice bot', value: 'wf-other' },
+		]);
 	});
 });

@@ -12,7 +12,7 @@
  *
  * Faults: executions without saved data (`data` left out), too large to read
  * (`dataTooLargeToDisplay`), pruned between listing and reading (404 on GET), and an HTTP 500 on
- * the n-th list page. Executions are generated in n8n's shapes (AI Agent with tools and a
+ * the n-th list page, and a server that refuses `startedAfter` as n8n 1.x does (`noStartedAfter`). Executions are generated in n8n's shapes (AI Agent with tools and a
  * retriever, a retrieval QA chain, an HTTP call to a model, a failed agent run) by the builders
  * exported here; pages are served from each execution's JSON text built once.
  *
@@ -294,7 +294,7 @@ function summaryOf(e) {
 function createN8nApiServer(options = {}) {
 	const apiKey = options.apiKey ?? 'test-n8n-api-key';
 	const workflows = new Map((options.workflows ?? [{ id: 'wf-agent', name: 'Shop assistant' }]).map((w) => [String(w.id), w]));
-	const faults = { noData: new Set(), tooLarge: new Set(), prunedOnRead: new Set(), failPage: 0, latencyMs: 0, ...(options.faults ?? {}) };
+	const faults = { noData: new Set(), tooLarge: new Set(), prunedOnRead: new Set(), failPage: 0, latencyMs: 0, noStartedAfter: false, ...(options.faults ?? {}) };
 	for (const k of ['noData', 'tooLarge', 'prunedOnRead']) faults[k] = new Set([...(faults[k] ?? [])].map(String));
 	/** id -> { e, full: JSON text with data, summary: JSON text without } */
 	const store = new Map();
@@ -368,6 +368,8 @@ function createN8nApiServer(options = {}) {
 					return json(res, 400, { message: 'An invalid cursor was provided' });
 				}
 			}
+			if (faults.noStartedAfter && q.has('startedAfter'))
+				return json(res, 400, { message: "Unknown query parameter 'startedAfter'" });
 			const workflowId = q.get('workflowId');
 			if (workflowId && !workflows.has(workflowId)) return json(res, 200, { data: [], nextCursor: null });
 			const status = q.get('status');
@@ -377,7 +379,7 @@ function createN8nApiServer(options = {}) {
 				const e = store.get(id).e;
 				if (workflowId && String(e.workflowId) !== workflowId) return false;
 				if (status ? e.status !== status : !FINISHED.has(e.status)) return false;
-				if (after !== undefined && Date.parse(e.startedAt) <= after) return false;
+				if (after !== undefined && Date.parse(e.startedAt) < after) return false;
 				return true;
 			};
 			const ids = order();

@@ -23,6 +23,8 @@ export interface Faults {
 	/** The list request (1-based) that answers HTTP 500; 0 = none. */
 	failPage: number;
 	latencyMs: number;
+	/** Answer HTTP 400 to `startedAfter`, as n8n before 2.x does. */
+	noStartedAfter: boolean;
 }
 
 export interface ServerStats {

@@ -111,6 +111,19 @@ describe('convertExecution: other apps', () => {
 		);
 	});
 
+	it('without a prompt expression, the chain request is the first text field of the webhook body', () => {
+		const e = load('n8n-executions/chain-retriever.json') as ApiExecution & {
+			workflowData: { nodes: { name: string; parameters: Record<string, unknown> }[] };
+		};
+		for (const n of e.workflowData.nodes) n.parameters = {};
+		expect(row(e).request).toBe('When is phone support open?');
+		delete (e as { workflowData?: unknown }).workflowData;
+		// Without the workflow the chain is found as the node its sub-nodes report to.
+		const r = row(e);
+		expect(r.metadata.app_node).toBe('Question and Answer Chain');
+		expect(r.request).toBe('When is phone support open?');
+	});
+
 	it('an HTTP call node chosen by name: its input prompt and the completion text', () => {
 		const e = load('n8n-executions/http-call.json');
 		const r = row(e, { appNode: 'Call Model' });
@@ -184,5 +197,45 @@ describe('convertExecution: what cannot be converted goes to Invalid with the re
 		bad.data.resultData.runData['Get Order'][0].executionTime = -5;
 		const c = convertExecution(bad as unknown as ApiExecution, opts);
 		expect(!c.ok && c.invalid.reason).toBe('unreadable_trace');
+	});
+});
+
+describe('convertExecution: executions captured from a real n8n 2.41.1', () => {
+	const list = JSON.parse(
+		readFileSync(join(FIX, 'n8n-executions/real-agent-list.json'), 'utf8'),
+	) as {
+		data: ApiExecution[];
+		nextCursor: string | null;
+	};
+
+	it('reads the list page as the API returns it', () => {
+		expect(list.nextCursor).toBeNull();
+		expect(list.data.map((e) => e.id)).toEqual(['2', '1']);
+	});
+
+	it('an AI Agent v3 behind a webhook: the prompt expression, the answer, real token usage', () => {
+		const rows = list.data.map((e) => row(e));
+		expect(rows.map((r) => r.request)).toEqual([
+			'When is phone support open?',
+			'Is order 4417 shipped yet?',
+		]);
+		for (const r of rows) {
+			expect(r.response).toMatch(
+				/^\{"reason":"Deterministic test judge: rated \d for reason\.","score":\d\}$/,
+			);
+			expect(r.metadata).toMatchObject({
+				status: 'success',
+				app_node: 'AI Agent',
+				model: 'gpt-4o-mini',
+				llm_calls: 1,
+			});
+			expect(r.metadata.trace_notes).toBeUndefined();
+			expect(r.total_token_count).toBe(35);
+			expect(r.total_input_token_count).toBe(18);
+			expect(r.latency_seconds).toBeGreaterThan(0);
+		}
+		expect(rows[0].metadata.execution_url).toBe(
+			'http://n8n.local:5678/workflow/appAgent0000001/executions/2',
+		);
 	});
 });

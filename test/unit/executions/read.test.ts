@@ -94,13 +94,24 @@ describe('readExecutions against the local n8n API', () => {
 
 	it('last hours: stops at the window start (and asks the server for it)', async () => {
 		const r = await readExecutions(client(), base({ window: 'lastHours', hours: 1 }));
-		expect(r.rows.length).toBe(59);
+		expect(r.rows.length).toBe(60);
 		expect(api.stats.paths[1]).toContain('startedAfter=');
+	});
+
+	it('an older n8n that refuses startedAfter: filtered here, same rows', async () => {
+		api.faults.noStartedAfter = true;
+		try {
+			const r = await readExecutions(client(), base({ window: 'lastHours', hours: 1 }));
+			expect(r.rows.length).toBe(60);
+			expect(r.stats.stopped_at).toBe('window');
+		} finally {
+			api.faults.noStartedAfter = false;
+		}
 	});
 
 	it('a first Since Last Run (no watermark) reads the last Hours', async () => {
 		const r = await readExecutions(client(), base({ window: 'sinceLastRun', hours: 2 }));
-		expect(r.rows.length).toBe(119);
+		expect(r.rows.length).toBe(120);
 		expect(r.stats.since).toBe(new Date(NOW - 2 * 3_600_000).toISOString());
 	});
 
