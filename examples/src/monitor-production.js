@@ -300,11 +300,12 @@ module.exports = ({ P, workflow, sticky, dataset }) => {
 					sampling: 'rate',
 					sampleRate: 10,
 					seed: 1,
-					stratifyByStatus: false,
+					stratifyByStatus: true,
 					maxExecutions: 2000,
 				},
 				credentials: N8N_API,
-				notes: 'New executions since the last run; a seeded 10% of them',
+				notes:
+					'New executions since the last run; a seeded 10% of each status, at least one failed execution',
 			},
 			{
 				name: 'Groundedness',

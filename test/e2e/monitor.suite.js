@@ -415,19 +415,37 @@ async function main() {
 			fs.writeFileSync(path.join(ARTIFACTS, `monitor-${label}.json`), JSON.stringify(rd, null, 1));
 			const rows = out(rd, 'Eval Executions', 0);
 			const invalid = out(rd, 'Eval Executions', 1);
-			// The configured sample: Rate 10%, seed 1, among the new executions of both statuses.
+			// The configured sample: Rate 10% of each status (Stratify by Status), at least one of
+			// every status, seed 1, among the new executions.
 			const p = node(monitor, 'Eval Executions').parameters;
-			const expected = candidates.filter(
-				(id) => sampling.sampleKey(p.seed, id) < p.sampleRate / 100,
+			assert.equal(p.sampling, 'rate');
+			assert.equal(p.stratifyByStatus, true);
+			const all = await executions(M.appWorkflowId);
+			const statusOf = new Map(all.map((x) => [String(x.id), x.status]));
+			const byStatus = new Map();
+			for (const id of candidates)
+				byStatus.set(statusOf.get(id), (byStatus.get(statusOf.get(id)) ?? 0) + 1);
+			const size = [...byStatus.values()].reduce(
+				(n, count) => n + Math.max(1, Math.round((p.sampleRate / 100) * count)),
+				0,
 			);
+			const expected = [
+				...sampling.chooseSample(
+					candidates.map((id) => ({ id, status: statusOf.get(id) })),
+					{ mode: 'rate', rate: p.sampleRate, seed: p.seed, stratify: true },
+				),
+			];
 			const got = [...rows, ...invalid].map((x) =>
 				String(x.metadata?.execution_id ?? x.execution_id ?? ''),
 			);
-			assert.deepEqual(
-				[...got].sort(),
-				[...expected].sort(),
-				`${label}: the seeded 10% of ${candidates.length} executions`,
-			);
+			assert.equal(got.length, size, `${label}: ${size} of ${candidates.length} executions`);
+			assert.deepEqual([...got].sort(), [...expected].sort(), `${label}: the seeded sample`);
+			for (const [status, count] of byStatus)
+				assert.equal(
+					rows.filter((x) => x.metadata.status === status).length,
+					Math.max(1, Math.round((p.sampleRate / 100) * count)),
+					`${label}: ${status}`,
+				);
 			assert.ok(rows.length > 0, `${label}: something sampled`);
 			assert.equal(invalid.length, 0, `${label}: invalid ${JSON.stringify(invalid).slice(0, 500)}`);
 			const byId = new Map(rows.map((x) => [String(x.metadata.execution_id), x]));
@@ -484,7 +502,20 @@ async function main() {
 					`link to ${id}`,
 				);
 			}
+			// Linked: exactly the sampled executions that failed in n8n or failed / errored a check.
+			const failingNow = judged
+				.filter(
+					(x) =>
+						x.metadata.status === 'error' ||
+						Object.values(x.eval).some(
+							(s) => s.status === 'error' || (s.status === 'ok' && s.pass === false),
+						),
+				)
+				.map((x) => String(x.metadata.execution_id));
+			assert.deepEqual(linked.failing_executions.map(String).sort(), failingNow.sort());
 			const failingGuard = rows.filter((x) => x.metadata.status === 'error');
+			assert.ok(failingGuard.length > 0, `${label}: a failed execution is in the sample`);
+			for (const x of failingGuard) assert.match(x.metadata.error ?? '', /Output guard/);
 			for (const x of failingGuard)
 				assert.ok(linked.failing_executions.map(String).includes(String(x.metadata.execution_id)));
 			judgedIds.push(...byId.keys());
