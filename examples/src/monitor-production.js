@@ -423,7 +423,7 @@ module.exports = ({ P, workflow, sticky, dataset }) => {
 				[
 					'## Monitor the support agent in production',
 					'Every hour: the executions of "RAG monitoring: the support agent in production" that are new',
-					"since the last run (a watermark in this workflow's static data), a seeded **10%** of them, judged",
+					"since the last run (a watermark in this workflow's static data), a seeded **10%** of each status, judged",
 					'without references. One Slack message a run, with links to the failing executions.',
 					'**Change**: the judge-model credential of the four judges, the n8n API credential of',
 					'**Eval Executions** (`npm start` creates it), Run URL and the Slack webhook URL; then publish.',
