@@ -134,8 +134,6 @@ async function main() {
 	};
 	await n8n.ensureN8n();
 	n8n.buildIfStale();
-	const lib = require(path.join(REPO, 'dist', 'src', 'index.js'));
-	void lib;
 	const sampling = require(path.join(REPO, 'dist', 'src', 'executions', 'sample.js'));
 	fs.rmSync(ARTIFACTS, { recursive: true, force: true });
 	fs.mkdirSync(ARTIFACTS, { recursive: true });
