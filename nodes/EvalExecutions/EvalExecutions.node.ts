@@ -281,7 +281,6 @@ export class EvalExecutions implements INodeType {
 		};
 		if (workflowId === '') fail('Choose the workflow to monitor (Workflow is empty)');
 
-		const client = await clientFor(this);
 		const staticData = this.getWorkflowStaticData('node');
 		const marks = { ...((staticData[WATERMARKS] as IDataObject | undefined) ?? {}) };
 		// Assigned at the top level, so n8n's change tracking sees it and saves the static data.
@@ -292,6 +291,7 @@ export class EvalExecutions implements INodeType {
 		const production = this.getMode() !== 'manual';
 		const hints: string[] = [];
 		try {
+			const client = await clientFor(this);
 			let afterId: string | undefined;
 			let settledState = readState(marks[workflowId]);
 			if (window === 'sinceLastRun') {

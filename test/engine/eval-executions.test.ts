@@ -208,6 +208,11 @@ describe('Eval Executions: errors and the Invalid output', () => {
 		expect(all).not.toContain(KEY);
 	});
 
+	it('a base URL that is not a URL fails with a clear message', async () => {
+		const run = await runWorkflow(workflow({}, false), creds('not a url'));
+		expect(run.nodeError('Eval Executions')).toBe('the n8n API base URL "not a url" is not a URL');
+	});
+
 	it('a deleted workflow fails with its id', async () => {
 		const run = await runWorkflow(
 			workflow({ workflowId: { __rl: true, mode: 'id', value: 'wf-gone' } }, false),
