@@ -193,6 +193,8 @@ async function main() {
 			) &&
 			!wf.nodes.some((n) => n.type.startsWith('@n8n/n8n-nodes-langchain.lmChat')) &&
 			!wf.nodes.some((n) => n.type === 'n8n-nodes-base.webhook') &&
+			// Eval Executions reads a running n8n's public API: its suite (monitor.suite.js) runs it.
+			!wf.nodes.some((n) => n.type === 'n8n-nodes-rag-eval.evalExecutions') &&
 			// An Evaluation Trigger runs only under n8n's test runner (its own suite), not `n8n execute`;
 			// a Form Trigger only in a running n8n (the review example's own suite).
 			!wf.nodes.some(
@@ -342,6 +344,7 @@ async function main() {
 	// Specs that need a running n8n of their own (`suite`: a script printing `N passed, N failed`).
 	for (const spec of selected.filter((s) => s.suite)) {
 		covered.add(spec.workflowId);
+		for (const id of spec.covers || []) covered.add(id);
 		const s = Date.now();
 		const r = await runChild(spec.suite);
 		timings.push(`${path.basename(spec.suite)} ${((Date.now() - s) / 1000).toFixed(0)} s`);

@@ -20,6 +20,34 @@ const REVIEW_EXAMPLE = {
 	golden: 'rag-eval-golden-set',
 };
 
+/**
+ * The production-monitoring examples: the monitored support agent (an AI Agent behind a webhook),
+ * the monitor that judges a sample of its executions through n8n's public API (Eval Executions,
+ * credential n8nApi holding a public API key of the owner), and the pushed-traces example whose
+ * webhook keeps a sampled share of posted traces in a Data Table for its nightly run.
+ */
+const MONITOR_EXAMPLE = {
+	appWorkflowId: 'ragEvalMonitorApp01',
+	workflowId: 'ragEvalMonitor0001',
+	tracesWorkflowId: 'ragEvalTraces00001',
+	traces: 'rag-eval-pushed-traces',
+	credentialName: 'n8n API (rag-eval monitor)',
+	credentialType: 'n8nApi',
+	apiKeyLabel: 'rag-eval monitor',
+	// Reading executions and the workflows they belong to; nothing that changes n8n.
+	apiKeyScopes: ['workflow:read', 'workflow:list', 'execution:read', 'execution:list'],
+};
+/** Columns of the pushed-traces Data Table (all text; `trace` holds the posted JSON). */
+const TRACE_TABLE_COLUMNS = [
+	'trace_id',
+	'trace',
+	'format',
+	'received_at',
+	'status',
+	'judged_at',
+	'judged_in',
+];
+
 /** Rows of the bundled dataset as Data Table rows: the Azure columns as text (null when absent). */
 function datasetRows(file = path.join(REPO, 'examples', 'datasets', 'rag-support-sample.jsonl')) {
 	return fs
@@ -74,6 +102,7 @@ async function restSession(base, email, password) {
 		get: (url) => call('GET', url),
 		post: (url, body) => call('POST', url, body ?? {}),
 		patch: (url, body) => call('PATCH', url, body ?? {}),
+		delete: (url) => call('DELETE', url),
 	};
 }
 
@@ -129,6 +158,93 @@ async function ensureReviewTables(session) {
 	return { labels, golden };
 }
 
+/** The pushed-traces example's Data Table, empty, created once. */
+async function ensureTracesTable(session) {
+	return ensureEmptyDataTable(session, MONITOR_EXAMPLE.traces, TRACE_TABLE_COLUMNS);
+}
+
+const listOf = (x) => (Array.isArray(x) ? x : (x?.items ?? x?.data ?? []));
+
+/**
+ * A public API key of the logged-in owner (label MONITOR_EXAMPLE.apiKeyLabel, read-only scopes)
+ * kept in the n8n credential the monitor example reads (type n8nApi: apiKey + baseUrl), created
+ * once: a later call finds both and changes nothing. n8n shows a key only when it is created, so
+ * when either half is missing (the key was deleted, or the credential) a new key replaces the old
+ * one and the credential is written (created or updated) with it. The key goes from n8n's answer
+ * straight into the credential: it is never returned, logged or written anywhere else.
+ * Resolves to { credentialId, credentialName, created: 'none' | 'key' | 'both' } (no key).
+ */
+async function ensureMonitorApiKey(session, { apiBaseUrl, example = MONITOR_EXAMPLE } = {}) {
+	const credentials = listOf(await session.get('/credentials'));
+	const cred = credentials.find(
+		(c) => c.name === example.credentialName && c.type === example.credentialType,
+	);
+	const keys = listOf(await session.get('/api-keys')).filter(
+		(k) => k.label === example.apiKeyLabel,
+	);
+	if (cred && keys.length === 1)
+		return { credentialId: cred.id, credentialName: cred.name, created: 'none' };
+	// The raw key of an existing one cannot be read back: replace it.
+	for (const k of keys) await session.delete(`/api-keys/${k.id}`);
+	const made = await session.post('/api-keys', {
+		label: example.apiKeyLabel,
+		scopes: example.apiKeyScopes,
+		expiresAt: null,
+	});
+	if (typeof made.rawApiKey !== 'string' || made.rawApiKey === '')
+		throw new Error('n8n created the API key but returned no key');
+	const data = { apiKey: made.rawApiKey, baseUrl: apiBaseUrl };
+	let credentialId;
+	if (cred) {
+		await session.patch(`/credentials/${cred.id}`, {
+			name: cred.name,
+			type: example.credentialType,
+			data,
+		});
+		credentialId = cred.id;
+	} else {
+		const project = await session.get('/projects/personal');
+		const createdCred = await session.post('/credentials', {
+			name: example.credentialName,
+			type: example.credentialType,
+			data,
+			projectId: project.id,
+		});
+		credentialId = createdCred.id;
+	}
+	return {
+		credentialId,
+		credentialName: example.credentialName,
+		created: cred ? 'key' : 'both',
+	};
+}
+
+/**
+ * Points every node of a workflow that takes a credential of `type` at the credential
+ * { id, name } (a PATCH of the workflow, as picking it in the editor; a published workflow is
+ * published again); false when all did.
+ */
+async function pointCredential(session, workflowId, type, credential) {
+	const wf = await session.get(`/workflows/${workflowId}`);
+	let changed = false;
+	const nodes = wf.nodes.map((n) => {
+		if (!n.credentials || !(type in n.credentials)) return n;
+		if (n.credentials[type]?.id === credential.id) return n;
+		changed = true;
+		return { ...n, credentials: { ...n.credentials, [type]: credential } };
+	});
+	if (!changed) return false;
+	const updated = await session.patch(`/workflows/${workflowId}`, {
+		versionId: wf.versionId,
+		nodes,
+	});
+	// n8n 2.x runs a workflow's published version: a published one is published again, as the
+	// editor's Publish does, or its triggers would keep the old credential.
+	if (wf.active || wf.activeVersionId)
+		await session.post(`/workflows/${workflowId}/activate`, { versionId: updated.versionId });
+	return true;
+}
+
 /** Points every Evaluation Trigger of a workflow at a Data Table id (a PATCH of the workflow). */
 async function pointEvaluationTrigger(session, workflowId, tableId) {
 	const wf = await session.get(`/workflows/${workflowId}`);
@@ -167,6 +283,11 @@ async function runEvaluation(session, workflowId, { timeoutMs = 300000 } = {}) {
 }
 
 module.exports = {
+	MONITOR_EXAMPLE,
+	TRACE_TABLE_COLUMNS,
+	ensureTracesTable,
+	ensureMonitorApiKey,
+	pointCredential,
 	EVALUATIONS_EXAMPLE,
 	REVIEW_EXAMPLE,
 	ensureEmptyDataTable,

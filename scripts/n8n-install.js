@@ -674,6 +674,9 @@ function withCredential(wf, cred, chatCred) {
 			node.credentials = { openAiApi: { id: chatCred.id, name: chatCred.name } };
 			if (chatCred.model) node.parameters.model = { __rl: true, mode: 'id', value: chatCred.model };
 		}
+		// Embeddings (the monitored agent's retriever) go to the same server as the Chat Model.
+		if (chatCred && node.type === '@n8n/n8n-nodes-langchain.embeddingsOpenAi')
+			node.credentials = { openAiApi: { id: chatCred.id, name: chatCred.name } };
 	}
 	return copy;
 }

@@ -7,7 +7,8 @@
 // from OPENAI_API_KEY / OPENAI_BASE_URL / AZURE_OPENAI_* when set and the webhook token
 // credential the example webhooks check (RAG_EVAL_WEBHOOK_TOKEN, or a generated token printed
 // once and kept in .n8n-local/webhook-token.json), imports the example workflows and starts n8n
-// with its embedded SQLite on http://localhost:5678.
+// with its embedded SQLite on http://localhost:5678; then creates the examples' Data Tables and a
+// read-only public API key of the owner, kept in the "n8n API" credential the monitor example uses.
 'use strict';
 
 const crypto = require('node:crypto');
@@ -217,6 +218,43 @@ async function setUpReviewExample(base, owner) {
 	}
 }
 
+/**
+ * The production-monitoring examples: a public API key of the owner (read-only scopes) in the
+ * "n8n API" credential the monitor's Eval Executions node reads, that node pointed at it, and the
+ * pushed-traces example's Data Table. Idempotent across starts; the key is never printed. A
+ * failure only costs these examples, so it is logged, never fatal.
+ */
+async function setUpMonitorExamples(base, owner) {
+	const ev = require('./n8n-evaluations');
+	const m = ev.MONITOR_EXAMPLE;
+	try {
+		const session = await ev.restSession(base, owner.email, owner.password);
+		const key = await ev.ensureMonitorApiKey(session, {
+			apiBaseUrl: `http://localhost:${PORT}/api/v1`,
+		});
+		await ev.pointCredential(session, m.workflowId, m.credentialType, {
+			id: key.credentialId,
+			name: key.credentialName,
+		});
+		log(
+			key.created === 'none'
+				? `credential "${key.credentialName}" (public API key "${m.apiKeyLabel}") found; the monitor example reads executions with it`
+				: `created a public API key "${m.apiKeyLabel}" (scopes ${m.apiKeyScopes.join(', ')}) and kept it in the credential "${key.credentialName}"; the monitor example reads executions with it (the key is not shown)`,
+		);
+	} catch (e) {
+		log(`could not set up the monitor example's n8n API credential: ${e.message}`);
+	}
+	try {
+		const session = await ev.restSession(base, owner.email, owner.password);
+		const t = await ev.ensureTracesTable(session);
+		log(
+			`Data Table "${m.traces}" ${t.created ? 'created' : 'found'}; the pushed-traces example keeps its sampled traces there`,
+		);
+	} catch (e) {
+		log(`could not set up the pushed-traces example's Data Table: ${e.message}`);
+	}
+}
+
 async function main() {
 	const t0 = Date.now();
 	// First, before minutes of installing: whether the judges will have a model at all.
@@ -310,6 +348,7 @@ async function main() {
 	await waitForHealth(`http://127.0.0.1:${PORT}`, child, 180000);
 	await setUpEvaluationsExample(`http://127.0.0.1:${PORT}`, owner);
 	await setUpReviewExample(`http://127.0.0.1:${PORT}`, owner);
+	await setUpMonitorExamples(`http://127.0.0.1:${PORT}`, owner);
 	const first = workflows.find((w) => w.id === 'ragEvalNightly001') || workflows[0];
 	const lines = [
 		'',

@@ -8,6 +8,10 @@
  *
  *   node test/support/openai-server-cli.js [--port 8787] [--latency 100] [--rate429 0.1] [--retry-after 0.2]
  *
+ * An agent's request that offers tools and whose user turn holds `[[tool]]` or `[[tool:<name>]]`
+ * gets a call of that tool instead (each named tool once, in order; then the usual reply).
+ * `POST /embeddings` answers deterministic word-hash vectors (see embed).
+ *
  * Prints `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` once listening; `GET /__stats` returns call
  * counts (chat, rateLimited, models) and the chat requests held at once (inFlight, peakInFlight)
  * for benchmarks.
@@ -27,6 +31,67 @@ function scoreFor(messages) {
 	const stable = text.replace(/data-[0-9a-f]{8,}/g, 'data');
 	const h = crypto.createHash('sha256').update(stable).digest();
 	return (h[0] % 5) + 1;
+}
+
+/** A tool name as compared: lower case, every run of other characters than letters and digits `_`. */
+const toolKey = (name) =>
+	String(name)
+		.toLowerCase()
+		.replace(/[^a-z0-9]+/g, '_')
+		.replace(/^_|_$/g, '');
+
+/**
+ * The next tool call an agent's request asks for, or null. The user turn names the tools to call,
+ * in order: `[[tool:<name>]]` (several allowed; names compared by toolKey) or `[[tool]]` (the first
+ * tool offered). A tool is called once: those whose result is already in the conversation are
+ * skipped, and when none is left the model answers as usual. Arguments are filled from the tool's
+ * JSON schema.
+ */
+function toolCallFor(body, messages) {
+	const tools = Array.isArray(body.tools) ? body.tools.filter((t) => t && t.function) : [];
+	if (tools.length === 0) return null;
+	const user = messages
+		.filter((m) => m.role === 'user')
+		.map((m) => (typeof m.content === 'string' ? m.content : ''))
+		.join('\n');
+	const wanted = [];
+	for (const m of user.matchAll(/\[\[tool(?::([^\]]+))?\]\]/g))
+		wanted.push(m[1] === undefined ? toolKey(tools[0].function.name) : toolKey(m[1]));
+	if (wanted.length === 0) return null;
+	const called = new Set();
+	for (const m of messages)
+		for (const c of m.role === 'assistant' && Array.isArray(m.tool_calls) ? m.tool_calls : [])
+			if (c && c.function) called.add(toolKey(c.function.name));
+	const next = wanted.find((w) => !called.has(w));
+	const tool = next && tools.find((t) => toolKey(t.function.name) === next);
+	if (!tool) return null;
+	const fn = tool.function;
+	const args = fill(fn.parameters || { type: 'object', properties: {} }, 3) || {};
+	// A query-like argument gets the user's words, so a retriever tool searches for them.
+	for (const k of ['input', 'query'])
+		if (typeof args[k] === 'string') args[k] = user.replace(/\[\[[^\]]*\]\]/g, '').trim();
+	return {
+		id: `call_local_${crypto.createHash('sha256').update(`${JSON.stringify(messages)}#${next}`).digest('hex').slice(0, 12)}`,
+		type: 'function',
+		function: { name: fn.name, arguments: JSON.stringify(args) },
+	};
+}
+
+/**
+ * Deterministic embeddings for `POST /embeddings`: each word (lower case, letters and digits) adds
+ * to one of DIM dimensions picked by its hash, and the vector is normalised, so texts sharing words
+ * are near each other. Answered as floats, or base64 float32 (the OpenAI SDK's default request).
+ */
+const EMBEDDING_DIM = 64;
+function embed(text) {
+	const v = new Float32Array(EMBEDDING_DIM);
+	for (const w of String(text).toLowerCase().match(/[a-z0-9]+/g) || []) {
+		const h = crypto.createHash('sha256').update(w).digest();
+		v[h[0] % EMBEDDING_DIM] += h[1] & 1 ? 1 : -1;
+	}
+	const norm = Math.hypot(...v) || 1;
+	for (let i = 0; i < v.length; i++) v[i] /= norm;
+	return v;
 }
 
 /** Fills a JSON schema with values consistent with `score`. */
@@ -136,6 +201,32 @@ function startJudgeServer(opts = {}) {
 					data: [{ id: 'judge-model', object: 'model', created: 1700000000, owned_by: 'local' }],
 				});
 			}
+			if (req.method === 'POST' && endpoint === '/embeddings') {
+				let eb;
+				try {
+					eb = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+				} catch {
+					eb = {};
+				}
+				const inputs = Array.isArray(eb.input) ? eb.input : [eb.input ?? ''];
+				stats.embeddings = (stats.embeddings || 0) + 1;
+				return send(200, {
+					object: 'list',
+					model: eb.model || 'embedding-model',
+					data: inputs.map((t, index) => {
+						const v = embed(typeof t === 'string' ? t : JSON.stringify(t));
+						return {
+							object: 'embedding',
+							index,
+							embedding:
+								eb.encoding_format === 'base64'
+									? Buffer.from(v.buffer).toString('base64')
+									: Array.from(v),
+						};
+					}),
+					usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+				});
+			}
 			if (req.method !== 'POST' || endpoint !== '/chat/completions') {
 				return send(404, {
 					error: {
@@ -179,6 +270,27 @@ function startJudgeServer(opts = {}) {
 				);
 			}
 			const messages = Array.isArray(body.messages) ? body.messages : [];
+			// An agent offered tools whose user turn carries `[[tool]]` first calls its first tool
+			// (arguments filled from the tool's schema); once a tool result is in the conversation it
+			// answers as usual.
+			const call = toolCallFor(body, messages);
+			if (call) {
+				return send(200, {
+					id: `chatcmpl-local-${stats.chat}`,
+					object: 'chat.completion',
+					created: Math.floor(Date.now() / 1000),
+					model: body.model || (azure && azure[1]) || 'judge-model',
+					choices: [
+						{
+							index: 0,
+							message: { role: 'assistant', content: null, tool_calls: [call], refusal: null },
+							logprobs: null,
+							finish_reason: 'tool_calls',
+						},
+					],
+					usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
+				});
+			}
 			const score = scoreFor(messages);
 			const rf = body.response_format;
 			const schema =

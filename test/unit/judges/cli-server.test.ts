@@ -1,6 +1,7 @@
 /** The standalone judge server answers every registry judge validly and deterministically. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import OpenAI from 'openai';
 import { Governor } from '../../../src/judges/governor';
 import { createOpenAIModelSource } from '../../../src/judges/model';
 import { judgeRegistry } from '../../../src/judges/registry';
@@ -78,6 +79,87 @@ describe('openai-server-cli', () => {
 			);
 			expect(scores.every((s) => s.status === 'ok')).toBe(true);
 			expect(server.stats.rateLimited).toBe(Math.floor(server.stats.chat * 0.25));
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('makes an agent call the tools its user turn names, each once in order, then answer', async () => {
+		const server = await cli.startJudgeServer();
+		try {
+			const client = new OpenAI({ apiKey: 'k', baseURL: server.baseUrl, maxRetries: 0 });
+			const fn = (name: string) => ({
+				type: 'function' as const,
+				function: {
+					name,
+					parameters: { type: 'object', properties: { input: { type: 'string' } } },
+				},
+			});
+			const tools = [fn('Look_Up_Order'), fn('Knowledge_Base')];
+			const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+				{
+					role: 'user',
+					content: 'Where is order 12345? [[tool:knowledge base]] [[tool:Look Up Order]]',
+				},
+			];
+			const names: string[] = [];
+			for (let turn = 0; turn < 4; turn++) {
+				const r = await client.chat.completions.create({ model: 'm', messages, tools });
+				const msg = r.choices[0].message;
+				if (!msg.tool_calls?.length) {
+					expect(r.choices[0].finish_reason).toBe('stop');
+					expect(typeof msg.content).toBe('string');
+					break;
+				}
+				expect(r.choices[0].finish_reason).toBe('tool_calls');
+				const call = msg.tool_calls[0] as {
+					id: string;
+					function: { name: string; arguments: string };
+				};
+				names.push(call.function.name);
+				// The query argument is the user's words without the markers.
+				expect(JSON.parse(call.function.arguments)).toEqual({ input: 'Where is order 12345?' });
+				messages.push(msg, { role: 'tool', tool_call_id: call.id, content: 'result' });
+			}
+			expect(names).toEqual(['Knowledge_Base', 'Look_Up_Order']);
+			// Without a marker, or without tools, the reply is the usual judge JSON.
+			const plain = await client.chat.completions.create({
+				model: 'm',
+				messages: [{ role: 'user', content: 'Hello' }],
+				tools,
+			});
+			expect(plain.choices[0].message.tool_calls ?? []).toHaveLength(0);
+			expect(() => JSON.parse(plain.choices[0].message.content ?? '')).not.toThrow();
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('answers embeddings: deterministic, unit length, nearer for texts sharing words', async () => {
+		const server = await cli.startJudgeServer();
+		try {
+			const client = new OpenAI({ apiKey: 'k', baseURL: server.baseUrl, maxRetries: 0 });
+			const texts = [
+				'returns within 30 days',
+				'returns within 30 days',
+				'returns of opened items',
+				'support hours on saturday',
+			];
+			// The SDK asks for base64 by default and decodes it; floats when asked.
+			const b64 = await client.embeddings.create({ model: 'e', input: texts });
+			const floats = await client.embeddings.create({
+				model: 'e',
+				input: texts,
+				encoding_format: 'float',
+			});
+			const v = b64.data.map((d) => d.embedding);
+			expect(v).toHaveLength(4);
+			for (let i = 0; i < 4; i++)
+				floats.data[i].embedding.forEach((x, k) => expect(x).toBeCloseTo(v[i][k], 6));
+			const dot = (a: number[], b: number[]) => a.reduce((s, x, k) => s + x * b[k], 0);
+			for (const e of v) expect(dot(e, e)).toBeCloseTo(1, 5);
+			expect(dot(v[0], v[1])).toBeCloseTo(1, 5);
+			expect(dot(v[0], v[2])).toBeGreaterThan(dot(v[0], v[3]));
 		} finally {
 			await server.close();
 		}
