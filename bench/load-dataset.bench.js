@@ -148,7 +148,10 @@ function main() {
 		const bytes = writeJsonl(file, ROWS);
 		writeJsonl(warmFile, WARM_ROWS);
 		console.log(
-			`commit ${commit()}, node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), reference: bare TextDecoder + split + JSON.parse (same node)`,
+			`commit ${commit()}, node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), reference: bare TextDecoder + split + JSON.parse (same node); load average ${os
+				.loadavg()
+				.map((l) => l.toFixed(2))
+				.join(' ')}`,
 		);
 		console.log(
 			`input: ${ROWS} JSONL rows, ${mb(bytes)} (${Math.round(bytes / ROWS)} bytes/row), text ${LATIN1 ? 'Latin-1 only (TEXT=latin1: one-byte strings)' : 'with CJK and Cyrillic words (two-byte strings)'}; each figure from a fresh child process`,
@@ -184,6 +187,12 @@ function main() {
 				`  ratio loadDataset / JSON.parse: ${(rate(best.load) / rate(best.ref)).toFixed(3)} wall, ${(best.ref.cpu / best.load.cpu).toFixed(3)} CPU (goal >= 0.5); memory ${(grow(best.load) / bytes).toFixed(2)}x the file (goal <= 2)`,
 			);
 		}
+		console.log(
+			`load average after: ${os
+				.loadavg()
+				.map((l) => l.toFixed(2))
+				.join(' ')}`,
+		);
 	} finally {
 		fs.rmSync(dir, { recursive: true, force: true });
 	}

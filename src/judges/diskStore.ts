@@ -189,6 +189,7 @@ export interface DiskStoreOptions {
  */
 export class DiskStore {
 	private readonly shards = new Set<string>();
+	private readonly paths = new Map<string, { name: string; shard: string; path: string }>();
 	private readonly lists: HourLists;
 	private readonly now: () => number;
 	private readonly ttlMs: number;
@@ -208,9 +209,16 @@ export class DiskStore {
 	}
 
 	private pathOf(key: string): { name: string; shard: string; path: string } {
+		// A verdict missed by `get` is stored by `set` under the same key: its path is worked out
+		// once (a hash and two joins), kept until then or until 1,024 keys are waiting.
+		let p = this.paths.get(key);
+		if (p) return p;
 		const name = sha256(key);
 		const shard = join(this.dir, ENTRIES, name.slice(0, 2));
-		return { name, shard, path: join(shard, name.slice(2)) };
+		p = { name, shard, path: join(shard, name.slice(2)) };
+		if (this.paths.size >= 1024) this.paths.clear();
+		this.paths.set(key, p);
+		return p;
 	}
 
 	/** Runs a synchronous file operation, going asynchronous for good if it was slow. */
@@ -226,6 +234,10 @@ export class DiskStore {
 	/** The value stored under `key`, or null. Throws `EINTEGRITY` for a damaged entry. */
 	async get(key: string): Promise<string | null> {
 		const { path } = this.pathOf(key);
+		// A miss is the usual answer on a run over new responses: a stat that says "none" costs a
+		// third of the ENOENT error a failed read throws (a hit pays the stat, about 4 us).
+		if (this.sync && this.timed(() => fs.statSync(path, { throwIfNoEntry: false })) === undefined)
+			return this.legacyGet(key, undefined);
 		let text: string;
 		try {
 			text = this.sync
@@ -235,6 +247,7 @@ export class DiskStore {
 			if (code(e) === 'ENOENT' || code(e) === 'ENOTDIR') return this.legacyGet(key, e);
 			throw e;
 		}
+		this.paths.delete(key);
 		const entry = splitEntry(text);
 		if (!entry || sha256(entry.value) !== entry.hash) throw integrityError(path);
 		return entry.value;
@@ -243,6 +256,7 @@ export class DiskStore {
 	/** Stores `value` under `key`: its hour list first, then the entry, so no entry goes unlisted. */
 	async set(key: string, value: string): Promise<void> {
 		const { name, shard, path } = this.pathOf(key);
+		this.paths.delete(key);
 		const storedAt = Math.floor(this.now());
 		const list = this.lists.list(Math.floor(storedAt / HOUR_MS));
 		const tmp = `${path}.${process.pid}.${++this.tmp}.tmp`;

@@ -4,7 +4,7 @@
  * system prompt says such text is data. Content cannot close a block whose nonce it cannot guess,
  * and any literal occurrence of the current nonce in the content is neutralised anyway.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import type { ChatTurn, ContextDoc } from '../core/inputs';
 import type { InputDecl } from '../core/types';
 import { DATA_TAG_PLACEHOLDER, type JudgeDecl, type JudgePrompt } from './types';
@@ -63,9 +63,24 @@ export function placeholderProblems(
 	return problems;
 }
 
+/**
+ * Random bytes for nonces, drawn from the CSPRNG 128 nonces at a time: one `randomBytes` call a
+ * judge call was about a tenth of `runJudge`'s own CPU. Every nonce still takes 12 bytes no other
+ * nonce used.
+ */
+const NONCE_BYTES = 12;
+const noncePool = Buffer.alloc(NONCE_BYTES * 128);
+let noncePos = noncePool.length;
+
 /** A fresh unguessable nonce (96 bits, hex). */
 export function newNonce(): string {
-	return randomBytes(12).toString('hex');
+	if (noncePos === noncePool.length) {
+		randomFillSync(noncePool);
+		noncePos = 0;
+	}
+	const start = noncePos;
+	noncePos += NONCE_BYTES;
+	return noncePool.toString('hex', start, noncePos);
 }
 
 /** Short hash of the prompt templates (without data): the `prompt:` part of a signature. */
@@ -153,22 +168,67 @@ export function renderPrompt(
 	nonce: string = newNonce(),
 ): RenderedPrompt {
 	const tag = `data-${nonce}`;
-	const byField = new Map(inputs.map((i) => [i.field, i]));
-	const fill = (template: string): string =>
-		template.replace(PLACEHOLDER, (whole, escaped: string | undefined, name: string) => {
-			if (escaped !== undefined) return escaped;
-			if (name === DATA_TAG_PLACEHOLDER) return tag;
-			const decl = byField.get(name);
+	const fill = (template: string): string => {
+		let out = '';
+		for (const part of compiled(template)) {
+			if (typeof part === 'string') {
+				out += part;
+				continue;
+			}
+			const name = part.name;
+			if (name === DATA_TAG_PLACEHOLDER) {
+				out += tag;
+				continue;
+			}
+			let decl: InputDecl | undefined;
+			// The last input of a field wins, as it always did.
+			for (let i = inputs.length - 1; i >= 0 && !decl; i--)
+				if (inputs[i].field === name) decl = inputs[i];
 			if (decl) {
 				// The nonce is secret per call; neutralising it stops content that somehow
 				// contains it from closing or forging a block.
-				const text = renderValue(decl.kind, values[decl.name]).split(nonce).join('[nonce removed]');
-				return `<${tag} name="${name}">\n${text}\n</${tag}>`;
-			}
-			if (name in params) return String(params[name]);
-			return whole;
-		});
+				let text = renderValue(decl.kind, values[decl.name]);
+				if (text.includes(nonce)) text = text.split(nonce).join('[nonce removed]');
+				out += `<${tag} name="${name}">\n${text}\n</${tag}>`;
+			} else if (name in params) out += String(params[name]);
+			else out += `{${name}}`;
+		}
+		return out;
+	};
 	return { system: fill(prompt.system), user: fill(prompt.user), nonce, tag };
+}
+
+/** A template as literal text (escapes resolved) and `{placeholder}` slots, in order. */
+type TemplatePart = string | { name: string };
+const compiledTemplates = new Map<string, TemplatePart[]>();
+
+/**
+ * A template split once into its parts: every row of a node renders the same templates, and
+ * scanning them with the placeholder pattern was a fifth of `runJudge`'s own CPU. At most 512
+ * templates are kept; past that the memo starts over.
+ */
+function compiled(template: string): TemplatePart[] {
+	let parts = compiledTemplates.get(template);
+	if (parts) return parts;
+	parts = [];
+	let text = '';
+	let at = 0;
+	for (const m of template.matchAll(PLACEHOLDER)) {
+		text += template.slice(at, m.index);
+		at = m.index + m[0].length;
+		if (m[1] !== undefined) {
+			text += m[1];
+			continue;
+		}
+		if (text !== '') parts.push(text);
+		text = '';
+		parts.push({ name: m[2] });
+	}
+	text += template.slice(at);
+	if (text !== '') parts.push(text);
+	if (compiledTemplates.size >= 512) compiledTemplates.clear();
+	compiledTemplates.set(template, parts);
+	return parts;
 }
 
 /**

@@ -74,8 +74,21 @@ function describeProp(schema: unknown): string {
 	return `${String(s.type ?? 'value')}${desc}`;
 }
 
-/** Output instructions derived from the schema, appended to every (even edited) system prompt. */
+const instructions = new WeakMap<object, Map<ResponseMode, string>>();
+
+/**
+ * Output instructions derived from the schema, appended to every (even edited) system prompt:
+ * built once per output schema and mode, as every row of a node asks for the same text.
+ */
 function formatInstruction(decl: JudgeDecl, mode: ResponseMode): string {
+	let byMode = instructions.get(decl.output.jsonSchema);
+	if (!byMode) instructions.set(decl.output.jsonSchema, (byMode = new Map()));
+	let text = byMode.get(mode);
+	if (text === undefined) byMode.set(mode, (text = buildInstruction(decl, mode)));
+	return text;
+}
+
+function buildInstruction(decl: JudgeDecl, mode: ResponseMode): string {
 	const props = (decl.output.jsonSchema.properties ?? {}) as Record<string, unknown>;
 	const fields = Object.keys(props)
 		.map((k) => `- ${k}: ${describeProp(props[k])}`)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { bleuScore, meteorScore, rougeScore } from '../../src/metrics';
@@ -32,8 +33,17 @@ describe('Manual Trigger -> Eval Dataset -> BLEU -> ROUGE (split) -> METEOR', ()
 			expected_response: 'The capital of Japan is Tokyo.',
 			retrieved_context: [{ content: 'Tokyo has been the capital of Japan since 1868.' }],
 		});
-		expect(typeof rows[0].dataset_fingerprint).toBe('string');
-		expect(new Set(rows.map((x) => x.dataset_fingerprint)).size).toBe(1);
+		// The dataset fingerprint where the rows carry it: SHA-256 of how the file was read, then of
+		// its bytes, on every row, invalid ones too, and in every row's run manifest.
+		const how = 'o1:s4:reado2:s6:formats5:jsonls6:schemas5:azure\n';
+		const fingerprint =
+			'sha256:' +
+			createHash('sha256').update(Buffer.from(how, 'utf16le')).update(file).digest('hex');
+		for (const x of [...rows, ...invalid]) expect(x.dataset_fingerprint).toBe(fingerprint);
+		for (const x of rows)
+			expect((x.run_manifest as { dataset_fingerprint: string }).dataset_fingerprint).toBe(
+				fingerprint,
+			);
 
 		// BLEU on every row: the conformance value for the first pair, and NA without ground truth.
 		const bleu = r

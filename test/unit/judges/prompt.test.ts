@@ -1,4 +1,6 @@
 /** Prompt rendering, nonce delimiters, adversarial inputs and reply normalisation. */
+import { createHash } from 'node:crypto';
+import { verdictKey } from '../../../src/judges/cache';
 import { Governor } from '../../../src/judges/governor';
 import { createOpenAIModelSource } from '../../../src/judges/model';
 import {
@@ -61,6 +63,76 @@ describe('renderPrompt', () => {
 		const b = newNonce();
 		expect(a).not.toBe(b);
 		expect(a).toMatch(/^[0-9a-f]{24}$/);
+		// Nonces come from a pool of random bytes refilled every 128: none repeats across refills.
+		const many = Array.from({ length: 1000 }, () => newNonce());
+		expect(new Set(many).size).toBe(1000);
+		expect(many.every((n) => /^[0-9a-f]{24}$/.test(n))).toBe(true);
+	});
+
+	it('renders every template as one regular-expression pass over it would (templates are compiled once)', () => {
+		// The rendering before templates were compiled, as the reference.
+		const reference = (
+			template: string,
+			tag: string,
+			nonce: string,
+			params: Record<string, unknown>,
+			values: Record<string, unknown>,
+		) =>
+			template.replace(
+				/\\([{}])|\{([A-Za-z_][A-Za-z0-9_]*)\}/g,
+				(whole, escaped: string | undefined, name: string) => {
+					if (escaped !== undefined) return escaped;
+					if (name === 'data_tag') return tag;
+					const decl = new Map(groundedness.inputs.map((i) => [i.field, i])).get(name);
+					if (decl) {
+						const v = values[decl.name];
+						const text =
+							v === undefined
+								? '(not provided)'
+								: Array.isArray(v)
+									? (v as { doc_uri?: string; content?: string }[])
+											.map(
+												(d, i) =>
+													`[doc${i + 1}]${d.doc_uri !== undefined ? ` (source: ${d.doc_uri})` : ''}\n${d.content ?? '(no content)'}`,
+											)
+											.join('\n\n')
+									: String(v);
+						return `<${tag} name="${name}">\n${text.split(nonce).join('[nonce removed]')}\n</${tag}>`;
+					}
+					if (name in params) return String(params[name]);
+					return whole;
+				},
+			);
+		const templates = [
+			groundedness.prompt.system,
+			groundedness.prompt.user,
+			'',
+			'{response}',
+			'{response}{request}{response}',
+			'\\{response\\} {unknown} {data_tag} {domain}{',
+			'{"score": 1} \\{ \\} \\x {1bad} {response',
+			'a{retrieved_context}b\\{{request}\\}c',
+		];
+		const values = {
+			request: 'Q? {response}',
+			response: 'A. nonce42 inside',
+			context: [{ doc_uri: 'kb/a', content: 'first {request}' }, { content: 'second' }],
+		};
+		const params = { domain: 'travel' };
+		for (const t of templates) {
+			for (let round = 0; round < 2; round++) {
+				const r = renderPrompt(
+					{ system: t, user: t },
+					groundedness.inputs,
+					values,
+					params,
+					'nonce42',
+				);
+				const want = reference(t, 'data-nonce42', 'nonce42', params, values);
+				expect(r.system).toBe(want);
+				expect(r.user).toBe(want);
+			}
+		}
 	});
 
 	it('neutralises the current nonce if content contains it, so a block cannot be closed', () => {
@@ -96,6 +168,72 @@ describe('renderPrompt', () => {
 		expect(sig).toBe(
 			`judge:groundedness@1|model:m|temp:0.2|prompt:${promptHash({ system: groundedness.prompt.system, user: 'x {response}' })}`,
 		);
+	});
+});
+
+describe('what a judge call sends, scores and stores under', () => {
+	// Pinned from the code before the judges' per-call work was cut (issue 28 item 4, commit
+	// e00a5b4): the request over HTTP (its nonce masked), the Score and the verdict cache key.
+	it('are those of the code before the per-call cuts', async () => {
+		const server = await startOpenAIServer();
+		try {
+			const values = {
+				request: 'Q?',
+				response: 'A.',
+				retrieved_context: [{ doc_uri: 'kb/a', content: 'first' }, { content: 'second' }],
+			};
+			const source = createOpenAIModelSource({
+				provider: 'compatible',
+				baseUrl: server.baseUrl,
+				model: 'm',
+			});
+			for (let i = 0; i < 2; i++) {
+				server.script({ json: { reason: 'Supported.', score: 4 } });
+				const score = await runJudge(groundedness, values, { source, governor: new Governor() });
+				expect({ ...score, latencyMs: 0 }).toEqual({
+					metric: 'groundedness',
+					scale: { kind: 'likert', min: 1, max: 5 },
+					direction: 'higher',
+					signature: 'judge:groundedness@1|model:m|temp:0|prompt:4ac7900e0ec9',
+					threshold: 3,
+					value: 4,
+					pass: true,
+					status: 'ok',
+					reason: 'Supported.',
+					model: 'm',
+					latencyMs: 0,
+					attempts: 1,
+					usage: score.usage,
+					details: { responseMode: 'json_schema' },
+				});
+			}
+			const bodies = server.chatRequests().map((r) => {
+				const nonce = /data-([0-9a-f]{24})/.exec(r.rawBody)?.[1] ?? 'none';
+				return r.rawBody.split(nonce).join('NONCE');
+			});
+			expect(bodies[0]).toBe(bodies[1]);
+			expect(createHash('sha256').update(bodies[0]).digest('hex')).toBe(
+				'5d91db53f0ee9670277317a8cdf567815f5270e383d313bdd1953bc8e5d90e51',
+			);
+			expect(
+				verdictKey(
+					groundedness,
+					groundedness.prompt,
+					{ request: 'Q?', response: 'A.', context: values.retrieved_context },
+					{},
+					{
+						source: {
+							key: 'compatible:http://x/v1|m',
+							defaultModel: 'm',
+							supportsResponseFormat: true,
+						},
+						temperature: 0,
+					},
+				),
+			).toBe('verdict:486137a9983ea93856195a0a52ce0072568294e0fcf992376be99220b2851898');
+		} finally {
+			await server.close();
+		}
 	});
 });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { detectSchema, loadDataset, normaliseRow, stableStringify } from '../../../src/record';
 
 const rows = [
@@ -10,23 +11,66 @@ const rows = [
 ];
 
 describe('fingerprint and request ids', () => {
-	it('the same rows give the same fingerprint whatever the file format or key order', () => {
-		const json = loadDataset(JSON.stringify(rows));
-		const jsonl = loadDataset(rows.map((r) => JSON.stringify(r)).join('\n'));
+	it('rows given as values: the same content gives the same fingerprint whatever the key order', () => {
+		const given = loadDataset(rows);
 		const reordered = loadDataset(rows.map((r) => Object.fromEntries(Object.entries(r).reverse())));
-		expect(json.fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
-		expect(jsonl.fingerprint).toBe(json.fingerprint);
-		expect(reordered.fingerprint).toBe(json.fingerprint);
-		expect(json.records.every((r) => r.source.fingerprint === json.fingerprint)).toBe(true);
+		expect(given.fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
+		expect(reordered.fingerprint).toBe(given.fingerprint);
+		expect(given.records.every((r) => r.source.fingerprint === given.fingerprint)).toBe(true);
 	});
 
-	it('any change of content, or of an invalid row, changes the fingerprint', () => {
+	it('rows given as values: any change of content, or of an invalid row, changes the fingerprint', () => {
 		const base = loadDataset(rows).fingerprint;
 		expect(loadDataset([rows[0], { ...rows[1], response: 'changed' }]).fingerprint).not.toBe(base);
 		const withBad = loadDataset([...rows, { request: 1 }]).fingerprint;
 		const withOtherBad = loadDataset([...rows, { request: 2 }]).fingerprint;
 		expect(withBad).not.toBe(base);
 		expect(withOtherBad).not.toBe(withBad);
+	});
+
+	it('file content: SHA-256 of how it was read, then of its bytes as given (BOM aside)', () => {
+		const text = rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+		const loaded = loadDataset(Buffer.from(text, 'utf8'));
+		// Computed here from its definition, not by the loader's code path.
+		const how =
+			'o1:s4:reado2:s6:formats5:jsonls6:schemas' +
+			loaded.schema.length +
+			':' +
+			loaded.schema +
+			'\n';
+		const expected =
+			'sha256:' +
+			createHash('sha256')
+				.update(Buffer.from(how, 'utf16le'))
+				.update(Buffer.from(text, 'utf8'))
+				.digest('hex');
+		expect(loaded.schema).toBe('databricks');
+		expect(loaded.fingerprint).toBe(expected);
+		expect(loaded.records.every((r) => r.source.fingerprint === expected)).toBe(true);
+		// Text and its bytes agree; a byte-order mark does not count.
+		expect(loadDataset(text).fingerprint).toBe(expected);
+		expect(loadDataset('\ufeff' + text).fingerprint).toBe(expected);
+		expect(loadDataset(Buffer.from('\ufeff' + text, 'utf8')).fingerprint).toBe(expected);
+	});
+
+	it('file content: any byte, or how it is read, changes the fingerprint; so does re-saving it', () => {
+		const text = rows.map((r) => JSON.stringify(r)).join('\n');
+		const base = loadDataset(text).fingerprint;
+		expect(loadDataset(text.replace('RAG', 'RAg')).fingerprint).not.toBe(base);
+		expect(loadDataset(text + '\n').fingerprint).not.toBe(base);
+		expect(loadDataset(text, { schema: 'azure' }).fingerprint).not.toBe(base);
+		expect(loadDataset(text, { mapping: { tags: 'metadata.tags' } }).fingerprint).not.toBe(base);
+		// The same rows saved as one JSON array are other bytes: another fingerprint (the records
+		// are equal).
+		const asJson = loadDataset(JSON.stringify(rows));
+		expect(asJson.fingerprint).not.toBe(base);
+		expect(asJson.records.map((r) => r.request_id)).toEqual(
+			loadDataset(text).records.map((r) => r.request_id),
+		);
+		// An invalid row is part of the bytes too.
+		const bad = loadDataset(text + '\n{"request": 1}');
+		expect(bad.invalid).toHaveLength(1);
+		expect(bad.fingerprint).not.toBe(loadDataset(text + '\n{"request": 2}').fingerprint);
 	});
 
 	it('request_id is kept when given, else a stable hash of the row content', () => {
