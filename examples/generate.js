@@ -591,18 +591,7 @@ const batched = workflow(
 	'RAG evaluation: batched (sub-workflows, queue mode ready)',
 	[
 		{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
-		{
-			name: 'Eval Dataset',
-			type: `${P}.evalDataset`,
-			pos: [220, 0],
-			params: {
-				source: 'text',
-				text: dataset('rag-support-sample.jsonl'),
-				format: 'jsonl',
-				schema: 'auto',
-			},
-			notes: 'Bundled sample: examples/datasets/rag-support-sample.jsonl',
-		},
+		sampleDataset([220, 0]),
 		{
 			name: 'Batches of 3',
 			type: 'n8n-nodes-base.splitInBatches',
@@ -710,17 +699,7 @@ const queueParent = workflow(
 			notes:
 				'POST {} (optionally {"batchSize": n}) with Authorization: Bearer <token>; answers with the merged summary',
 		},
-		{
-			name: 'Eval Dataset',
-			type: `${P}.evalDataset`,
-			pos: [220, 0],
-			params: {
-				source: 'text',
-				text: dataset('rag-support-sample.jsonl'),
-				format: 'jsonl',
-				schema: 'auto',
-			},
-		},
+		sampleDataset([220, 0], null),
 		{
 			name: 'Batches',
 			type: 'n8n-nodes-base.splitInBatches',
@@ -830,17 +809,7 @@ const agent = workflow(
 	'RAG evaluation: an n8n AI Agent',
 	[
 		{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
-		{
-			name: 'Eval Dataset',
-			type: `${P}.evalDataset`,
-			pos: [220, 0],
-			params: {
-				source: 'text',
-				text: dataset('rag-support-sample.jsonl'),
-				format: 'jsonl',
-				schema: 'auto',
-			},
-		},
+		sampleDataset([220, 0], null),
 		{
 			name: 'Ask the Agent',
 			type: 'n8n-nodes-base.executeWorkflow',
@@ -1464,8 +1433,8 @@ function nightlyTriggers(hour) {
 	];
 }
 
-/** "Eval Dataset" with the bundled RAG support sample embedded. */
-function sampleDataset(pos) {
+/** "Eval Dataset" with the bundled RAG support sample embedded; `notes` null: no note. */
+function sampleDataset(pos, notes = 'Bundled sample: examples/datasets/rag-support-sample.jsonl') {
 	return {
 		name: 'Eval Dataset',
 		type: `${P}.evalDataset`,
@@ -1476,7 +1445,7 @@ function sampleDataset(pos) {
 			format: 'jsonl',
 			schema: 'auto',
 		},
-		notes: 'Bundled sample: examples/datasets/rag-support-sample.jsonl',
+		notes,
 	};
 }
 
