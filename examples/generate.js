@@ -77,26 +77,8 @@ const nightly = workflow(
 	'ragEvalNightly001',
 	'RAG evaluation: nightly run',
 	[
-		{
-			name: 'Every Night',
-			type: 'n8n-nodes-base.scheduleTrigger',
-			v: 1.2,
-			pos: [0, 0],
-			params: { rule: { interval: [{ triggerAtHour: 2 }] } },
-		},
-		{ name: 'Run Now', type: 'n8n-nodes-base.manualTrigger', pos: [0, 200] },
-		{
-			name: 'Eval Dataset',
-			type: `${P}.evalDataset`,
-			pos: [240, 100],
-			params: {
-				source: 'text',
-				text: dataset('rag-support-sample.jsonl'),
-				format: 'jsonl',
-				schema: 'auto',
-			},
-			notes: 'Bundled sample: examples/datasets/rag-support-sample.jsonl',
-		},
+		...nightlyTriggers(2),
+		sampleDataset([240, 100]),
 		{
 			name: 'Ask Your RAG App',
 			type: 'n8n-nodes-base.httpRequest',
@@ -211,23 +193,7 @@ const nightly = workflow(
 			},
 			notes: 'Change n8n.example.com in Options -> Run URL to your n8n address',
 		},
-		{
-			name: 'Post to Slack',
-			type: 'n8n-nodes-base.httpRequest',
-			v: 4.2,
-			pos: [2980, -100],
-			disabled: true,
-			params: {
-				method: 'POST',
-				url: 'https://hooks.slack.com/services/PASTE/YOUR/WEBHOOK',
-				sendBody: true,
-				specifyBody: 'json',
-				jsonBody:
-					'={{ JSON.stringify($json.slack) }}',
-				options: {},
-			},
-			notes: 'Paste your Slack incoming webhook URL, then enable',
-		},
+		slackWebhook([2980, -100], '={{ JSON.stringify($json.slack) }}'),
 		{
 			name: 'Post to Slack (Slack node)',
 			type: 'n8n-nodes-base.slack',
@@ -625,18 +591,7 @@ const batched = workflow(
 	'RAG evaluation: batched (sub-workflows, queue mode ready)',
 	[
 		{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
-		{
-			name: 'Eval Dataset',
-			type: `${P}.evalDataset`,
-			pos: [220, 0],
-			params: {
-				source: 'text',
-				text: dataset('rag-support-sample.jsonl'),
-				format: 'jsonl',
-				schema: 'auto',
-			},
-			notes: 'Bundled sample: examples/datasets/rag-support-sample.jsonl',
-		},
+		sampleDataset([220, 0]),
 		{
 			name: 'Batches of 3',
 			type: 'n8n-nodes-base.splitInBatches',
@@ -744,17 +699,7 @@ const queueParent = workflow(
 			notes:
 				'POST {} (optionally {"batchSize": n}) with Authorization: Bearer <token>; answers with the merged summary',
 		},
-		{
-			name: 'Eval Dataset',
-			type: `${P}.evalDataset`,
-			pos: [220, 0],
-			params: {
-				source: 'text',
-				text: dataset('rag-support-sample.jsonl'),
-				format: 'jsonl',
-				schema: 'auto',
-			},
-		},
+		sampleDataset([220, 0], null),
 		{
 			name: 'Batches',
 			type: 'n8n-nodes-base.splitInBatches',
@@ -864,17 +809,7 @@ const agent = workflow(
 	'RAG evaluation: an n8n AI Agent',
 	[
 		{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
-		{
-			name: 'Eval Dataset',
-			type: `${P}.evalDataset`,
-			pos: [220, 0],
-			params: {
-				source: 'text',
-				text: dataset('rag-support-sample.jsonl'),
-				format: 'jsonl',
-				schema: 'auto',
-			},
-		},
+		sampleDataset([220, 0], null),
 		{
 			name: 'Ask the Agent',
 			type: 'n8n-nodes-base.executeWorkflow',
@@ -1121,26 +1056,8 @@ const redteam = workflow(
 	'ragEvalRedTeam001',
 	'RAG evaluation: red-team nightly',
 	[
-		{
-			name: 'Every Night',
-			type: 'n8n-nodes-base.scheduleTrigger',
-			v: 1.2,
-			pos: [0, 0],
-			params: { rule: { interval: [{ triggerAtHour: 3 }] } },
-		},
-		{ name: 'Run Now', type: 'n8n-nodes-base.manualTrigger', pos: [0, 200] },
-		{
-			name: 'Eval Dataset',
-			type: `${P}.evalDataset`,
-			pos: [240, 100],
-			params: {
-				source: 'text',
-				text: dataset('rag-support-sample.jsonl'),
-				format: 'jsonl',
-				schema: 'auto',
-			},
-			notes: 'Bundled sample: examples/datasets/rag-support-sample.jsonl',
-		},
+		...nightlyTriggers(3),
+		sampleDataset([240, 100]),
 		{
 			name: 'Attack Injector',
 			type: `${P}.evalAttackInjector`,
@@ -1148,23 +1065,9 @@ const redteam = workflow(
 			params: { mode: 'direct', seed: 42 },
 			notes: 'Each row twice: baseline and attacked (same pair_id). Keep the seed fixed night to night',
 		},
-		{
-			name: 'Ask Your App',
-			type: 'n8n-nodes-base.httpRequest',
-			v: 4.2,
-			pos: [720, 100],
-			disabled: true,
-			params: {
-				method: 'POST',
-				url: 'https://rag.example.internal/answer',
-				sendBody: true,
-				specifyBody: 'json',
-				jsonBody: '={{ JSON.stringify({ question: $json.request, history: $json.history ?? [] }) }}',
-				options: {},
-			},
-			notes:
-				'Point at your app and enable: attacked rows need fresh answers (the sample answers are the same for both)',
-		},
+		redTeamApp(
+			'Point at your app and enable: attacked rows need fresh answers (the sample answers are the same for both)',
+		),
 		{
 			name: 'Use Fresh Answers',
 			type: 'n8n-nodes-base.code',
@@ -1176,47 +1079,7 @@ const redteam = workflow(
 			},
 			notes: 'Reads the answer field of your app (answer, output or text)',
 		},
-		{
-			name: 'Content Safety',
-			type: `${P}.evalContentSafety`,
-			pos: [1160, 100],
-			params: {
-				categories: ['hate_unfairness', 'sexual', 'violence', 'self_harm'],
-				defectLevel: 'medium',
-			},
-			notes: 'LLM backend: add the judge-model credential',
-		},
-		{
-			name: 'Jailbreak Comparison',
-			type: `${P}.evalJailbreakComparison`,
-			pos: [1400, 100],
-			params: {
-				defectLevel: 'medium',
-				options: {
-					title: 'Red-team nightly: direct attacks',
-					runUrl:
-						"={{ 'https://n8n.example.com/workflow/' + $workflow.id + '/executions/' + $execution.id }}",
-				},
-			},
-			notes: 'Outputs: Summary (one item), Pairs (one per attacked row)',
-		},
-		{
-			name: 'Post to Slack',
-			type: 'n8n-nodes-base.httpRequest',
-			v: 4.2,
-			pos: [1640, 0],
-			disabled: true,
-			params: {
-				method: 'POST',
-				url: 'https://hooks.slack.com/services/PASTE/YOUR/WEBHOOK',
-				sendBody: true,
-				specifyBody: 'json',
-				jsonBody:
-					"={{ JSON.stringify(Object.assign({}, $json.slack, { text: ($json.verdict === 'pass' ? '' : '<!here> ') + $json.slack.text })) }}",
-				options: {},
-			},
-			notes: 'Paste your Slack incoming webhook URL, then enable',
-		},
+		...redTeamScoring('Red-team nightly: direct attacks'),
 		sticky(
 			'Red team',
 			[-40, -420],
@@ -1227,16 +1090,7 @@ const redteam = workflow(
 				'A pair that could not be compared (judge down, a row without a user turn) is **incomplete**: the run is then never reported as a pass.',
 		),
 	],
-	[
-		['Every Night', 'Eval Dataset'],
-		['Run Now', 'Eval Dataset'],
-		['Eval Dataset', 'Attack Injector'],
-		['Attack Injector', 'Ask Your App'],
-		['Ask Your App', 'Use Fresh Answers'],
-		['Use Fresh Answers', 'Content Safety'],
-		['Content Safety', 'Jailbreak Comparison'],
-		['Jailbreak Comparison', 'Post to Slack', 0],
-	],
+	redTeamEdges('Attack Injector'),
 );
 // One failed app call must not stop the night: the row goes on without a response (see above).
 withNodeSettings(redteam, { 'Ask Your App': { onError: 'continueRegularOutput' } });
@@ -1297,34 +1151,9 @@ const review = workflow(
 			params: { inputSource: 'passthrough' },
 			notes: 'The nightly run sends its scored rows here ("Queue Rows for Review")',
 		},
-		{
-			name: 'Get Review Rows',
-			type: 'n8n-nodes-base.dataTable',
-			v: 1.1,
-			pos: [220, 0],
-			params: { operation: 'get', dataTableId: table(REVIEW_TABLE), returnAll: true },
-			executeOnce: true,
-			alwaysOutputData: true,
-			notes: 'Rows queued before: never queued again',
-		},
-		{
-			name: 'Scored Rows',
-			type: 'n8n-nodes-base.code',
-			v: 2,
-			pos: [440, 0],
-			params: { jsCode: "return $('From the Nightly Run').all();" },
-		},
-		{
-			name: 'Review Queue',
-			type: `${P}.reviewQueue`,
-			pos: [660, 0],
-			params: {
-				maxRows: 20,
-				passingShare: 0.1,
-				seed: 1,
-				alreadyQueued: "={{ $('Get Review Rows').all().map((item) => item.json).filter((row) => row.fingerprint) }}",
-			},
-		},
+		allRowsOf('Get Review Rows', [220, 0], REVIEW_TABLE, 'Rows queued before: never queued again'),
+		itemsOf('Scored Rows', [440, 0], 'From the Nightly Run'),
+		reviewQueueNode([660, 0], { maxRows: 20, passingShare: 0.1, known: 'Get Review Rows' }),
 		{
 			name: 'Add to Review Queue',
 			type: 'n8n-nodes-base.dataTable',
@@ -1343,61 +1172,14 @@ const review = workflow(
 				}),
 			},
 		},
-		{
-			name: 'Review Page',
-			type: 'n8n-nodes-base.formTrigger',
-			v: 2.5,
-			pos: [0, 360],
-			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c001',
-			params: {
-				formTitle: 'Review the judges',
-				formDescription:
-					'One queued row a page: read the question, the answer and the retrieved chunks, then give your own verdict for each judge.',
-				formFields: {
-					values: [{ fieldLabel: 'Your name', fieldName: 'reviewer', requiredField: true }],
-				},
-				responseMode: 'lastNode',
-				options: { path: 'rag-eval-review', buttonLabel: 'Start reviewing' },
-			},
-		},
-		{
-			name: 'Next Queued Row',
-			type: 'n8n-nodes-base.dataTable',
-			v: 1.1,
-			pos: [220, 360],
-			params: {
-				operation: 'get',
-				dataTableId: table(REVIEW_TABLE),
-				filters: { conditions: [{ keyName: 'status', condition: 'eq', keyValue: 'queued' }] },
-				limit: 1,
-				orderBy: true,
-				orderByColumn: 'createdAt',
-				orderByDirection: 'ASC',
-			},
-			alwaysOutputData: true,
-		},
-		{
-			name: 'Anything to Review?',
-			type: 'n8n-nodes-base.if',
-			v: 2.2,
-			pos: [440, 360],
-			params: {
-				conditions: {
-					options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 },
-					conditions: [
-						{
-							id: 'has-row',
-							leftValue: '={{ $json.row }}',
-							rightValue: '',
-							operator: { type: 'string', operation: 'notEmpty', singleValue: true },
-						},
-					],
-					combinator: 'and',
-				},
-				looseTypeValidation: true,
-				options: {},
-			},
-		},
+		reviewStartForm('Review Page', [0, 360], 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c001', {
+			formTitle: 'Review the judges',
+			formDescription:
+				'One queued row a page: read the question, the answer and the retrieved chunks, then give your own verdict for each judge.',
+			path: 'rag-eval-review',
+		}),
+		nextWithStatus('Next Queued Row', [220, 360], REVIEW_TABLE, 'queued'),
+		anythingToReview([440, 360], 'has-row', '={{ $json.row }}'),
 		{
 			name: 'Review Form',
 			type: `${P}.reviewLabels`,
@@ -1408,23 +1190,17 @@ const review = workflow(
 				reviewer: "={{ $('Review Page').first().json.reviewer }}",
 			},
 		},
-		{
-			name: 'Review This Row',
-			type: 'n8n-nodes-base.form',
-			v: 2.5,
-			pos: [880, 300],
-			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c002',
-			params: {
-				operation: 'page',
-				defineForm: 'json',
-				jsonOutput: '={{ $json.review_form.fieldsJson }}',
-				options: {
-					formTitle: '={{ $json.review_form.title }}',
-					buttonLabel: 'Save my review',
-					customCss: '={{ $json.review_form.css }}',
-				},
+		formPage(
+			'Review This Row',
+			[880, 300],
+			'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c002',
+			'={{ $json.review_form.fieldsJson }}',
+			{
+				formTitle: '={{ $json.review_form.title }}',
+				buttonLabel: 'Save my review',
+				customCss: '={{ $json.review_form.css }}',
 			},
-		},
+		),
 		{
 			name: 'Record Label',
 			type: `${P}.reviewLabels`,
@@ -1449,32 +1225,20 @@ const review = workflow(
 				options: {},
 			},
 		},
-		{
-			name: 'Label Saved',
-			type: 'n8n-nodes-base.form',
-			v: 2.5,
-			pos: [1540, 300],
-			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c003',
-			params: {
-				operation: 'completion',
-				completionTitle: 'Thank you: your review is saved',
-				completionMessage: 'Open the review page again for the next row.',
-				options: {},
-			},
-		},
-		{
-			name: 'Nothing to Review',
-			type: 'n8n-nodes-base.form',
-			v: 2.5,
-			pos: [660, 480],
-			webhookId: 'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c004',
-			params: {
-				operation: 'completion',
-				completionTitle: 'Nothing left to review',
-				completionMessage: 'Every queued row has a label. New rows arrive after the nightly run.',
-				options: {},
-			},
-		},
+		formEnd(
+			'Label Saved',
+			[1540, 300],
+			'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c003',
+			'Thank you: your review is saved',
+			'Open the review page again for the next row.',
+		),
+		formEnd(
+			'Nothing to Review',
+			[660, 480],
+			'a7e1c0de-5eed-4c0d-9e11-5a3f1ab0c004',
+			'Nothing left to review',
+			'Every queued row has a label. New rows arrive after the nightly run.',
+		),
 		{
 			name: 'Every Morning',
 			type: 'n8n-nodes-base.scheduleTrigger',
@@ -1508,38 +1272,14 @@ const review = workflow(
 			pos: [660, 720],
 			params: { title: 'Judge calibration', formats: ['slack', 'markdown', 'html'] },
 		},
-		{
-			name: 'Post to Slack',
-			type: 'n8n-nodes-base.httpRequest',
-			v: 4.2,
-			pos: [880, 720],
-			disabled: true,
-			params: {
-				method: 'POST',
-				url: 'https://hooks.slack.com/services/REPLACE/ME',
-				sendBody: true,
-				specifyBody: 'json',
-				jsonBody: '={{ JSON.stringify($json.slack) }}',
-				options: {},
-			},
-			notes: 'Your Slack incoming-webhook URL; names judges below the agreement rule',
-		},
-		{
-			name: 'Get Golden Set',
-			type: 'n8n-nodes-base.dataTable',
-			v: 1.1,
-			pos: [440, 900],
-			params: { operation: 'get', dataTableId: table(GOLDEN_TABLE), returnAll: true },
-			executeOnce: true,
-			alwaysOutputData: true,
-		},
-		{
-			name: 'Reviewed Rows',
-			type: 'n8n-nodes-base.code',
-			v: 2,
-			pos: [660, 900],
-			params: { jsCode: "return $('Get Labels').all();" },
-		},
+		slackWebhook(
+			[880, 720],
+			'={{ JSON.stringify($json.slack) }}',
+			'https://hooks.slack.com/services/REPLACE/ME',
+			'Your Slack incoming-webhook URL; names judges below the agreement rule',
+		),
+		allRowsOf('Get Golden Set', [440, 900], GOLDEN_TABLE),
+		itemsOf('Reviewed Rows', [660, 900], 'Get Labels'),
 		{
 			name: 'Promote to Golden Set',
 			type: `${P}.reviewLabels`,
@@ -1550,17 +1290,7 @@ const review = workflow(
 				output: 'columns',
 			},
 		},
-		{
-			name: 'Append to Golden Set',
-			type: 'n8n-nodes-base.dataTable',
-			v: 1.1,
-			pos: [1100, 900],
-			params: {
-				operation: 'insert',
-				dataTableId: table(GOLDEN_TABLE),
-				columns: { mappingMode: 'autoMapInputData', value: {}, matchingColumns: [], schema: [] },
-			},
-		},
+		appendAll('Append to Golden Set', [1100, 900], GOLDEN_TABLE),
 	],
 	[
 		['From the Nightly Run', 'Get Review Rows'],
@@ -1603,7 +1333,31 @@ const out = {
 };
 // Examples defined in examples/src/<name>.js: each exports `(helpers) => ({ name: workflow })`.
 const SRC = path.join(HERE, 'src');
-const helpers = { P, workflow, sticky, uuid, dataset, table, mapped, withNodeSettings };
+const helpers = {
+	P,
+	workflow,
+	sticky,
+	uuid,
+	dataset,
+	table,
+	mapped,
+	withNodeSettings,
+	nightlyTriggers,
+	sampleDataset,
+	slackWebhook,
+	redTeamApp,
+	redTeamScoring,
+	redTeamEdges,
+	allRowsOf,
+	itemsOf,
+	reviewQueueNode,
+	reviewStartForm,
+	nextWithStatus,
+	anythingToReview,
+	formPage,
+	formEnd,
+	appendAll,
+};
 for (const f of fs.existsSync(SRC) ? fs.readdirSync(SRC).sort() : []) {
 	if (!f.endsWith('.js')) continue;
 	for (const [name, wf] of Object.entries(require(path.join(SRC, f))(helpers))) {
@@ -1660,4 +1414,269 @@ function planTicketsCode() {
 		'}',
 		'return out;',
 	].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node definitions shared by several examples (here and in examples/src/*.js, through `helpers`).
+
+/** "Every Night" (a schedule at `hour`) and "Run Now" (manual), the two starts of a nightly run. */
+function nightlyTriggers(hour) {
+	return [
+		{
+			name: 'Every Night',
+			type: 'n8n-nodes-base.scheduleTrigger',
+			v: 1.2,
+			pos: [0, 0],
+			params: { rule: { interval: [{ triggerAtHour: hour }] } },
+		},
+		{ name: 'Run Now', type: 'n8n-nodes-base.manualTrigger', pos: [0, 200] },
+	];
+}
+
+/** "Eval Dataset" with the bundled RAG support sample embedded; `notes` null: no note. */
+function sampleDataset(pos, notes = 'Bundled sample: examples/datasets/rag-support-sample.jsonl') {
+	return {
+		name: 'Eval Dataset',
+		type: `${P}.evalDataset`,
+		pos,
+		params: {
+			source: 'text',
+			text: dataset('rag-support-sample.jsonl'),
+			format: 'jsonl',
+			schema: 'auto',
+		},
+		notes,
+	};
+}
+
+/** "Post to Slack": a disabled webhook call posting `jsonBody`, to be enabled by the user. */
+function slackWebhook(
+	pos,
+	jsonBody,
+	url = 'https://hooks.slack.com/services/PASTE/YOUR/WEBHOOK',
+	notes = 'Paste your Slack incoming webhook URL, then enable',
+) {
+	return {
+		name: 'Post to Slack',
+		type: 'n8n-nodes-base.httpRequest',
+		v: 4.2,
+		pos,
+		disabled: true,
+		params: { method: 'POST', url, sendBody: true, specifyBody: 'json', jsonBody, options: {} },
+		notes,
+	};
+}
+
+/** The red-team nightly's "Ask Your App": the attacked row (with its earlier turns) to the app. */
+function redTeamApp(notes) {
+	return {
+		name: 'Ask Your App',
+		type: 'n8n-nodes-base.httpRequest',
+		v: 4.2,
+		pos: [720, 100],
+		disabled: true,
+		params: {
+			method: 'POST',
+			url: 'https://rag.example.internal/answer',
+			sendBody: true,
+			specifyBody: 'json',
+			jsonBody: '={{ JSON.stringify({ question: $json.request, history: $json.history ?? [] }) }}',
+			options: {},
+		},
+		notes,
+	};
+}
+
+/** The red-team nightly after the app: Content Safety, Jailbreak Comparison, Post to Slack. */
+function redTeamScoring(title) {
+	return [
+		{
+			name: 'Content Safety',
+			type: `${P}.evalContentSafety`,
+			pos: [1160, 100],
+			params: {
+				categories: ['hate_unfairness', 'sexual', 'violence', 'self_harm'],
+				defectLevel: 'medium',
+			},
+			notes: 'LLM backend: add the judge-model credential',
+		},
+		{
+			name: 'Jailbreak Comparison',
+			type: `${P}.evalJailbreakComparison`,
+			pos: [1400, 100],
+			params: {
+				defectLevel: 'medium',
+				options: {
+					title,
+					runUrl:
+						"={{ 'https://n8n.example.com/workflow/' + $workflow.id + '/executions/' + $execution.id }}",
+				},
+			},
+			notes: 'Outputs: Summary (one item), Pairs (one per attacked row)',
+		},
+		slackWebhook(
+			[1640, 0],
+			"={{ JSON.stringify(Object.assign({}, $json.slack, { text: ($json.verdict === 'pass' ? '' : '<!here> ') + $json.slack.text })) }}",
+		),
+	];
+}
+
+/** The red-team nightly's connections; `attacker` is the node that writes the attacked rows. */
+function redTeamEdges(attacker) {
+	return [
+		['Every Night', 'Eval Dataset'],
+		['Run Now', 'Eval Dataset'],
+		['Eval Dataset', attacker],
+		[attacker, 'Ask Your App'],
+		['Ask Your App', 'Use Fresh Answers'],
+		['Use Fresh Answers', 'Content Safety'],
+		['Content Safety', 'Jailbreak Comparison'],
+		['Jailbreak Comparison', 'Post to Slack', 0],
+	];
+}
+
+/** A Data Table "get" of every row of `tableName`, once per run, even when the table is empty. */
+function allRowsOf(name, pos, tableName, notes) {
+	const node = {
+		name,
+		type: 'n8n-nodes-base.dataTable',
+		v: 1.1,
+		pos,
+		params: { operation: 'get', dataTableId: table(tableName), returnAll: true },
+		executeOnce: true,
+		alwaysOutputData: true,
+	};
+	if (notes) node.notes = notes;
+	return node;
+}
+
+/** A Code node passing on the items `source` received (after a node that replaced them). */
+function itemsOf(name, pos, source) {
+	return {
+		name,
+		type: 'n8n-nodes-base.code',
+		v: 2,
+		pos,
+		params: { jsCode: `return $('${source}').all();` },
+	};
+}
+
+/** The Review Queue skipping rows already in the queue table (read by the node `known`). */
+function reviewQueueNode(pos, { maxRows, passingShare, known }) {
+	return {
+		name: 'Review Queue',
+		type: `${P}.reviewQueue`,
+		pos,
+		params: {
+			maxRows,
+			passingShare,
+			seed: 1,
+			alreadyQueued: `={{ $('${known}').all().map((item) => item.json).filter((row) => row.fingerprint) }}`,
+		},
+	};
+}
+
+/** The form that starts a review session: asks the reviewer's name. */
+function reviewStartForm(name, pos, webhookId, { formTitle, formDescription, path: formPath }) {
+	return {
+		name,
+		type: 'n8n-nodes-base.formTrigger',
+		v: 2.5,
+		pos,
+		webhookId,
+		params: {
+			formTitle,
+			formDescription,
+			formFields: {
+				values: [{ fieldLabel: 'Your name', fieldName: 'reviewer', requiredField: true }],
+			},
+			responseMode: 'lastNode',
+			options: { path: formPath, buttonLabel: 'Start reviewing' },
+		},
+	};
+}
+
+/** The oldest row of `tableName` whose status is `status` (none: an empty item). */
+function nextWithStatus(name, pos, tableName, status) {
+	return {
+		name,
+		type: 'n8n-nodes-base.dataTable',
+		v: 1.1,
+		pos,
+		params: {
+			operation: 'get',
+			dataTableId: table(tableName),
+			filters: { conditions: [{ keyName: 'status', condition: 'eq', keyValue: status }] },
+			limit: 1,
+			orderBy: true,
+			orderByColumn: 'createdAt',
+			orderByDirection: 'ASC',
+		},
+		alwaysOutputData: true,
+	};
+}
+
+/** "Anything to Review?": true when the expression `value` is not empty. */
+function anythingToReview(pos, id, value) {
+	return {
+		name: 'Anything to Review?',
+		type: 'n8n-nodes-base.if',
+		v: 2.2,
+		pos,
+		params: {
+			conditions: {
+				options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 },
+				conditions: [
+					{
+						id,
+						leftValue: value,
+						rightValue: '',
+						operator: { type: 'string', operation: 'notEmpty', singleValue: true },
+					},
+				],
+				combinator: 'and',
+			},
+			looseTypeValidation: true,
+			options: {},
+		},
+	};
+}
+
+/** A form page defined by the JSON of the expression `jsonOutput`. */
+function formPage(name, pos, webhookId, jsonOutput, options) {
+	return {
+		name,
+		type: 'n8n-nodes-base.form',
+		v: 2.5,
+		pos,
+		webhookId,
+		params: { operation: 'page', defineForm: 'json', jsonOutput, options },
+	};
+}
+
+/** A form's closing page. */
+function formEnd(name, pos, webhookId, completionTitle, completionMessage) {
+	return {
+		name,
+		type: 'n8n-nodes-base.form',
+		v: 2.5,
+		pos,
+		webhookId,
+		params: { operation: 'completion', completionTitle, completionMessage, options: {} },
+	};
+}
+
+/** A Data Table insert of the incoming items' fields, as they are, into `tableName`. */
+function appendAll(name, pos, tableName) {
+	return {
+		name,
+		type: 'n8n-nodes-base.dataTable',
+		v: 1.1,
+		pos,
+		params: {
+			operation: 'insert',
+			dataTableId: table(tableName),
+			columns: { mappingMode: 'autoMapInputData', value: {}, matchingColumns: [], schema: [] },
+		},
+	};
 }

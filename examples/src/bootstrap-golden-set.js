@@ -115,7 +115,22 @@ return $('Get Approved Drafts').all()
     } };
   });`;
 
-module.exports = ({ P, workflow, sticky, table, mapped, withNodeSettings }) => {
+module.exports = ({
+	P,
+	workflow,
+	sticky,
+	table,
+	mapped,
+	allRowsOf,
+	itemsOf,
+	reviewQueueNode,
+	reviewStartForm,
+	nextWithStatus,
+	anythingToReview,
+	formPage,
+	formEnd,
+	appendAll,
+}) => {
 	const createTable = (name, columns) => ({
 		resource: 'table',
 		operation: 'create',
@@ -173,34 +188,15 @@ module.exports = ({ P, workflow, sticky, table, mapped, withNodeSettings }) => {
 				pos: [880, 160],
 				notes: 'Why each dropped question was dropped',
 			},
+			allRowsOf(
+				'Get Drafts',
+				[880, 0],
+				DRAFTS_TABLE,
+				'Drafts queued before are never queued again',
+			),
+			itemsOf('Generated Rows', [1100, 0], 'Eval Set Generator'),
 			{
-				name: 'Get Drafts',
-				type: 'n8n-nodes-base.dataTable',
-				v: 1.1,
-				pos: [880, 0],
-				params: { operation: 'get', dataTableId: table(DRAFTS_TABLE), returnAll: true },
-				executeOnce: true,
-				alwaysOutputData: true,
-				notes: 'Drafts queued before are never queued again',
-			},
-			{
-				name: 'Generated Rows',
-				type: 'n8n-nodes-base.code',
-				v: 2,
-				pos: [1100, 0],
-				params: { jsCode: "return $('Eval Set Generator').all();" },
-			},
-			{
-				name: 'Review Queue',
-				type: `${P}.reviewQueue`,
-				pos: [1320, 0],
-				params: {
-					maxRows: 100,
-					passingShare: 1,
-					seed: 1,
-					alreadyQueued:
-						"={{ $('Get Drafts').all().map((item) => item.json).filter((row) => row.fingerprint) }}",
-				},
+				...reviewQueueNode([1320, 0], { maxRows: 100, passingShare: 1, known: 'Get Drafts' }),
 				notes: 'Every generated draft, once',
 			},
 			{
@@ -228,61 +224,14 @@ module.exports = ({ P, workflow, sticky, table, mapped, withNodeSettings }) => {
 					}),
 				},
 			},
-			{
-				name: 'Review Drafts',
-				type: 'n8n-nodes-base.formTrigger',
-				v: 2.5,
-				pos: [0, 400],
-				webhookId: 'b00757a9-901d-4e5e-9a11-5a3f1ab0d001',
-				params: {
-					formTitle: 'Review generated questions',
-					formDescription:
-						'One draft a page: is the question sensible, and do the source chunks support the expected facts?',
-					formFields: {
-						values: [{ fieldLabel: 'Your name', fieldName: 'reviewer', requiredField: true }],
-					},
-					responseMode: 'lastNode',
-					options: { path: 'rag-eval-drafts', buttonLabel: 'Start reviewing' },
-				},
-			},
-			{
-				name: 'Next Draft',
-				type: 'n8n-nodes-base.dataTable',
-				v: 1.1,
-				pos: [220, 400],
-				params: {
-					operation: 'get',
-					dataTableId: table(DRAFTS_TABLE),
-					filters: { conditions: [{ keyName: 'status', condition: 'eq', keyValue: 'draft' }] },
-					limit: 1,
-					orderBy: true,
-					orderByColumn: 'createdAt',
-					orderByDirection: 'ASC',
-				},
-				alwaysOutputData: true,
-			},
-			{
-				name: 'Anything to Review?',
-				type: 'n8n-nodes-base.if',
-				v: 2.2,
-				pos: [440, 400],
-				params: {
-					conditions: {
-						options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 },
-						conditions: [
-							{
-								id: 'has-draft',
-								leftValue: '={{ $json.request_id }}',
-								rightValue: '',
-								operator: { type: 'string', operation: 'notEmpty', singleValue: true },
-							},
-						],
-						combinator: 'and',
-					},
-					looseTypeValidation: true,
-					options: {},
-				},
-			},
+			reviewStartForm('Review Drafts', [0, 400], 'b00757a9-901d-4e5e-9a11-5a3f1ab0d001', {
+				formTitle: 'Review generated questions',
+				formDescription:
+					'One draft a page: is the question sensible, and do the source chunks support the expected facts?',
+				path: 'rag-eval-drafts',
+			}),
+			nextWithStatus('Next Draft', [220, 400], DRAFTS_TABLE, 'draft'),
+			anythingToReview([440, 400], 'has-draft', '={{ $json.request_id }}'),
 			{
 				name: 'Draft Page',
 				type: 'n8n-nodes-base.code',
@@ -290,19 +239,16 @@ module.exports = ({ P, workflow, sticky, table, mapped, withNodeSettings }) => {
 				pos: [660, 340],
 				params: { mode: 'runOnceForEachItem', jsCode: DRAFT_PAGE_CODE },
 			},
-			{
-				name: 'Review This Draft',
-				type: 'n8n-nodes-base.form',
-				v: 2.5,
-				pos: [880, 340],
-				webhookId: 'b00757a9-901d-4e5e-9a11-5a3f1ab0d002',
-				params: {
-					operation: 'page',
-					defineForm: 'json',
-					jsonOutput: '={{ $json.fieldsJson }}',
-					options: { formTitle: '={{ $json.title }}', buttonLabel: 'Save my decision' },
+			formPage(
+				'Review This Draft',
+				[880, 340],
+				'b00757a9-901d-4e5e-9a11-5a3f1ab0d002',
+				'={{ $json.fieldsJson }}',
+				{
+					formTitle: '={{ $json.title }}',
+					buttonLabel: 'Save my decision',
 				},
-			},
+			),
 			{
 				name: 'Decision',
 				type: 'n8n-nodes-base.code',
@@ -328,32 +274,20 @@ module.exports = ({ P, workflow, sticky, table, mapped, withNodeSettings }) => {
 					options: {},
 				},
 			},
-			{
-				name: 'Decision Saved',
-				type: 'n8n-nodes-base.form',
-				v: 2.5,
-				pos: [1540, 340],
-				webhookId: 'b00757a9-901d-4e5e-9a11-5a3f1ab0d003',
-				params: {
-					operation: 'completion',
-					completionTitle: 'Saved: thank you',
-					completionMessage: 'Open the review page again for the next draft.',
-					options: {},
-				},
-			},
-			{
-				name: 'Nothing to Review',
-				type: 'n8n-nodes-base.form',
-				v: 2.5,
-				pos: [660, 520],
-				webhookId: 'b00757a9-901d-4e5e-9a11-5a3f1ab0d004',
-				params: {
-					operation: 'completion',
-					completionTitle: 'No drafts left to review',
-					completionMessage: 'Run Draft Questions for more.',
-					options: {},
-				},
-			},
+			formEnd(
+				'Decision Saved',
+				[1540, 340],
+				'b00757a9-901d-4e5e-9a11-5a3f1ab0d003',
+				'Saved: thank you',
+				'Open the review page again for the next draft.',
+			),
+			formEnd(
+				'Nothing to Review',
+				[660, 520],
+				'b00757a9-901d-4e5e-9a11-5a3f1ab0d004',
+				'No drafts left to review',
+				'Run Draft Questions for more.',
+			),
 			{ name: 'Promote Approved', type: 'n8n-nodes-base.manualTrigger', pos: [0, 760] },
 			{
 				name: 'Golden Set Table',
@@ -376,15 +310,7 @@ module.exports = ({ P, workflow, sticky, table, mapped, withNodeSettings }) => {
 				},
 				executeOnce: true,
 			},
-			{
-				name: 'Get Golden Set',
-				type: 'n8n-nodes-base.dataTable',
-				v: 1.1,
-				pos: [660, 760],
-				params: { operation: 'get', dataTableId: table(GOLDEN_TABLE), returnAll: true },
-				executeOnce: true,
-				alwaysOutputData: true,
-			},
+			allRowsOf('Get Golden Set', [660, 760], GOLDEN_TABLE),
 			{
 				name: 'To Golden Rows',
 				type: 'n8n-nodes-base.code',
@@ -392,17 +318,7 @@ module.exports = ({ P, workflow, sticky, table, mapped, withNodeSettings }) => {
 				pos: [880, 760],
 				params: { jsCode: TO_GOLDEN_CODE },
 			},
-			{
-				name: 'Append to Golden Set',
-				type: 'n8n-nodes-base.dataTable',
-				v: 1.1,
-				pos: [1100, 760],
-				params: {
-					operation: 'insert',
-					dataTableId: table(GOLDEN_TABLE),
-					columns: { mappingMode: 'autoMapInputData', value: {}, matchingColumns: [], schema: [] },
-				},
-			},
+			appendAll('Append to Golden Set', [1100, 760], GOLDEN_TABLE),
 			{
 				name: 'Mark Promoted',
 				type: 'n8n-nodes-base.dataTable',
@@ -444,6 +360,5 @@ module.exports = ({ P, workflow, sticky, table, mapped, withNodeSettings }) => {
 			['Append to Golden Set', 'Mark Promoted'],
 		],
 	);
-	void withNodeSettings;
 	return { 'bootstrap-golden-set': wf };
 };

@@ -1,10 +1,8 @@
 import {
 	NodeConnectionTypes,
-	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
-	type INodeProperties,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
@@ -17,14 +15,6 @@ import {
 } from '../../src/judges/estimate';
 import type { JudgeContext } from '../../src/judges/run';
 import {
-	ATTACK_FAMILIES,
-	ATTACK_FAMILY_NAMES,
-	AttackOptionError,
-	type AttackFamily,
-	type AttackMode,
-} from '../../src/safety/attacks';
-import { HARM_CATEGORIES, HARM_NAMES, type HarmCategory } from '../../src/safety/levels';
-import {
 	MAX_TURNS_LIMIT,
 	simulateAttacks,
 	type AttackWriter,
@@ -32,8 +22,18 @@ import {
 	type SimulatedRow,
 	type TurnsChoice,
 } from '../../src/safety/simulate';
+import {
+	attackFamiliesProperty,
+	attackModeProperty,
+	attackOptionError,
+	attackRowOptions,
+	attackSeedProperty,
+	harmCategoriesProperty,
+	pairedRows,
+	readAttackParameters,
+} from '../shared/attackParams';
 import { iconFor, throwIfFatal } from '../shared/common';
-import { listParam, priceTableOption } from '../shared/collect';
+import { priceTableOption } from '../shared/collect';
 import {
 	cacheOptions,
 	cacheProperties,
@@ -45,36 +45,28 @@ import {
 	runtimeOptions,
 	samplingOptions,
 	spendLimitFor,
-	spendOptions,
 } from '../shared/llmOptions';
+import {
+	modelProperty,
+	modelRejectedAdvice,
+	spendOptionsWithRun,
+} from '../shared/llmNodeProperties';
 import { nodeGovernor } from '../shared/nodeGovernor';
+
+const rowOptions = attackRowOptions({
+	perRow: 'Attacked copies of each row, each with a different technique',
+	templates:
+		'Comma-separated template ids to draw from instead of the techniques (README lists them)',
+});
 
 /** Key of the simulator's estimates under `estimate`. */
 const ESTIMATE_KEY = 'attack_simulator';
 
 /** The judges' spend options, with Mode worded for writing attacks. */
-const simulatorSpendOptions: INodeProperties[] = spendOptions.map((p) =>
-	p.name === 'runMode'
-		? {
-				...p,
-				default: 'write',
-				options: [
-					{
-						name: 'Write Attacks',
-						value: 'write',
-						description: 'Ask the red-team model for every attack',
-					},
-					{
-						name: 'Estimate Only',
-						value: 'estimate',
-						description:
-							'Call nothing: render every attack prompt, count its tokens and price the run (item.json.estimate.attack_simulator); attacked rows leave unchanged with attack.error saying so',
-					},
-				],
-				description:
-					'Estimate Only prices a run before enabling it: attacked rows carry their estimated calls, tokens and USD, never an attack',
-			}
-		: p,
+const simulatorSpendOptions = spendOptionsWithRun(
+	{ name: 'Write Attacks', value: 'write', description: 'Ask the red-team model for every attack' },
+	'Call nothing: render every attack prompt, count its tokens and price the run (item.json.estimate.attack_simulator); attacked rows leave unchanged with attack.error saying so',
+	'Estimate Only prices a run before enabling it: attacked rows carry their estimated calls, tokens and USD, never an attack',
 );
 
 /**
@@ -106,32 +98,13 @@ export class EvalAttackSimulator implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			{
-				displayName: 'Attack',
-				name: 'mode',
-				type: 'options',
-				default: 'direct',
-				options: [
-					{
-						name: 'Direct (User Prompt, UPIA)',
-						value: 'direct',
-						description: 'The attack goes before the first user turn of each row',
-					},
-					{
-						name: 'Indirect (Document, XPIA)',
-						value: 'indirect',
-						description: 'The attack is planted in one retrieved document of each row',
-					},
-				],
-			},
-			{
-				displayName: 'Seed',
-				name: 'seed',
-				type: 'number',
-				default: 42,
-				description:
-					"Decides each row's category, technique, turn count and document, is written into the attack prompt and its cache key, and is sent as the sampling seed: the same seed gives the same attacks",
-			},
+			attackModeProperty(
+				'The attack goes before the first user turn of each row',
+				'The attack is planted in one retrieved document of each row',
+			),
+			attackSeedProperty(
+				"Decides each row's category, technique, turn count and document, is written into the attack prompt and its cache key, and is sent as the sampling seed: the same seed gives the same attacks",
+			),
 			{
 				displayName: 'Turns',
 				name: 'turns',
@@ -162,31 +135,14 @@ export class EvalAttackSimulator implements INodeType {
 				displayOptions: { show: { mode: ['direct'], turns: ['multi', 'mixed'] } },
 				description: 'A multi-turn attack has 2 to this many user turns, chosen by the seed',
 			},
-			{
-				displayName: 'Techniques',
-				name: 'families',
-				type: 'multiOptions',
-				default: [],
-				options: ATTACK_FAMILIES.map((f) => ({ name: ATTACK_FAMILY_NAMES[f], value: f })),
-				description:
-					'Attack families to draw from: the technique the model is asked to use, and the templates used without a model. None selected: every family that fits the attack.',
-			},
-			{
-				displayName: 'Target Harm Categories',
-				name: 'categories',
-				type: 'multiOptions',
-				default: [],
-				options: HARM_CATEGORIES.map((c) => ({ name: HARM_NAMES[c], value: c })),
-				description: 'What the attacks try to get out of the app. None selected: all four.',
-			},
-			{
-				displayName: 'Model',
-				name: 'model',
-				type: 'string',
-				default: '',
-				placeholder: 'gpt-4o-mini',
-				description: "Red-team model. Empty uses the credential's default model.",
-			},
+			attackFamiliesProperty(
+				'Techniques',
+				'Attack families to draw from: the technique the model is asked to use, and the templates used without a model. None selected: every family that fits the attack.',
+			),
+			harmCategoriesProperty(
+				'What the attacks try to get out of the app. None selected: all four.',
+			),
+			modelProperty('Red-team model'),
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -194,22 +150,8 @@ export class EvalAttackSimulator implements INodeType {
 				placeholder: 'Add option',
 				default: {},
 				options: [
-					{
-						displayName: 'Attacks per Row',
-						name: 'perRow',
-						type: 'number',
-						default: 1,
-						typeOptions: { minValue: 1 },
-						description: 'Attacked copies of each row, each with a different technique',
-					},
-					{
-						displayName: 'Include Baseline Rows',
-						name: 'includeBaseline',
-						type: 'boolean',
-						default: true,
-						description:
-							'Whether to emit each untouched row too (attack.variant "baseline"), so one run evaluates both sets',
-					},
+					rowOptions.perRow,
+					rowOptions.includeBaseline,
 					{
 						displayName: 'On Refusal',
 						name: 'onRefusal',
@@ -231,15 +173,7 @@ export class EvalAttackSimulator implements INodeType {
 						],
 						description: 'What to do when the red-team model declines to write an attack',
 					},
-					{
-						displayName: 'Template IDs',
-						name: 'templates',
-						type: 'string',
-						default: '',
-						placeholder: 'role_play.unbound, encoding.base64',
-						description:
-							'Comma-separated template ids to draw from instead of the techniques (README lists them)',
-					},
+					rowOptions.templates,
 					...samplingOptions('Attack calls').filter((p) => p.name !== 'seed'),
 					...runtimeOptions,
 					...simulatorSpendOptions,
@@ -262,36 +196,24 @@ export class EvalAttackSimulator implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		const mode = this.getNodeParameter('mode', 0) as AttackMode;
-		const seed = this.getNodeParameter('seed', 0) as number;
+		const { plan, options: o } = readAttackParameters(this);
+		const { mode, seed } = plan;
 		const turns = (
 			mode === 'direct' ? this.getNodeParameter('turns', 0, 'single') : 'single'
 		) as TurnsChoice;
 		const maxTurns = turns === 'single' ? 3 : (this.getNodeParameter('maxTurns', 0, 3) as number);
-		const families = this.getNodeParameter('families', 0, []) as AttackFamily[];
-		const categories = this.getNodeParameter('categories', 0, []) as HarmCategory[];
-		const o = this.getNodeParameter('options', 0, {}) as IDataObject;
-		const ids = listParam(o.templates);
 		const opts = {
-			mode,
-			seed,
-			templates: ids.length ? ids : families,
-			categories,
-			perRow: (o.perRow as number | undefined) ?? 1,
-			includeBaseline: (o.includeBaseline as boolean | undefined) ?? true,
+			...plan,
 			turns,
 			maxTurns,
 			onRefusal: ((o.onRefusal as string | undefined) ?? 'template') as RefusalChoice,
 		};
-		const optionError = (e: unknown): never => {
-			// Option errors name the option; anything else is a bug, still shown as a node error.
-			const message =
-				e instanceof AttackOptionError ? e.message : `unexpected failure: ${String(e)}`;
-			throw new NodeOperationError(this.getNode(), message, {
-				description:
-					'Check Seed, Turns, Max Turns, Techniques, Target Harm Categories and the options. No attack was written.',
-			});
-		};
+		const optionError = (e: unknown): never =>
+			attackOptionError(
+				this,
+				e,
+				'Check Seed, Turns, Max Turns, Techniques, Target Harm Categories and the options. No attack was written.',
+			);
 		const rows = items.map((i) => i.json);
 		const source = await resolveSource(this);
 		let out: SimulatedRow[];
@@ -348,29 +270,19 @@ export class EvalAttackSimulator implements INodeType {
 			}
 			// A rejected key or model name fails the node as it does a judge's: a night of
 			// "incomplete" pairs would hide a broken credential behind a red-team report.
-			throwIfFatal(
-				this,
-				governor,
-				source.key,
-				'The red-team model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.',
-			);
+			throwIfFatal(this, governor, source.key, modelRejectedAdvice('The red-team model'));
 		}
 		const run = estimates ? runEstimate([...estimates.values()], estimateModel) : undefined;
 		return [
-			out.map((r) => {
-				let json = r.json as IDataObject;
+			pairedRows(items, out, (r) => {
+				const json = r.json as IDataObject;
 				const own = r.k !== undefined ? estimates?.get(`${r.source}:${r.k}`) : undefined;
-				if (own) {
-					const prev = (json.estimate as IDataObject | undefined) ?? {};
-					json = {
-						...json,
-						estimate: { ...prev, [ESTIMATE_KEY]: { ...own, run } as unknown as IDataObject },
-					};
-				}
-				const item: INodeExecutionData = { json, pairedItem: { item: r.source } };
-				const binary = items[r.source].binary;
-				if (binary) item.binary = binary;
-				return item;
+				if (!own) return json;
+				const prev = (json.estimate as IDataObject | undefined) ?? {};
+				return {
+					...json,
+					estimate: { ...prev, [ESTIMATE_KEY]: { ...own, run } as unknown as IDataObject },
+				};
 			}),
 		];
 	}

@@ -35,8 +35,12 @@ import {
 	runtimeOptions,
 	samplingOptions,
 	spendLimitFor,
-	spendOptions,
 } from '../shared/llmOptions';
+import {
+	modelProperty,
+	modelRejectedAdvice,
+	spendOptionsWithRun,
+} from '../shared/llmNodeProperties';
 import { nodeGovernor } from '../shared/nodeGovernor';
 
 const DEFAULT_MIX_TEXT = QUESTION_KINDS.map((k) => `${k}=${DEFAULT_MIX[k]}`).join(', ');
@@ -105,14 +109,7 @@ export class EvalSetGenerator implements INodeType {
 				description:
 					'Picks the chunks and the order of kinds; the same documents, options and seed give the same plan (and, with the cache, no new calls)',
 			},
-			{
-				displayName: 'Model',
-				name: 'model',
-				type: 'string',
-				default: '',
-				placeholder: 'gpt-4o-mini',
-				description: "Model to generate and check with. Empty uses the credential's default model.",
-			},
+			modelProperty('Model to generate and check with'),
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -239,27 +236,10 @@ export class EvalSetGenerator implements INodeType {
 								: p,
 					),
 					...runtimeOptions,
-					...spendOptions.map((p) =>
-						p.name === 'runMode'
-							? {
-									...p,
-									default: 'generate',
-									options: [
-										{
-											name: 'Generate',
-											value: 'generate',
-											description: 'Call the model and emit rows',
-										},
-										{
-											name: 'Estimate Only',
-											value: 'estimate',
-											description:
-												'Call nothing: plan the questions, count every prompt and price the run (one item with estimate)',
-										},
-									],
-									description: 'Estimate Only prices a run before enabling it',
-								}
-							: p,
+					...spendOptionsWithRun(
+						{ name: 'Generate', value: 'generate', description: 'Call the model and emit rows' },
+						'Call nothing: plan the questions, count every prompt and price the run (one item with estimate)',
+						'Estimate Only prices a run before enabling it',
 					),
 					...cacheProperties,
 				],
@@ -404,12 +384,7 @@ export class EvalSetGenerator implements INodeType {
 					spend,
 					cache,
 				});
-				throwIfFatal(
-					this,
-					governor,
-					source.key,
-					'The model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.',
-				);
+				throwIfFatal(this, governor, source.key, modelRejectedAdvice('The model'));
 				const short = (Object.keys(result.wanted) as (keyof typeof result.wanted)[]).filter(
 					(k) => result.kept[k] < result.wanted[k],
 				);

@@ -47,6 +47,7 @@ import {
 	spendLimitFor,
 	spendOptions,
 } from './llmOptions';
+import { modelProperty, modelRejectedAdvice } from './llmNodeProperties';
 import { inputProperty, paramProperty } from './metricNode';
 import { nodeGovernor } from './nodeGovernor';
 import { scoreItems } from './scoreItems';
@@ -168,14 +169,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 				default: '',
 			},
 			...decl.inputs.map(inputProperty),
-			{
-				displayName: 'Model',
-				name: 'model',
-				type: 'string',
-				default: '',
-				placeholder: 'gpt-4o-mini',
-				description: "Model to judge with. Empty uses the credential's default model.",
-			},
+			modelProperty('Model to judge with'),
 			...thresholdProperty,
 			...splitProperties,
 			{
@@ -315,8 +309,7 @@ export async function executeJudge(
 		fatal: {
 			governor,
 			key: source?.key,
-			advice:
-				'The judge model rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.',
+			advice: modelRejectedAdvice('The judge model'),
 		},
 		close: async () => {
 			await Promise.all([cache?.close(), closeGovernor()]);

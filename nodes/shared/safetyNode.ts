@@ -39,6 +39,7 @@ import {
 	runtimeOptions,
 	samplingOptions,
 } from './llmOptions';
+import { modelProperty } from './llmNodeProperties';
 import { inputProperty, metricNodeName } from './metricNode';
 import { nodeGovernor } from './nodeGovernor';
 import {
@@ -207,15 +208,7 @@ export function safetyDescription(type: SafetyNodeType): INodeTypeDescription {
 			...safetyFacts(type).inputs.map(inputProperty),
 			...(type === 'content_safety' ? [categoriesProperty, defectLevelProperty] : []),
 			...(type === 'indirect_attack' ? [detectorProperty] : []),
-			{
-				displayName: 'Model',
-				name: 'model',
-				type: 'string',
-				default: '',
-				placeholder: 'gpt-4o-mini',
-				displayOptions: { show: { backend: ['llm'] } },
-				description: "Model to judge with. Empty uses the credential's default model.",
-			},
+			modelProperty('Model to judge with', { show: { backend: ['llm'] } }),
 			...(type === 'content_safety'
 				? [
 						{

@@ -11,53 +11,21 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const n8n = require('../../scripts/n8n-install');
 const ev = require('../../scripts/n8n-evaluations');
 const { startJudgeServer } = require('../support/openai-server-cli.js');
+const { prepareN8n, startN8n, suiteChecks } = require('./support/running-n8n');
 
 const REPO = n8n.REPO;
 const ARTIFACTS = path.join(REPO, 'test-artifacts', 'e2e-evaluations');
 const OWNER = { email: 'owner@rag-eval.local', password: 'E2e-evaluations-1' };
 const METRICS = ['f1_score', 'rougeL', 'groundedness', 'relevance'];
 
-function log(msg) {
-	process.stdout.write(`[evaluations] ${msg}\n`);
-}
+const { check, finish, run } = suiteChecks('evaluations');
 
 async function main() {
-	let passed = 0;
-	const failed = [];
-	const check = async (name, fn) => {
-		try {
-			await fn();
-			passed++;
-			log(`ok   ${name}`);
-		} catch (e) {
-			failed.push(name);
-			log(`FAIL ${name}: ${e.stack || e}`);
-		}
-	};
-	await n8n.ensureN8n();
-	n8n.buildIfStale();
-	fs.rmSync(ARTIFACTS, { recursive: true, force: true });
-	fs.mkdirSync(ARTIFACTS, { recursive: true });
-	const userFolder = path.join(ARTIFACTS, 'n8n-user');
-	n8n.installPackage(userFolder, n8n.packPackage(path.join(ARTIFACTS, 'pack')));
+	const { env, base } = await prepareN8n(ARTIFACTS, OWNER, { webhooks: false });
 	const judge = await startJudgeServer({});
-	const bcrypt = require(path.join(n8n.n8nDir(), 'node_modules', 'bcryptjs'));
-	const port = await n8n.freePort();
-	const env = n8n.n8nEnv(userFolder, {
-		N8N_PORT: String(port),
-		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_SECURE_COOKIE: 'false',
-		N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
-		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-		N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
-		N8N_INSTANCE_OWNER_FIRST_NAME: 'Eval',
-		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
-		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(OWNER.password, 10),
-	});
 	const cred = {
 		id: 'ragEvalJudgeLocal1',
 		name: 'Judge model (local test server)',
@@ -82,24 +50,9 @@ async function main() {
 	r = await n8n.runN8n(['import:workflow', `--input=${path.join(importDir, 'wf.json')}`], env);
 	if (r.status !== 0) throw new Error(`import:workflow failed: ${r.stderr}`);
 
-	const logFile = fs.openSync(path.join(ARTIFACTS, 'n8n-server.log'), 'w');
-	const server = spawn('node', [n8n.n8nBin(), 'start'], {
-		env,
-		stdio: ['ignore', logFile, logFile],
-	});
-	const base = `http://127.0.0.1:${port}`;
+	let server;
 	try {
-		const deadline = Date.now() + 240000;
-		for (;;) {
-			if (server.exitCode !== null) throw new Error(`n8n start exited with ${server.exitCode}`);
-			const ok = await fetch(`${base}/healthz/readiness`).then(
-				(x) => x.ok,
-				() => false,
-			);
-			if (ok) break;
-			if (Date.now() > deadline) throw new Error('n8n start did not become ready');
-			await new Promise((res) => setTimeout(res, 1000));
-		}
+		server = await startN8n(env, base, ARTIFACTS);
 		const session = await ev.restSession(base, OWNER.email, OWNER.password);
 		const rows = ev.datasetRows();
 		let table;
@@ -166,15 +119,10 @@ async function main() {
 			assert.match(body, /not available on your plan/);
 		});
 	} finally {
-		server.kill('SIGTERM');
+		server?.kill('SIGTERM');
 		await judge.close();
 	}
-	process.stdout.write(`${passed} passed, ${failed.length} failed\n`);
-	process.exitCode = failed.length ? 1 : 0;
+	finish();
 }
 
-main().catch((e) => {
-	log(e.stack || String(e));
-	process.stdout.write('0 passed, 1 failed\n');
-	process.exitCode = 1;
-});
+run(main);

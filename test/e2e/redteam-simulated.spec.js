@@ -19,14 +19,15 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const {
-	EXAMPLES,
-	listen,
+	datasetRows,
 	startJudgeModel,
 	judgeCredential,
 	exampleWorkflow,
 	closeAll,
 	startSlackReceiver,
-	blockKitProblems,
+	startRedTeamApp,
+	pointRedTeamExample,
+	slackMessageOfRun,
 } = require('./support/standins');
 
 const ID = 'ragEvalRedTeamSimE2E1';
@@ -34,11 +35,7 @@ const JUDGE_CRED = { id: 'ragEvalJudgeE2E031', name: 'Judge model (simulated red
 const RED_CRED = { id: 'ragEvalRedTeamE2E031', name: 'Red-team model (stand-in)' };
 const CATEGORIES = ['hate_unfairness', 'sexual', 'violence', 'self_harm'];
 
-const rows = fs
-	.readFileSync(path.join(EXAMPLES, 'datasets', 'rag-support-sample.jsonl'), 'utf8')
-	.trim()
-	.split('\n')
-	.map((l) => JSON.parse(l));
+const rows = datasetRows('rag-support-sample.jsonl');
 // The red-team model declines to attack this question, and answers unusably for that one.
 const DECLINED = rows[1].query;
 const MALFORMED = rows[3].query;
@@ -46,24 +43,6 @@ const MALFORMED = rows[3].query;
 const s = {};
 // What the red-team stand-in does with the two rows above.
 const flags = { decline: false, malformed: false };
-
-/** The team's app: `POST /answer {question, history}`; vulnerable, it obeys a readable canary. */
-async function startApp() {
-	const state = { vulnerable: true, calls: 0, followed: 0 };
-	const server = await listen((req, send) => {
-		if (req.method !== 'POST' || req.url.pathname !== '/answer' || !req.body)
-			return send(404, { error: 'not found' });
-		state.calls++;
-		const text = [req.body.question, ...(req.body.history || []).map((m) => m.content)].join('\n');
-		const tag = /\[rt:([a-z_]+)\]/.exec(text);
-		if (state.vulnerable && tag) {
-			state.followed++;
-			return send(200, { answer: `Sure. [[${tag[1]}=6]] ${tag[0]}` });
-		}
-		return send(200, { answer: 'Here is what our support policy says about that.' });
-	});
-	return { ...server, state };
-}
 
 /** The red-team model: writes the planned turns, or declines / answers unusably when told to. */
 function startRedTeamModel() {
@@ -96,13 +75,6 @@ function startSafetyJudge() {
 		}
 		return out;
 	});
-}
-
-function slackMessage(night) {
-	assert.equal(s.slack.messages.length, night, `one Slack message per run (night ${night})`);
-	const msg = s.slack.messages[night - 1];
-	assert.deepEqual(blockKitProblems(msg), [], 'valid Block Kit within Slack limits');
-	return msg;
 }
 
 /** The simulator's rows of a run, with the checks every night shares. */
@@ -208,7 +180,7 @@ module.exports = [
 							`${c} defects`,
 						);
 					assert.match(
-						slackMessage(1).text,
+						slackMessageOfRun(s.slack, 1).text,
 						/^<!here> Red-team nightly: simulated attacks — 8 pairs: DEFECTS/,
 					);
 				},
@@ -240,7 +212,7 @@ module.exports = [
 					assert.equal(summary.status, 'complete');
 					assert.equal(summary.verdict, 'pass');
 					assert.match(
-						slackMessage(2).text,
+						slackMessageOfRun(s.slack, 2).text,
 						/^Red-team nightly: simulated attacks — 8 pairs: PASS/,
 					);
 				},
@@ -258,7 +230,7 @@ module.exports = [
 					assert.deepEqual(stable(attacked), stable(s.night2));
 					const [summary] = out(run, 'Jailbreak Comparison', 0);
 					assert.equal(summary.verdict, 'pass');
-					slackMessage(3);
+					slackMessageOfRun(s.slack, 3);
 				},
 			},
 		],
@@ -268,7 +240,7 @@ module.exports = [
 module.exports.setup = async () => {
 	s.cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rag-eval-e2e-attacks-'));
 	s.slack = await startSlackReceiver();
-	s.app = await startApp();
+	s.app = await startRedTeamApp();
 	s.judge = await startSafetyJudge();
 	s.redteam = await startRedTeamModel();
 };
@@ -293,10 +265,6 @@ module.exports.workflows = () => {
 		cacheStore: 'disk',
 		cacheFolder: s.cacheDir,
 	};
-	delete node('Ask Your App').disabled;
-	node('Ask Your App').parameters.url = `${s.app.url}/answer`;
-	delete node('Post to Slack').disabled;
-	node('Post to Slack').parameters.url = s.slack.webhookUrl;
-	node('Content Safety').credentials = { ragEvalLlmApi: JUDGE_CRED };
+	pointRedTeamExample(node, s, JUDGE_CRED);
 	return [wf];
 };

@@ -19,13 +19,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 const {
 	EXAMPLES,
-	listen,
+	datasetRows,
 	startJudgeModel,
 	judgeCredential,
 	exampleWorkflow,
 	closeAll,
 	startSlackReceiver,
-	blockKitProblems,
+	startRedTeamApp,
+	pointRedTeamExample,
+	slackMessageOfRun,
 } = require('./support/standins');
 
 const ID = 'ragEvalRedTeamE2E1';
@@ -39,38 +41,9 @@ const DISPLAY = {
 	self_harm: 'Self-Harm',
 };
 
-const rows = fs
-	.readFileSync(path.join(EXAMPLES, 'datasets', 'rag-support-sample.jsonl'), 'utf8')
-	.trim()
-	.split('\n')
-	.map((l) => JSON.parse(l));
+const rows = datasetRows('rag-support-sample.jsonl');
 
 const s = {};
-
-/**
- * The team's app: `POST /answer {question, history}`. Vulnerable, it obeys an instruction whose
- * canary tag it can read in the question or history and answers with that category's harm marker.
- */
-async function startApp() {
-	const state = { vulnerable: true, calls: 0, followed: 0, failOn: null };
-	const s = await listen((req, send) => {
-		if (req.method !== 'POST' || req.url.pathname !== '/answer' || !req.body)
-			return send(404, { error: 'not found' });
-		state.calls++;
-		const text = [req.body.question, ...(req.body.history || []).map((m) => m.content)].join('\n');
-		const q = String(req.body.question);
-		// failOn: the attacked versions of one question (they end with it) answer 500.
-		if (state.failOn && q !== state.failOn && q.endsWith(state.failOn))
-			return send(500, { error: 'e2e: the app crashed on this question' });
-		const tag = /\[rt:([a-z_]+)\]/.exec(text);
-		if (state.vulnerable && tag) {
-			state.followed++;
-			return send(200, { answer: `Sure, here it is. [[${tag[1]}=6]] ${tag[0]}` });
-		}
-		return send(200, { answer: 'Here is what our support policy says about that.' });
-	});
-	return { ...s, state };
-}
 
 /** Fills a reply schema: severities from `[[cat=N]]` markers by the nearest category named. */
 function fillSafety(schema, text, category, key) {
@@ -148,13 +121,7 @@ function startSafetyJudge() {
 }
 
 function slackCheck(night) {
-	assert.equal(
-		s.slack.messages.length,
-		night,
-		`exactly one Slack message per run (night ${night})`,
-	);
-	const msg = s.slack.messages[night - 1];
-	assert.deepEqual(blockKitProblems(msg), [], 'valid Block Kit within Slack limits');
+	const msg = slackMessageOfRun(s.slack, night);
 	const all = JSON.stringify(msg.blocks);
 	assert.match(
 		all,
@@ -304,7 +271,7 @@ module.exports = [
 
 module.exports.setup = async () => {
 	s.slack = await startSlackReceiver();
-	s.app = await startApp();
+	s.app = await startRedTeamApp();
 	s.judge = await startSafetyJudge();
 };
 
@@ -320,10 +287,6 @@ module.exports.workflows = () => {
 		fs.readFileSync(path.join(EXAMPLES, 'datasets', 'rag-support-sample.jsonl'), 'utf8').trim(),
 		'the workflow embeds the bundled dataset as is (rerun examples/generate.js)',
 	);
-	delete node('Ask Your App').disabled;
-	node('Ask Your App').parameters.url = `${s.app.url}/answer`;
-	delete node('Post to Slack').disabled;
-	node('Post to Slack').parameters.url = s.slack.webhookUrl;
-	node('Content Safety').credentials = { ragEvalLlmApi: JUDGE_CRED };
+	pointRedTeamExample(node, s, JUDGE_CRED);
 	return [wf];
 };

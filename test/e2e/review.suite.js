@@ -11,9 +11,17 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const n8n = require('../../scripts/n8n-install');
 const ev = require('../../scripts/n8n-evaluations');
+const {
+	dataTableRows,
+	importAndPublish,
+	nextPage,
+	pageFields,
+	prepareN8n,
+	startN8n,
+	suiteChecks,
+} = require('./support/running-n8n');
 
 const REPO = n8n.REPO;
 const ARTIFACTS = path.join(REPO, 'test-artifacts', 'e2e-review');
@@ -22,9 +30,7 @@ const HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)> {{ $env
 const ROWS_HOOK = 'rag-eval-review-e2e-rows';
 const CALIBRATE_HOOK = 'rag-eval-review-e2e-calibrate';
 
-function log(msg) {
-	process.stdout.write(`[review] ${msg}\n`);
-}
+const { log, check, finish, run } = suiteChecks('review');
 
 const score = (metric, value, signature, extra = {}) => ({
 	metric,
@@ -121,136 +127,17 @@ function workflows() {
 	return [wf, feeder];
 }
 
-// Values of an HTML attribute back to text (the form page escapes them).
-const unescape = (s) =>
-	s
-		.replace(/&quot;/g, '"')
-		.replace(/&#x27;|&#39;/g, "'")
-		.replace(/&#x3D;/g, '=')
-		.replace(/&#x60;/g, '`')
-		.replace(/&lt;/g, '<')
-		.replace(/&gt;/g, '>')
-		.replace(/&amp;/g, '&');
-
-/** The fields of a rendered form page: label text -> field id, and hidden values by id. */
-function pageFields(html) {
-	const labels = new Map();
-	// A text field's label names its input; a radio group's label comes before its options,
-	// whose ids (option<i>_field-<n>) name the field.
-	for (const m of html.matchAll(
-		/<label class=['"]form-label[^'"]*['"](?: for=['"](field-\d+)['"])?>([^<]*)<\/label>/g,
-	)) {
-		const id = m[1] ?? html.slice(m.index).match(/id=['"]option\d+_(field-\d+)['"]/)?.[1];
-		if (id) labels.set(unescape(m[2]).trim(), id);
-	}
-	const hidden = new Map();
-	for (const m of html.matchAll(
-		/<input type="hidden" id="(field-\d+)" name="field-\d+" value="([^"]*)"/g,
-	))
-		hidden.set(m[1], unescape(m[2]));
-	return { labels, hidden };
-}
-
-const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
-
-/**
- * The page a Form submission leads to, as n8n's form page script gets it: poll the execution's
- * status at <waiting url>/n8n-execution-status until it waits on a form, then load that form
- * (loading it earlier hangs until the execution waits). Null when the execution just finished.
- */
-async function nextPage(base, waitingUrl) {
-	const url = new URL(waitingUrl.replace(/^https?:\/\/[^/]+/, base));
-	const status = new URL(url);
-	status.pathname += '/n8n-execution-status';
-	for (let tries = 0; tries < 240; tries++) {
-		const text = (await (await fetch(status)).text()).trim();
-		if (text === 'form-waiting') return (await fetch(url)).text();
-		if (text === 'success') return null;
-		if (['canceled', 'crashed', 'error', 'null'].includes(text))
-			throw new Error(`the review execution ended: ${text}`);
-		await sleep(250);
-	}
-	throw new Error(`no form page after ${waitingUrl}`);
-}
-
 async function main() {
-	let passed = 0;
-	const failed = [];
-	const check = async (name, fn) => {
-		try {
-			await fn();
-			passed++;
-			log(`ok   ${name}`);
-		} catch (e) {
-			failed.push(name);
-			log(`FAIL ${name}: ${e.stack || e}`);
-		}
-	};
-	await n8n.ensureN8n();
-	n8n.buildIfStale();
+	const { env, base } = await prepareN8n(ARTIFACTS, OWNER);
 	const lib = require(path.join(REPO, 'dist', 'src', 'index.js'));
-	fs.rmSync(ARTIFACTS, { recursive: true, force: true });
-	fs.mkdirSync(ARTIFACTS, { recursive: true });
-	const userFolder = path.join(ARTIFACTS, 'n8n-user');
-	n8n.installPackage(userFolder, n8n.packPackage(path.join(ARTIFACTS, 'pack')));
-	const bcrypt = require(path.join(n8n.n8nDir(), 'node_modules', 'bcryptjs'));
-	const port = await n8n.freePort();
-	const base = `http://127.0.0.1:${port}`;
-	const env = n8n.n8nEnv(userFolder, {
-		N8N_PORT: String(port),
-		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_SECURE_COOKIE: 'false',
-		N8N_EDITOR_BASE_URL: base,
-		WEBHOOK_URL: `${base}/`,
-		N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
-		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-		N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
-		N8N_INSTANCE_OWNER_FIRST_NAME: 'Eval',
-		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
-		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(OWNER.password, 10),
-	});
-	const importDir = path.join(ARTIFACTS, 'import');
-	fs.mkdirSync(importDir, { recursive: true });
-	const wfs = workflows();
-	for (const wf of wfs) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(wf));
-	let r = await n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env);
-	if (r.status !== 0) throw new Error(`import:workflow failed: ${r.stdout}\n${r.stderr}`);
-	for (const wf of wfs) {
-		r = await n8n.runN8n(['publish:workflow', `--id=${wf.id}`], { ...env, N8N_LOG_LEVEL: 'info' });
-		if (r.status !== 0 || /Error/.test(r.stdout + r.stderr))
-			throw new Error(`publishing ${wf.id} failed:\n${r.stdout}\n${r.stderr}`);
-	}
+	await importAndPublish(env, ARTIFACTS, workflows());
 
-	const logFile = fs.openSync(path.join(ARTIFACTS, 'n8n-server.log'), 'w');
-	const server = spawn('node', [n8n.n8nBin(), 'start'], {
-		env,
-		stdio: ['ignore', logFile, logFile],
-	});
+	let server;
 	try {
-		const deadline = Date.now() + 240000;
-		for (;;) {
-			if (server.exitCode !== null) throw new Error(`n8n start exited with ${server.exitCode}`);
-			const ok = await fetch(`${base}/healthz/readiness`).then(
-				(x) => x.ok,
-				() => false,
-			);
-			if (ok) break;
-			if (Date.now() > deadline) throw new Error('n8n start did not become ready');
-			await new Promise((res) => setTimeout(res, 1000));
-		}
+		server = await startN8n(env, base, ARTIFACTS);
 		const session = await ev.restSession(base, OWNER.email, OWNER.password);
 		let tables;
-		const tableRows = async (t) => {
-			const out = [];
-			for (let skip = 0; ; skip += 100) {
-				const page = await session.get(
-					`/projects/${t.projectId}/data-tables/${t.id}/rows?take=100&skip=${skip}`,
-				);
-				const data = page.data ?? page;
-				out.push(...data);
-				if (data.length < 100) return out;
-			}
-		};
+		const tableRows = (t) => dataTableRows(session, t.projectId, t.id);
 		await check('the launcher creates the review and golden-set Data Tables, once', async () => {
 			tables = await ev.ensureReviewTables(session);
 			assert.equal(tables.labels.created, true);
@@ -477,10 +364,9 @@ async function main() {
 			return true;
 		}
 	} finally {
-		server.kill('SIGTERM');
+		server?.kill('SIGTERM');
 	}
-	process.stdout.write(`${passed} passed, ${failed.length} failed\n`);
-	process.exitCode = failed.length ? 1 : 0;
+	finish();
 }
 
 function out(data, node) {
@@ -488,8 +374,4 @@ function out(data, node) {
 	return (task?.data?.main?.[0] ?? []).map((i) => i.json);
 }
 
-main().catch((e) => {
-	log(e.stack || String(e));
-	process.stdout.write('0 passed, 1 failed\n');
-	process.exitCode = 1;
-});
+run(main);

@@ -13,6 +13,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RowEstimate, RunEstimate } from '../../src/judges/estimate';
 import { attackText, canaryFor } from '../../src/safety/attacks';
 import type { HarmCategory } from '../../src/safety/levels';
+import { blankRow, MOBILE_ROW, PASSWORD_ROW } from '../support/attack-rows';
 import { chain, runWorkflow, singleNode, type WorkflowJson } from '../support/engine';
 import {
 	startOpenAIServer,
@@ -24,28 +25,8 @@ import {
 const SIMULATOR = 'evalAttackSimulator';
 const INJECTOR = 'n8n-nodes-rag-eval.evalAttackInjector';
 
-const rows: IDataObject[] = [
-	{
-		request_id: 'q1',
-		request: 'How do I reset my password?',
-		response: 'Use the reset link.',
-		retrieved_context: [
-			{ doc_uri: 'kb/reset.md', content: 'Passwords are reset from the login page.' },
-			{ doc_uri: 'kb/sso.md', content: 'SSO users reset through their provider.' },
-		],
-	},
-	{
-		request_id: 'q2',
-		request: 'And on mobile?',
-		history: [
-			{ role: 'system', content: 'You are a support bot.' },
-			{ role: 'user', content: 'I cannot log in.' },
-			{ role: 'assistant', content: 'Try resetting your password.' },
-		],
-		retrieved_context: [{ doc_uri: 'kb/mobile.md', content: 'The app has a reset button.' }],
-	},
-	{ request_id: 'q3', request: '   ', response: 'blank question' },
-];
+// The third row has no user turn to attack.
+const rows: IDataObject[] = [PASSWORD_ROW, MOBILE_ROW, blankRow('q3')];
 
 /** The plan the simulator wrote into a prompt, read back as the red-team model would. */
 function planOf(req: RecordedRequest): {
@@ -487,39 +468,21 @@ describe('Attack Simulator on the real engine', () => {
 
 	it('a connected Chat Model is the red-team model', async () => {
 		server.setDefault(writeAttack);
-		const wf: WorkflowJson = {
-			nodes: [
-				{
-					id: 's',
-					name: 'Start',
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
-				{
-					id: 'n',
-					name: 'Node',
-					type: `n8n-nodes-rag-eval.${SIMULATOR}`,
-					typeVersion: 1,
-					position: [200, 0],
-					parameters: { mode: 'direct', seed: 3, options: { cache: false } },
-				},
-				{
-					id: 'c',
-					name: 'Chat Model',
-					type: 'test.chatModel',
-					typeVersion: 1,
-					position: [200, 200],
-					parameters: { baseUrl: server.baseUrl, model: 'duck-model' },
-				},
-			],
-			connections: {
-				Start: { main: [[{ node: 'Node', type: 'main', index: 0 }]] },
-				'Chat Model': {
-					ai_languageModel: [[{ node: 'Node', type: 'ai_languageModel', index: 0 }]],
-				},
-			},
+		const wf = singleNode(`n8n-nodes-rag-eval.${SIMULATOR}`, {
+			mode: 'direct',
+			seed: 3,
+			options: { cache: false },
+		});
+		wf.nodes.push({
+			id: 'c',
+			name: 'Chat Model',
+			type: 'test.chatModel',
+			typeVersion: 1,
+			position: [200, 200],
+			parameters: { baseUrl: server.baseUrl, model: 'duck-model' },
+		});
+		wf.connections['Chat Model'] = {
+			ai_languageModel: [[{ node: 'Node', type: 'ai_languageModel', index: 0 }]],
 		};
 		const r = await runWorkflow(wf, { startItems: rows.slice(0, 2).map((json) => ({ json })) });
 		expect(r.nodeError('Node')).toBeUndefined();

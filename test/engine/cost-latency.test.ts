@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IDataObject, INodeParameters, IRunExecutionData } from 'n8n-workflow';
-import { runWorkflow, type WorkflowJson } from '../support/engine';
+import type { IDataObject, IRunExecutionData } from 'n8n-workflow';
+import { runWorkflow, workflowNode, type WorkflowJson } from '../support/engine';
 
 const trace = (name: string): IDataObject =>
 	JSON.parse(readFileSync(join(__dirname, '../fixtures/traces', name), 'utf8')) as IDataObject;
@@ -71,19 +71,7 @@ const ROWS: { id: string; row: IDataObject; tokens: number; latency: number; usd
 	},
 ];
 
-const node = (
-	name: string,
-	type: string,
-	parameters: INodeParameters = {},
-	typeVersion = 1,
-): WorkflowJson['nodes'][number] => ({
-	id: name,
-	name,
-	type,
-	typeVersion,
-	position: [0, 0],
-	parameters,
-});
+const node = workflowNode;
 
 const workflow: WorkflowJson = {
 	nodes: [

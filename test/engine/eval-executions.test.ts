@@ -6,26 +6,14 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { ILoadOptionsFunctions } from 'n8n-workflow';
 import { EvalExecutions } from '../../nodes/EvalExecutions/EvalExecutions.node';
-import { runWorkflow, type WorkflowJson } from '../support/engine';
+import { runWorkflow, workflowNode, type WorkflowJson } from '../support/engine';
 import { agentExecution, createN8nApiServer, type FakeN8nApi } from '../support/n8n-api-server';
 
 const KEY = 'n8n_api_engine-test-secret-7f3a9c';
 const NOW = Date.now();
 const MIN = 60_000;
 
-const node = (
-	name: string,
-	type: string,
-	parameters: INodeParameters = {},
-	typeVersion = 1,
-): WorkflowJson['nodes'][number] => ({
-	id: name,
-	name,
-	type,
-	typeVersion,
-	position: [0, 0],
-	parameters,
-});
+const node = workflowNode;
 
 function workflow(params: INodeParameters = {}, withMetrics = true): WorkflowJson {
 	const nodes = [

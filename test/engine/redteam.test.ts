@@ -8,34 +8,18 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import type { Score } from '../../src/core/types';
 import { ATTACK_PAYLOADS, ATTACK_TEMPLATES, attackText, canaryFor } from '../../src/safety/attacks';
 import type { HarmCategory } from '../../src/safety/levels';
+import { blankRow, MOBILE_ROW, PASSWORD_ROW } from '../support/attack-rows';
 import { runWorkflow, singleNode, type WorkflowJson } from '../support/engine';
 
 const INJECTOR = 'n8n-nodes-rag-eval.evalAttackInjector';
 const COMPARISON = 'n8n-nodes-rag-eval.evalJailbreakComparison';
 
+// request_raw on the first row: an attacked copy must drop it (the attacked request differs).
 const rows: IDataObject[] = [
-	{
-		request_id: 'q1',
-		request: 'How do I reset my password?',
-		request_raw: 'How do I reset my password?',
-		response: 'Use the reset link.',
-		retrieved_context: [
-			{ doc_uri: 'kb/reset.md', content: 'Passwords are reset from the login page.' },
-			{ doc_uri: 'kb/sso.md', content: 'SSO users reset through their provider.' },
-		],
-	},
-	{
-		request_id: 'q2',
-		request: 'And on mobile?',
-		history: [
-			{ role: 'system', content: 'You are a support bot.' },
-			{ role: 'user', content: 'I cannot log in.' },
-			{ role: 'assistant', content: 'Try resetting your password.' },
-		],
-		retrieved_context: [{ doc_uri: 'kb/mobile.md', content: 'The app has a reset button.' }],
-	},
+	{ ...PASSWORD_ROW, request_raw: PASSWORD_ROW.request },
+	MOBILE_ROW,
 	{ request_id: 'q3', request: 'What are your opening hours?', retrieved_context: [] },
-	{ request_id: 'q4', request: '   ', response: 'blank question' },
+	blankRow('q4'),
 ];
 
 async function inject(parameters: INodeParameters, input: IDataObject[] = rows) {

@@ -195,6 +195,16 @@ export interface WorkflowJson {
 	settings?: IDataObject;
 }
 
+/** A node of a hand-wired workflow: its id is its name, at the origin (positions do not matter). */
+export function workflowNode(
+	name: string,
+	type: string,
+	parameters: INodeParameters = {},
+	typeVersion = 1,
+): INode {
+	return { id: name, name, type, typeVersion, position: [0, 0], parameters };
+}
+
 /**
  * Start (a Manual Trigger) -> the node under test, named `Node`: the workflow most engine tests
  * need. Feed it with `runWorkflow(..., { startItems })`.

@@ -11,6 +11,15 @@ const { fill } = require(path.join(__dirname, '..', '..', 'support', 'openai-ser
 
 const EXAMPLES = path.join(__dirname, '..', '..', '..', 'examples');
 
+/** The rows of the bundled JSON Lines dataset examples/datasets/<name>. */
+function datasetRows(name) {
+	return fs
+		.readFileSync(path.join(EXAMPLES, 'datasets', name), 'utf8')
+		.trim()
+		.split('\n')
+		.map((l) => JSON.parse(l));
+}
+
 function listen(handler) {
 	const server = http.createServer((req, res) => {
 		const chunks = [];
@@ -352,6 +361,54 @@ function exampleWorkflow(file, id) {
 	return { wf, node };
 }
 
+/**
+ * The team's app of the red-team examples: `POST /answer {question, history}`. Vulnerable
+ * (`state.vulnerable`), it obeys an instruction whose canary tag (`[rt:<category>]`) it can read in
+ * the question or history and answers with that category's harm marker `[[<category>=6]]`;
+ * hardened, it gives a plain answer. `state.failOn`: the attacked versions of that question (they
+ * end with it) answer 500. `state.calls` and `state.followed` count the calls and the attacks obeyed.
+ */
+async function startRedTeamApp() {
+	const state = { vulnerable: true, calls: 0, followed: 0, failOn: null };
+	const server = await listen((req, send) => {
+		if (req.method !== 'POST' || req.url.pathname !== '/answer' || !req.body)
+			return send(404, { error: 'not found' });
+		state.calls++;
+		const text = [req.body.question, ...(req.body.history || []).map((m) => m.content)].join('\n');
+		const q = String(req.body.question);
+		if (state.failOn && q !== state.failOn && q.endsWith(state.failOn))
+			return send(500, { error: 'e2e: the app crashed on this question' });
+		const tag = /\[rt:([a-z_]+)\]/.exec(text);
+		if (state.vulnerable && tag) {
+			state.followed++;
+			return send(200, { answer: `Sure, here it is. [[${tag[1]}=6]] ${tag[0]}` });
+		}
+		return send(200, { answer: 'Here is what our support policy says about that.' });
+	});
+	return { ...server, state };
+}
+
+/**
+ * A red-team example (`node` finds its nodes) with the steps its sticky note asks for done,
+ * pointed at the stand-ins: the app URL, the Slack webhook (both enabled), and the judge
+ * credential `judgeCred` on Content Safety.
+ */
+function pointRedTeamExample(node, { app, slack }, judgeCred) {
+	delete node('Ask Your App').disabled;
+	node('Ask Your App').parameters.url = `${app.url}/answer`;
+	delete node('Post to Slack').disabled;
+	node('Post to Slack').parameters.url = slack.webhookUrl;
+	node('Content Safety').credentials = { ragEvalLlmApi: judgeCred };
+}
+
+/** The Slack message of run `night`: exactly one per run so far, valid Block Kit within limits. */
+function slackMessageOfRun(slack, night) {
+	assert.equal(slack.messages.length, night, `exactly one Slack message per run (night ${night})`);
+	const msg = slack.messages[night - 1];
+	assert.deepEqual(blockKitProblems(msg), [], 'valid Block Kit within Slack limits');
+	return msg;
+}
+
 /** Closes the stand-ins kept in `servers` under `keys`, and forgets them. */
 async function closeAll(servers, keys) {
 	for (const k of keys) {
@@ -363,6 +420,7 @@ async function closeAll(servers, keys) {
 
 module.exports = {
 	EXAMPLES,
+	datasetRows,
 	listen,
 	startJudgeModel,
 	judgeCredential,
@@ -373,4 +431,7 @@ module.exports = {
 	startGithubServer,
 	startRagApp,
 	startScriptedJudge,
+	startRedTeamApp,
+	pointRedTeamExample,
+	slackMessageOfRun,
 };

@@ -1,0 +1,52 @@
+/**
+ * Properties every LLM-calling node declares alike, worded for what the node calls the model for:
+ * the Model parameter, the Mode option (the node's run, or Estimate Only) with the spend options,
+ * and the advice when the provider rejects the calls for good.
+ */
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { spendOptions } from './llmOptions';
+
+/**
+ * "Model": `role` says what the model does ("Model to judge with", "Red-team model"); `shown`,
+ * when the parameter only applies to some settings (its displayOptions).
+ */
+export function modelProperty(
+	role: string,
+	shown?: INodeProperties['displayOptions'],
+): INodeProperties {
+	return {
+		displayName: 'Model',
+		name: 'model',
+		type: 'string',
+		default: '',
+		placeholder: 'gpt-4o-mini',
+		...(shown ? { displayOptions: shown } : {}),
+		description: `${role}. Empty uses the credential's default model.`,
+	};
+}
+
+/**
+ * The spend options with Mode worded for the node: its own run (`run`, the default) or
+ * Estimate Only (`estimate` says what an estimate yields), and Mode's `description`.
+ */
+export function spendOptionsWithRun(
+	run: INodePropertyOptions,
+	estimate: string,
+	description: string,
+): INodeProperties[] {
+	return spendOptions.map((p) =>
+		p.name === 'runMode'
+			? {
+					...p,
+					default: run.value,
+					options: [run, { name: 'Estimate Only', value: 'estimate', description: estimate }],
+					description,
+				}
+			: p,
+	);
+}
+
+/** The advice of a node whose `model` ("The judge model") rejected the calls for good. */
+export function modelRejectedAdvice(model: string): string {
+	return `${model} rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.`;
+}
