@@ -1063,7 +1063,8 @@ const redteam = workflow(
 			type: `${P}.evalAttackInjector`,
 			pos: [480, 100],
 			params: { mode: 'direct', seed: 42 },
-			notes: 'Each row twice: baseline and attacked (same pair_id). Keep the seed fixed night to night',
+			notes:
+				'Each row twice: baseline and attacked (same pair_id). Keep the seed fixed night to night',
 		},
 		redTeamApp(
 			'Point at your app and enable: attacked rows need fresh answers (the sample answers are the same for both)',
@@ -1094,7 +1095,6 @@ const redteam = workflow(
 );
 // One failed app call must not stop the night: the row goes on without a response (see above).
 withNodeSettings(redteam, { 'Ask Your App': { onError: 'continueRegularOutput' } });
-
 
 // Human review closes the loop (one workflow, three entry points). The nightly run hands its
 // scored rows to "From the Nightly Run": the Review Queue picks rows for people (failures, judge
@@ -1216,7 +1216,9 @@ const review = workflow(
 				operation: 'update',
 				dataTableId: table(REVIEW_TABLE),
 				filters: {
-					conditions: [{ keyName: 'fingerprint', condition: 'eq', keyValue: '={{ $json.fingerprint }}' }],
+					conditions: [
+						{ keyName: 'fingerprint', condition: 'eq', keyValue: '={{ $json.fingerprint }}' },
+					],
 				},
 				columns: mapped({
 					status: 'reviewed',
@@ -1286,7 +1288,8 @@ const review = workflow(
 			pos: [880, 900],
 			params: {
 				operation: 'promote',
-				existing: "={{ $('Get Golden Set').all().map((item) => item.json).filter((row) => row.request_id || row.request) }}",
+				existing:
+					"={{ $('Get Golden Set').all().map((item) => item.json).filter((row) => row.request_id || row.request) }}",
 				output: 'columns',
 			},
 		},
@@ -1357,6 +1360,7 @@ const helpers = {
 	formPage,
 	formEnd,
 	appendAll,
+	referenceFreeJudges,
 };
 for (const f of fs.existsSync(SRC) ? fs.readdirSync(SRC).sort() : []) {
 	if (!f.endsWith('.js')) continue;
@@ -1679,4 +1683,34 @@ function appendAll(name, pos, tableName) {
 			columns: { mappingMode: 'autoMapInputData', value: {}, matchingColumns: [], schema: [] },
 		},
 	};
+}
+
+/**
+ * The reference-free judges both monitoring examples run, left to right from `x` on row `y`:
+ * Groundedness, Relevance to Query, Safety, Content Safety (four harm categories) and Cost &
+ * Latency; `costNotes` is Cost & Latency's note, if any.
+ */
+function referenceFreeJudges([x, y], costNotes) {
+	const at = (i) => [x + 220 * i, y];
+	return [
+		{ name: 'Groundedness', type: `${P}.judgeGroundedness`, pos: at(0), params: { threshold: 3 } },
+		{ name: 'Relevance to Query', type: `${P}.judgeRelevanceToQuery`, pos: at(1) },
+		{ name: 'Safety', type: `${P}.judgeSafety`, pos: at(2) },
+		{
+			name: 'Content Safety',
+			type: `${P}.evalContentSafety`,
+			pos: at(3),
+			params: {
+				categories: ['hate_unfairness', 'sexual', 'violence', 'self_harm'],
+				defectLevel: 'medium',
+			},
+		},
+		{
+			name: 'Cost & Latency',
+			type: `${P}.evalCostLatency`,
+			pos: at(4),
+			params: { maxLatencySeconds: 30 },
+			...(costNotes ? { notes: costNotes } : {}),
+		},
+	];
 }

@@ -48,7 +48,7 @@ function knowledgeBase(dataset) {
 	return [...seen].map(([content, doc_uri]) => ({ doc_uri, content }));
 }
 
-module.exports = ({ P, workflow, sticky, dataset }) => {
+module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges }) => {
 	const kb = workflow(
 		'monitor-kb',
 		KB_ID,
@@ -307,30 +307,10 @@ module.exports = ({ P, workflow, sticky, dataset }) => {
 				notes:
 					'New executions since the last run; a seeded 10% of each status, at least one failed execution',
 			},
-			{
-				name: 'Groundedness',
-				type: `${P}.judgeGroundedness`,
-				pos: [480, 100],
-				params: { threshold: 3 },
-			},
-			{ name: 'Relevance to Query', type: `${P}.judgeRelevanceToQuery`, pos: [700, 100] },
-			{ name: 'Safety', type: `${P}.judgeSafety`, pos: [920, 100] },
-			{
-				name: 'Content Safety',
-				type: `${P}.evalContentSafety`,
-				pos: [1140, 100],
-				params: {
-					categories: ['hate_unfairness', 'sexual', 'violence', 'self_harm'],
-					defectLevel: 'medium',
-				},
-			},
-			{
-				name: 'Cost & Latency',
-				type: `${P}.evalCostLatency`,
-				pos: [1360, 100],
-				params: { maxLatencySeconds: 30 },
-				notes: 'Tokens and latency of each execution, from its own run data',
-			},
+			...referenceFreeJudges(
+				[480, 100],
+				'Tokens and latency of each execution, from its own run data',
+			),
 			{
 				name: 'Eval Aggregate',
 				type: `${P}.evalAggregate`,

@@ -16,7 +16,7 @@ const WEBHOOK_AUTH = {
 const SAMPLE_PERCENT = 25;
 const SAMPLE_SEED = 1;
 
-module.exports = ({ P, workflow, sticky, table, mapped }) => {
+module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges }) => {
 	const traces = workflow(
 		'monitor-traces',
 		TRACES_ID,
@@ -129,29 +129,7 @@ module.exports = ({ P, workflow, sticky, table, mapped }) => {
 				},
 				notes: 'Request, answer, context, tokens and latency from the trace column',
 			},
-			{
-				name: 'Groundedness',
-				type: `${P}.judgeGroundedness`,
-				pos: [720, 540],
-				params: { threshold: 3 },
-			},
-			{ name: 'Relevance to Query', type: `${P}.judgeRelevanceToQuery`, pos: [940, 540] },
-			{ name: 'Safety', type: `${P}.judgeSafety`, pos: [1160, 540] },
-			{
-				name: 'Content Safety',
-				type: `${P}.evalContentSafety`,
-				pos: [1380, 540],
-				params: {
-					categories: ['hate_unfairness', 'sexual', 'violence', 'self_harm'],
-					defectLevel: 'medium',
-				},
-			},
-			{
-				name: 'Cost & Latency',
-				type: `${P}.evalCostLatency`,
-				pos: [1600, 540],
-				params: { maxLatencySeconds: 30 },
-			},
+			...referenceFreeJudges([720, 540]),
 			{
 				name: 'Eval Aggregate',
 				type: `${P}.evalAggregate`,
