@@ -17,10 +17,10 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const n8n = require('../../scripts/n8n-install');
 const ev = require('../../scripts/n8n-evaluations');
 const { startSlackReceiver, blockKitProblems } = require('./support/standins');
+const { suiteChecks, prepareN8n, importAndPublish, startN8n } = require('./support/running-n8n');
 
 const REPO = n8n.REPO;
 const ARTIFACTS = path.join(REPO, 'test-artifacts', 'e2e-monitor');
@@ -31,9 +31,7 @@ const NIGHTLY_HOOK = 'rag-eval-e2e-traces-nightly';
 const FIRST_BATCH = 50;
 const SECOND_BATCH = 20;
 
-function log(msg) {
-	process.stdout.write(`[monitor] ${msg}\n`);
-}
+const { log, check, finish, run } = suiteChecks('monitor');
 
 const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
 const example = (name) =>
@@ -120,46 +118,13 @@ function tracesKept(ids, wf) {
 }
 
 async function main() {
-	let passed = 0;
-	const failed = [];
-	const check = async (name, fn) => {
-		try {
-			await fn();
-			passed++;
-			log(`ok   ${name}`);
-		} catch (e) {
-			failed.push(name);
-			log(`FAIL ${name}: ${e.stack || e}`);
-		}
-	};
-	await n8n.ensureN8n();
-	n8n.buildIfStale();
+	const { env, base, userFolder } = await prepareN8n(ARTIFACTS, OWNER);
+	env.N8N_LOG_LEVEL = 'info';
+	// What the monitored workflow needs kept (docs/monitoring-production.md); n8n's default.
+	env.EXECUTIONS_DATA_SAVE_ON_SUCCESS = 'all';
 	const sampling = require(path.join(REPO, 'dist', 'src', 'executions', 'sample.js'));
-	fs.rmSync(ARTIFACTS, { recursive: true, force: true });
-	fs.mkdirSync(ARTIFACTS, { recursive: true });
-	const userFolder = path.join(ARTIFACTS, 'n8n-user');
-	n8n.installPackage(userFolder, n8n.packPackage(path.join(ARTIFACTS, 'pack')));
 	const judge = await n8n.spawnJudgeServer();
 	const slack = await startSlackReceiver();
-	const bcrypt = require(path.join(n8n.n8nDir(), 'node_modules', 'bcryptjs'));
-	const port = await n8n.freePort();
-	const base = `http://127.0.0.1:${port}`;
-	const env = n8n.n8nEnv(userFolder, {
-		N8N_PORT: String(port),
-		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_SECURE_COOKIE: 'false',
-		N8N_EDITOR_BASE_URL: base,
-		WEBHOOK_URL: `${base}/`,
-		N8N_LOG_LEVEL: 'info',
-		N8N_RUNNERS_BROKER_PORT: String(await n8n.freePort()),
-		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
-		N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
-		N8N_INSTANCE_OWNER_FIRST_NAME: 'Eval',
-		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
-		N8N_INSTANCE_OWNER_PASSWORD_HASH: bcrypt.hashSync(OWNER.password, 10),
-		// What the monitored workflow needs kept (docs/monitoring-production.md); n8n's default.
-		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
-	});
 
 	// Credentials: the example webhooks' token, the judge model and the agent's OpenAI credential,
 	// both on the local test server.
@@ -204,36 +169,10 @@ async function main() {
 			slackUrl: slack.webhookUrl,
 		}),
 	);
-	const importDir = path.join(ARTIFACTS, 'import');
-	fs.mkdirSync(importDir, { recursive: true });
 	const wfs = [app, kb, monitor, tracesWf];
-	for (const wf of wfs) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(wf));
-	let r = await n8n.runN8n(['import:workflow', '--separate', `--input=${importDir}`], env);
-	if (r.status !== 0) throw new Error(`import:workflow failed: ${r.stdout}\n${r.stderr}`);
-	for (const wf of wfs) {
-		r = await n8n.runN8n(['publish:workflow', `--id=${wf.id}`], { ...env, N8N_LOG_LEVEL: 'info' });
-		if (r.status !== 0 || /Error/.test(r.stdout + r.stderr))
-			throw new Error(`publishing ${wf.id} failed:\n${r.stdout}\n${r.stderr}`);
-	}
-
-	const serverLog = path.join(ARTIFACTS, 'n8n-server.log');
-	const logFile = fs.openSync(serverLog, 'w');
-	const server = spawn('node', [n8n.n8nBin(), 'start'], {
-		env,
-		stdio: ['ignore', logFile, logFile],
-	});
+	await importAndPublish(env, ARTIFACTS, wfs);
+	const server = await startN8n(env, base, ARTIFACTS);
 	try {
-		const deadline = Date.now() + 240000;
-		for (;;) {
-			if (server.exitCode !== null) throw new Error(`n8n start exited with ${server.exitCode}`);
-			const ok = await fetch(`${base}/healthz/readiness`).then(
-				(x) => x.ok,
-				() => false,
-			);
-			if (ok) break;
-			if (Date.now() > deadline) throw new Error('n8n start did not become ready');
-			await sleep(1000);
-		}
 		const session = await ev.restSession(base, OWNER.email, OWNER.password);
 		const hook = async (p, body, headers = { authorization: `Bearer ${token}` }) => {
 			for (let attempt = 0; ; attempt++) {
@@ -706,7 +645,7 @@ async function main() {
 			"the public API key is in clear in neither n8n's log nor any saved execution",
 			async () => {
 				assert.ok(key?.secret, 'the key was read back');
-				const logText = fs.readFileSync(serverLog, 'utf8');
+				const logText = fs.readFileSync(path.join(ARTIFACTS, 'n8n-server.log'), 'utf8');
 				assert.ok(!logText.includes(key.secret), 'not in the server log');
 				for (const x of await executions(M.workflowId)) {
 					const e = await session.get(`/executions/${x.id}`);
@@ -723,12 +662,7 @@ async function main() {
 		judge.child.kill();
 		await slack.close();
 	}
-	process.stdout.write(`${passed} passed, ${failed.length} failed\n`);
-	process.exitCode = failed.length ? 1 : 0;
+	finish();
 }
 
-main().catch((e) => {
-	log(e.stack || String(e));
-	process.stdout.write('0 passed, 1 failed\n');
-	process.exitCode = 1;
-});
+run(main);

@@ -1,5 +1,5 @@
 // What the E2E suites that run a real `n8n start` of their own share (review, evaluations,
-// bootstrap): the pass/fail bookkeeping and its closing line, a fresh user folder with the packed
+// bootstrap, monitor): the pass/fail bookkeeping and its closing line, a fresh user folder with the packed
 // package and an owner managed by env, importing and publishing workflows, starting n8n and
 // waiting for it and for its webhooks, reading a Data Table over REST, and answering n8n Form
 // pages over HTTP as the browser does.
