@@ -48,7 +48,7 @@ function knowledgeBase(dataset) {
 	return [...seen].map(([content, doc_uri]) => ({ doc_uri, content }));
 }
 
-module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges }) => {
+module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebhook }) => {
 	const kb = workflow(
 		'monitor-kb',
 		KB_ID,
@@ -380,22 +380,7 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges }) => {
 				params: { jsCode: linkFailingExecutionsCode() },
 				notes: "Each failing execution linked to n8n's execution view",
 			},
-			{
-				name: 'Post to Slack',
-				type: 'n8n-nodes-base.httpRequest',
-				v: 4.2,
-				pos: [2900, 100],
-				disabled: true,
-				params: {
-					method: 'POST',
-					url: 'https://hooks.slack.com/services/PASTE/YOUR/WEBHOOK',
-					sendBody: true,
-					specifyBody: 'json',
-					jsonBody: '={{ JSON.stringify($json.slack) }}',
-					options: {},
-				},
-				notes: 'Paste your Slack incoming webhook URL, then enable',
-			},
+			slackWebhook([2900, 100], '={{ JSON.stringify($json.slack) }}'),
 			sticky(
 				'Monitor',
 				[-40, -360],

@@ -16,7 +16,7 @@ const WEBHOOK_AUTH = {
 const SAMPLE_PERCENT = 25;
 const SAMPLE_SEED = 1;
 
-module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges }) => {
+module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, slackWebhook }) => {
 	const traces = workflow(
 		'monitor-traces',
 		TRACES_ID,
@@ -153,22 +153,7 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges }) =
 				},
 				notes: 'Change localhost:5678 in Options -> Run URL to your n8n address',
 			},
-			{
-				name: 'Post to Slack',
-				type: 'n8n-nodes-base.httpRequest',
-				v: 4.2,
-				pos: [2260, 540],
-				disabled: true,
-				params: {
-					method: 'POST',
-					url: 'https://hooks.slack.com/services/PASTE/YOUR/WEBHOOK',
-					sendBody: true,
-					specifyBody: 'json',
-					jsonBody: '={{ JSON.stringify($json.slack) }}',
-					options: {},
-				},
-				notes: 'Paste your Slack incoming webhook URL, then enable',
-			},
+			slackWebhook([2260, 540], '={{ JSON.stringify($json.slack) }}'),
 			{
 				name: 'Judged Rows',
 				type: 'n8n-nodes-base.code',
