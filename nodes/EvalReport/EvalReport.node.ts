@@ -23,7 +23,7 @@ import {
 	type ReportSummaryLike,
 } from '../../src/report';
 import { iconFor } from '../shared/common';
-import { allPaired, jsonOption } from '../shared/collect';
+import { allPaired, jsonOption, rowListOption } from '../shared/collect';
 
 type Part = 'slack' | 'markdown' | 'ticket' | 'tickets' | 'html' | 'junit';
 
@@ -193,13 +193,13 @@ export class EvalReport implements INodeType {
 			});
 		}
 		const o = this.getNodeParameter('options', 0, {}) as IDataObject;
-		const extra = jsonOption<unknown>(this, 'Scored Rows', o.rows, 'the scored rows');
-		if (extra !== undefined && !Array.isArray(extra)) {
-			throw new NodeOperationError(this.getNode(), 'Scored Rows is not a list of rows', {
-				description:
-					"Set Options -> Scored Rows to an expression returning an array, e.g. {{ $('Relevance').all().map((item) => item.json) }}.",
-			});
-		}
+		const extra = rowListOption(
+			this,
+			'Scored Rows',
+			o.rows,
+			'the scored rows',
+			"Set Options -> Scored Rows to an expression returning an array, e.g. {{ $('Relevance').all().map((item) => item.json) }}.",
+		);
 		for (const r of (extra as unknown[] | undefined) ?? [])
 			if (r && typeof r === 'object' && 'eval' in r) rows.push(r as ReportRow);
 		const input: ReportInput = {

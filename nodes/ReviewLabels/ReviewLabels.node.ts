@@ -20,7 +20,7 @@ import {
 	type ReviewRow,
 } from '../../src/review';
 import { iconFor } from '../shared/common';
-import { allPaired, jsonOption, listParam } from '../shared/collect';
+import { allPaired, listParam, rowListOption } from '../shared/collect';
 
 type Operation = 'form' | 'label' | 'promote';
 
@@ -209,18 +209,13 @@ async function promote(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
 ): Promise<INodeExecutionData[]> {
-	const existing = jsonOption<unknown>(
+	const existing = rowListOption(
 		ctx,
 		'Existing Dataset Rows',
 		ctx.getNodeParameter('existing', 0, ''),
 		'the golden set rows',
+		"Set it to an expression returning an array, e.g. {{ $('Get Golden Rows').all().map((item) => item.json) }}.",
 	);
-	if (existing !== undefined && !Array.isArray(existing)) {
-		throw new NodeOperationError(ctx.getNode(), 'Existing Dataset Rows is not a list of rows', {
-			description:
-				"Set it to an expression returning an array, e.g. {{ $('Get Golden Rows').all().map((item) => item.json) }}.",
-		});
-	}
 	const result = promoteToGolden(
 		items.map((i) => i.json),
 		((existing as unknown[] | undefined) ?? []).filter(

@@ -1,6 +1,5 @@
 import {
 	NodeConnectionTypes,
-	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
@@ -9,7 +8,7 @@ import {
 } from 'n8n-workflow';
 import { queuedKeys, selectForReview, storedRow, type ReviewRow } from '../../src/review';
 import { iconFor } from '../shared/common';
-import { jsonOption, listParam } from '../shared/collect';
+import { listParam, rowListOption } from '../shared/collect';
 
 /** Static-data keys of the queued request ids and fingerprints, when the node remembers them. */
 const MEMORY = 'reviewQueue';
@@ -117,18 +116,13 @@ export class ReviewQueue implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const o = this.getNodeParameter('options', 0, {}) as IDataObject;
-		const prior = jsonOption<unknown>(
+		const prior = rowListOption(
 			this,
 			'Already Queued Rows',
 			this.getNodeParameter('alreadyQueued', 0, ''),
 			'the labels Data Table rows',
+			"Set it to an expression returning an array, e.g. {{ $('Get Review Rows').all().map((item) => item.json) }}.",
 		);
-		if (prior !== undefined && !Array.isArray(prior)) {
-			throw new NodeOperationError(this.getNode(), 'Already Queued Rows is not a list of rows', {
-				description:
-					"Set it to an expression returning an array, e.g. {{ $('Get Review Rows').all().map((item) => item.json) }}.",
-			});
-		}
 		const keys = queuedKeys(
 			((prior as unknown[] | undefined) ?? []).filter(
 				(r): r is Record<string, unknown> => !!r && typeof r === 'object',

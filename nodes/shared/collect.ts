@@ -29,6 +29,26 @@ export function jsonOption<T>(
 	}
 }
 
+/**
+ * A JSON option that must be a list of rows (or empty): parsed by {@link jsonOption}, and anything
+ * but an array fails the node, `hint` saying how to set it.
+ */
+export function rowListOption(
+	ctx: IExecuteFunctions,
+	name: string,
+	value: unknown,
+	what: string,
+	hint: string,
+): unknown[] | undefined {
+	const rows = jsonOption<unknown>(ctx, name, value, what);
+	if (rows !== undefined && !Array.isArray(rows)) {
+		throw new NodeOperationError(ctx.getNode(), `${name} is not a list of rows`, {
+			description: hint,
+		});
+	}
+	return rows;
+}
+
 /** Split a comma-separated list parameter. */
 export function listParam(value: unknown): string[] {
 	return String(value ?? '')
