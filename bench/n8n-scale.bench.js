@@ -8,8 +8,9 @@
  *   one execution  - every row through every node in one workflow execution (the reference);
  *   batched        - the batched example's approach: Loop Over Items + Execute Workflow, each batch
  *                    scored by a sub-workflow returning an Eval Aggregate partial, merged at the end;
- *   engine         - the one execution's nodes in n8n-core's engine in this process (bench/engine.js,
- *                    no CLI, no database): what a node costs per row without the rest of n8n.
+ *   engine         - the one execution's nodes in n8n-core's engine in a new Node process
+ *                    (bench/engine.js, no CLI, no database), as cold as n8n's: what a node costs
+ *                    per row without the rest of n8n.
  * Every pass starts cold: its own empty verdict cache folder, so each makes every judge call
  * (counted at the server and printed; a pass that made fewer says WARM). The judges run with
  * Concurrency --concurrency rising to Max Concurrency --max-concurrency (adaptive); the latency
@@ -17,11 +18,14 @@
  * (n8n's startedAt..stoppedAt, without the CLI's start-up) and beside the judge nodes' time.
  * Prints wall time, peak RSS of the n8n process (sampled every 200 ms from /proc; its task-runner
  * children summed apart), the stored execution data and how much the SQLite database grew, per-node
- * ms per row, the peak of judge requests in flight at the server, and the load average.
+ * ms per row, the peak of judge requests in flight at the server, CPU seconds of the n8n process and of
+ * this process (which hosts the judge server and, in the engine pass, the engine), and the load
+ * average. With --rounds N the passes run N times, alternating, and a last block prints the
+ * median of each figure and the ratios of the medians (one busy moment moves a single run).
  *
  *   node bench/n8n-scale.bench.js [--rows 10000] [--batch 500] [--latency 50] [--concurrency 8]
  *        [--max-concurrency 32] [--passes one,batched,engine] [--cpu-prof DIR]
- *        [--cpu-prof-interval US] [--no-judges]
+ *        [--cpu-prof-interval US] [--no-judges] [--rounds 1]
  */
 'use strict';
 
@@ -46,6 +50,7 @@ const MAX = arg('max-concurrency', 32);
 const PASSES = (argOf('passes') ?? 'one,batched,engine').split(',');
 const CPU_PROF = argOf('cpu-prof');
 const CPU_PROF_INTERVAL = arg('cpu-prof-interval', 1000);
+const ROUNDS = Math.max(1, arg('rounds', 1));
 // --no-judges: the metric nodes alone, to compare their per-row time with the engine's.
 const NO_JUDGES = process.argv.includes('--no-judges');
 const JUDGES = NO_JUDGES ? 0 : 2;
@@ -206,6 +211,23 @@ function rssKb(pid) {
 		return 0;
 	}
 }
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat; 0 when it is gone. */
+const TICKS = (() => {
+	try {
+		return Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
+	} catch {
+		return 100;
+	}
+})();
+function cpuSeconds(pid) {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return (Number(f[11]) + Number(f[12])) / TICKS;
+	} catch {
+		return 0;
+	}
+}
 function childPids(pid) {
 	try {
 		return fs
@@ -292,7 +314,10 @@ function execute(id, env, userFolder, outFile) {
 		});
 		let peakMain = 0;
 		let peakChildren = 0;
+		let cpu = 0;
 		const timer = setInterval(() => {
+			// The last reading before the process ends (it cannot be read after): at most 200 ms short.
+			cpu = Math.max(cpu, cpuSeconds(child.pid));
 			peakMain = Math.max(peakMain, rssKb(child.pid));
 			peakChildren = Math.max(
 				peakChildren,
@@ -319,14 +344,44 @@ function execute(id, env, userFolder, outFile) {
 				executionDataMb: (dataAfter.bytes - dataBefore.bytes) / 1024 / 1024,
 				peakMainMb: peakMain / 1024,
 				peakChildrenMb: peakChildren / 1024,
+				n8nCpuSeconds: cpu,
 				dbGrowthMb: (dbBytes(userFolder) - before) / 1024 / 1024,
 			});
 		});
 	});
 }
 
-/** The one execution's nodes in n8n-core's engine in this process, on the same generated rows. */
-async function engineRun(judge, cacheDir) {
+/**
+ * The one execution's nodes in n8n-core's engine, on the same generated rows, in a new Node
+ * process of its own (this file with --engine-child), as cold as the n8n CLI's: a pass in this
+ * process would run on code that earlier rounds had already compiled and optimised.
+ */
+function engineRun(judge, cacheDir) {
+	return new Promise((resolve, reject) => {
+		const args = [__filename, '--engine-child', cacheDir, judge.baseUrl, '--rows', String(ROWS)];
+		for (const flag of ['concurrency', 'max-concurrency'])
+			if (argOf(flag) !== undefined) args.push(`--${flag}`, argOf(flag));
+		if (NO_JUDGES) args.push('--no-judges');
+		const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+		let out = '';
+		let cpu = 0;
+		const timer = setInterval(() => (cpu = Math.max(cpu, cpuSeconds(child.pid))), 200);
+		child.stdout.on('data', (d) => (out += d));
+		child.on('error', reject);
+		child.on('close', (status) => {
+			clearInterval(timer);
+			const line = out.trim().split('\n').pop() ?? '';
+			try {
+				resolve({ ...JSON.parse(line), status, engineCpuSeconds: cpu });
+			} catch {
+				reject(new Error(`engine pass exited ${status}: ${out.slice(-2000)}`));
+			}
+		});
+	});
+}
+
+/** The child side of {@link engineRun}: runs the nodes, prints one JSON line of its times. */
+async function engineChild(cacheDir, baseUrl) {
 	const { runWorkflow } = require('./engine');
 	const items = rows().map((json) => ({ json }));
 	const cred = { id: 'benchJudgeLocal01', name: 'Judge model (local test server)' };
@@ -340,32 +395,23 @@ async function engineRun(judge, cacheDir) {
 	const connections = {};
 	for (let i = 0; i + 1 < names.length; i++)
 		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
-	const before = process.env.RAG_EVAL_CACHE_DIR;
 	process.env.RAG_EVAL_CACHE_DIR = cacheDir;
-	try {
-		const t0 = process.hrtime.bigint();
-		const { nodes: times } = await runWorkflow(
-			{ nodes, connections },
-			{
-				startItems: items,
-				credentials: {
-					ragEvalLlmApi: {
-						provider: 'compatible',
-						apiKey: 'bench-key',
-						baseUrl: judge.baseUrl,
-						model: 'bench',
-					},
-				},
+	const t0 = process.hrtime.bigint();
+	const { nodes: times } = await runWorkflow(
+		{ nodes, connections },
+		{
+			startItems: items,
+			credentials: {
+				ragEvalLlmApi: { provider: 'compatible', apiKey: 'bench-key', baseUrl, model: 'bench' },
 			},
-		);
-		const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-		const ms = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.ms]));
-		const cpu = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.cpuMs]));
-		return { seconds, executionSeconds: seconds, nodes: ms, cpu };
-	} finally {
-		if (before === undefined) delete process.env.RAG_EVAL_CACHE_DIR;
-		else process.env.RAG_EVAL_CACHE_DIR = before;
-	}
+		},
+	);
+	const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+	const ms = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.ms]));
+	const cpu = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, v.cpuMs]));
+	process.stdout.write(
+		`\n${JSON.stringify({ seconds, executionSeconds: seconds, nodes: ms, cpu })}\n`,
+	);
 }
 
 const perRow = (ms) => `${(ms / ROWS).toFixed(ms / ROWS < 0.1 ? 3 : 2)} ms/row`;
@@ -407,7 +453,54 @@ function printPass(label, res) {
 			)
 			.join(', ')}`,
 	);
+	console.log(
+		`  CPU: ${res.n8nCpuSeconds !== undefined ? `n8n process ${s1(res.n8nCpuSeconds)}` : `engine process ${s1(res.engineCpuSeconds)}`} (to its last reading), this process ${s1(res.selfCpuSeconds)} (the judge server and the bench's own readings)`,
+	);
 	console.log(`  load average ${res.loadBefore} before, ${res.loadAfter} after`);
+}
+
+const median = (xs) => {
+	const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+	if (s.length === 0) return NaN;
+	const m = s.length >> 1;
+	return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** The medians of each pass's figures over the rounds, and the ratios of the medians. */
+function printMedians(all) {
+	console.log(`medians over ${ROUNDS} rounds (passes alternating):`);
+	const med = {};
+	for (const [pass, runs] of Object.entries(all)) {
+		const nodes = {};
+		for (const n of Object.keys(runs[0].nodes)) nodes[n] = median(runs.map((r) => r.nodes[n]));
+		med[pass] = { execution: median(runs.map((r) => r.executionSeconds)), nodes };
+		const execs = runs.map((r) => r.executionSeconds.toFixed(1)).join(', ');
+		console.log(
+			`  ${pass}: execution ${s1(med[pass].execution)}` +
+				(NO_JUDGES
+					? ''
+					: ` (${(med[pass].execution / BOUND_S).toFixed(2)}x the bound ${s1(BOUND_S)})`) +
+				` [rounds: ${execs} s]; per node: ${Object.entries(nodes)
+					.filter(([n]) => !['Run', 'Batches', 'Batch In'].includes(n))
+					.map(([n, ms]) => `${n} ${perRow(ms)}`)
+					.join(', ')}`,
+		);
+	}
+	if (med.one && med.engine)
+		console.log(
+			`  one execution / engine, per node (medians): ${[
+				...METRIC_NODES,
+				...JUDGE_NODES,
+				'Eval Dataset',
+				'Eval Aggregate',
+			]
+				.map((n) => `${n} ${(med.one.nodes[n] / med.engine.nodes[n]).toFixed(2)}x`)
+				.join(', ')}`,
+		);
+	if (med.one && med.batched)
+		console.log(
+			`  batched / one execution (medians): execution ${(med.batched.execution / med.one.execution).toFixed(2)}x`,
+		);
 }
 
 async function main() {
@@ -466,59 +559,69 @@ async function main() {
 			? `rows ${ROWS}, batch ${BATCH}; nodes: F1, ROUGE, Eval Aggregate (no judges)`
 			: `rows ${ROWS}, batch ${BATCH}, judge latency ${LATENCY} ms, judges' Concurrency ${START} rising to Max Concurrency ${MAX}; latency bound ${JUDGES} judges x ${ROWS} rows x ${LATENCY} ms / ${MAX} = ${s1(BOUND_S)}; nodes: F1, ROUGE, Groundedness, Relevance, Eval Aggregate`,
 	);
-	const results = {};
-	for (const [label, pass, w] of [
-		['one execution', 'one', one],
-		['batched', 'batched', batched],
-		['engine (n8n-core in process)', 'engine', null],
-	]) {
-		if (!PASSES.includes(pass)) continue;
-		const cacheDir = path.join(DIR, `verdict-cache-${pass}`);
-		fs.rmSync(cacheDir, { recursive: true, force: true });
-		const callsBefore = judge.stats.chat;
-		judge.stats.peakInFlight = 0;
-		const loadBefore = load();
-		let res;
-		if (w) {
-			const passEnv = { ...env, RAG_EVAL_CACHE_DIR: cacheDir };
-			if (CPU_PROF && pass === 'one') {
-				fs.mkdirSync(CPU_PROF, { recursive: true });
-				passEnv.NODE_OPTIONS =
-					`${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-interval=${CPU_PROF_INTERVAL} --cpu-prof-dir=${path.resolve(CPU_PROF)}`.trim();
+	const all = {};
+	for (let round = 1; round <= ROUNDS; round++) {
+		if (ROUNDS > 1) console.log(`round ${round} of ${ROUNDS}`);
+		const results = {};
+		for (const [label, pass, w] of [
+			['one execution', 'one', one],
+			['batched', 'batched', batched],
+			['engine (n8n-core in a process of its own)', 'engine', null],
+		]) {
+			if (!PASSES.includes(pass)) continue;
+			const cacheDir = path.join(DIR, `verdict-cache-${pass}`);
+			fs.rmSync(cacheDir, { recursive: true, force: true });
+			const callsBefore = judge.stats.chat;
+			judge.stats.peakInFlight = 0;
+			const loadBefore = load();
+			const selfBefore = process.cpuUsage();
+			let res;
+			if (w) {
+				const passEnv = { ...env, RAG_EVAL_CACHE_DIR: cacheDir };
+				if (CPU_PROF && pass === 'one') {
+					fs.mkdirSync(CPU_PROF, { recursive: true });
+					passEnv.NODE_OPTIONS =
+						`${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-interval=${CPU_PROF_INTERVAL} --cpu-prof-dir=${path.resolve(CPU_PROF)}`.trim();
+				}
+				res = await execute(w.id, passEnv, userFolder, path.join(DIR, `${w.id}.out.txt`));
+			} else {
+				res = await engineRun(judge, cacheDir);
 			}
-			res = await execute(w.id, passEnv, userFolder, path.join(DIR, `${w.id}.out.txt`));
-		} else {
-			res = await engineRun(judge, cacheDir);
+			const self = process.cpuUsage(selfBefore);
+			res.selfCpuSeconds = (self.user + self.system) / 1e6;
+			res.calls = judge.stats.chat - callsBefore;
+			res.peakInFlight = judge.stats.peakInFlight;
+			res.loadBefore = loadBefore;
+			res.loadAfter = load();
+			results[pass] = res;
+			(all[pass] ??= []).push(res);
+			printPass(label, res);
 		}
-		res.calls = judge.stats.chat - callsBefore;
-		res.peakInFlight = judge.stats.peakInFlight;
-		res.loadBefore = loadBefore;
-		res.loadAfter = load();
-		results[pass] = res;
-		printPass(label, res);
+		const ref = results.one;
+		const b = results.batched;
+		if (ref && b)
+			console.log(
+				`batched / one execution (both cold): wall ${(b.seconds / ref.seconds).toFixed(2)}x, execution ${(b.executionSeconds / ref.executionSeconds).toFixed(2)}x, peak RSS ${(b.peakMainMb / ref.peakMainMb).toFixed(2)}x, execution data ${(b.executionDataMb / ref.executionDataMb).toFixed(2)}x`,
+			);
+		const e = results.engine;
+		if (ref && e)
+			console.log(
+				`one execution / engine, per node: ${[
+					...METRIC_NODES,
+					...JUDGE_NODES,
+					'Eval Dataset',
+					'Eval Aggregate',
+				]
+					.map((n) => `${n} ${(ref.nodes[n] / e.nodes[n]).toFixed(2)}x`)
+					.join(', ')}`,
+			);
 	}
-	const ref = results.one;
-	const b = results.batched;
-	if (ref && b)
-		console.log(
-			`batched / one execution (both cold): wall ${(b.seconds / ref.seconds).toFixed(2)}x, execution ${(b.executionSeconds / ref.executionSeconds).toFixed(2)}x, peak RSS ${(b.peakMainMb / ref.peakMainMb).toFixed(2)}x, execution data ${(b.executionDataMb / ref.executionDataMb).toFixed(2)}x`,
-		);
-	const e = results.engine;
-	if (ref && e)
-		console.log(
-			`one execution / engine, per node: ${[
-				...METRIC_NODES,
-				...JUDGE_NODES,
-				'Eval Dataset',
-				'Eval Aggregate',
-			]
-				.map((n) => `${n} ${(ref.nodes[n] / e.nodes[n]).toFixed(2)}x`)
-				.join(', ')}`,
-		);
+	if (ROUNDS > 1) printMedians(all);
 	await judge.close();
 }
 
-main().catch((e) => {
+const child = process.argv.indexOf('--engine-child');
+(child > -1 ? engineChild(process.argv[child + 1], process.argv[child + 2]) : main()).catch((e) => {
 	console.error(e);
 	process.exit(1);
 });
