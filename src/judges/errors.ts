@@ -118,6 +118,9 @@ export function connectionError(
 	if (code === undefined) what = message ?? 'unknown cause';
 	else if (tls)
 		what = `${code} (TLS handshake failed: check the base URL's scheme and the server certificate)`;
+	// node:http reports a socket closed before any reply as ECONNRESET "socket hang up".
+	else if (code === 'ECONNRESET' && /socket hang up/i.test(message ?? ''))
+		what = `${code} (${CAUSES.UND_ERR_SOCKET})`;
 	else what = `${code} (${CAUSES[code] ?? firstLine(message ?? 'no detail')})`;
 	const text = redact(`connection to the judge model failed: ${what}`, secrets);
 	if (tls || code === 'ENOTFOUND')

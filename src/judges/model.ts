@@ -11,6 +11,7 @@ import OpenAI, {
 	AzureOpenAI,
 } from 'openai';
 import type { Usage } from '../core/types';
+import { judgeFetch } from './transport';
 import { connectionError, ModelCallError, redact, retryAfterFromHeaders } from './errors';
 
 /** One chat message sent to the judge model. */
@@ -77,7 +78,12 @@ const DEFAULT_AZURE_API_VERSION = '2024-10-21';
 
 function makeClient(config: LlmConfig): OpenAI {
 	// The governor owns retries, so the SDK must surface every 429/5xx to it.
-	const common = { maxRetries: 0, timeout: config.timeoutMs ?? 600_000 };
+	const common = {
+		maxRetries: 0,
+		timeout: config.timeoutMs ?? 600_000,
+		// The SDK builds and reads every request; ./transport moves the bytes (keep-alive node:http).
+		fetch: judgeFetch,
+	};
 	if (config.provider === 'azure') {
 		return new AzureOpenAI({
 			...common,
