@@ -1,6 +1,7 @@
 /**
  * Jest setup: judge nodes cache verdicts by default, so every test file gets its own empty cache
- * folder under the system temp dir (never n8n's user folder in the home directory).
+ * folder under the system temp dir (never n8n's user folder in the home directory). The temp dir
+ * is the test run's own folder (test/support/tmp-run-setup.ts), removed when the run ends.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
