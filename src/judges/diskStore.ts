@@ -171,9 +171,9 @@ export interface DiskStoreOptions {
  * thread, less than handing it to the thread pool. The first slower call (a network or failing
  * disk) turns reads asynchronous for the rest of the store's life, so a slow disk stalls the event
  * loop once, not per row. Writes are always asynchronous: creating a file and renaming it blocked
- * the main thread for about 0.4 ms an entry on the ext4 disk of the bench machine (the journal,
- * not CPU), a sixth of a judge row's main-thread time in real n8n; in the thread pool that wait
- * overlaps the rows' other work. The row still awaits its write, so a write that fails is
+ * the main thread for about 0.4 ms an entry on the ext4 disk of the bench machine, a sixth of a
+ * judge row's main-thread time in real n8n; in the thread pool that time overlaps the rows' other
+ * work. The row still awaits its write, so a write that fails is
  * reported on that row.
  */
 export class DiskStore {
