@@ -60,6 +60,26 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer {
 	}
 }
 
+/** Statuses whose Response must have no body (the constructor refuses one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** The SDK's Response from a whole reply: headers as sent, the body decoded. */
+function response(res: http.IncomingMessage, chunks: Buffer[], method?: string): Response {
+	const status = res.statusCode ?? 0;
+	const encoding = res.headers['content-encoding'];
+	const headers = new Headers();
+	const raw = res.rawHeaders;
+	for (let i = 0; i + 1 < raw.length; i += 2) {
+		const name = raw[i].toLowerCase();
+		// The body handed on is decoded: its length and encoding headers would lie.
+		if (encoding && (name === 'content-encoding' || name === 'content-length')) continue;
+		headers.append(raw[i], raw[i + 1]);
+	}
+	const body =
+		NULL_BODY.has(status) || method === 'HEAD' ? null : decoded(Buffer.concat(chunks), encoding);
+	return new Response(body, { status, statusText: res.statusMessage, headers });
+}
+
 /** A `fetch` for the SDK: see the module comment. */
 export function judgeFetch(
 	input: string | URL | Request,
@@ -103,33 +123,22 @@ export function judgeFetch(
 				);
 				res.on('end', () => {
 					if (settled) return;
-					const status = res.statusCode ?? 0;
-					const headers = new Headers();
-					const raw = res.rawHeaders;
-					const encoding = res.headers['content-encoding'];
-					for (let i = 0; i + 1 < raw.length; i += 2) {
-						const name = raw[i].toLowerCase();
-						// The body handed on is decoded: its length and encoding headers would lie.
-						if (encoding && (name === 'content-encoding' || name === 'content-length')) continue;
-						headers.append(raw[i], raw[i + 1]);
-					}
-					let bytes: Buffer | null;
+					let made: Response;
 					try {
-						bytes =
-							status === 204 || status === 304 || init.method === 'HEAD'
-								? null
-								: decoded(Buffer.concat(chunks), encoding);
+						made = response(res, chunks, init.method);
 					} catch (e) {
-						fail(e);
+						// A body that does not decode, or a reply the Response constructor refuses.
+						fail(new TypeError('fetch failed', { cause: e }));
 						return;
 					}
 					settled = true;
-					resolve(new Response(bytes, { status, statusText: res.statusMessage, headers }));
+					resolve(made);
 				});
 				// Closed before the end (the socket dropped mid-reply): an error, never a short body.
 				res.on('close', () => {
-					if (!res.complete)
-						fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+					if (res.complete) return;
+					const cause = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+					fail(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause }));
 				});
 			},
 		);

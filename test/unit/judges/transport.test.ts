@@ -103,6 +103,29 @@ describe('judgeFetch', () => {
 		expect(await r.json()).toEqual({ gz: 1 });
 	});
 
+	it('a body that does not decode is an error with the zlib cause', async () => {
+		handler = (_req, _body, res) => {
+			res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' });
+			res.end('{"not":"gzip"}');
+		};
+		const err = (await judgeFetch(`${base}/bad`).catch((e: unknown) => e)) as TypeError & {
+			cause?: { code?: string };
+		};
+		expect(err).toBeInstanceOf(TypeError);
+		expect(err.message).toBe('fetch failed');
+		expect(err.cause?.code).toBe('Z_DATA_ERROR');
+	});
+
+	it('a 205 with a body is handed on without it (a Response may not carry one)', async () => {
+		handler = (_req, _body, res) => {
+			res.writeHead(205, { 'content-type': 'text/plain' });
+			res.end('ignored');
+		};
+		const r = await judgeFetch(`${base}/reset-content`, { method: 'POST', body: '{}' });
+		expect(r.status).toBe(205);
+		expect(r.body).toBeNull();
+	});
+
 	it('a 204 has no body', async () => {
 		handler = (_req, _body, res) => {
 			res.writeHead(204);
