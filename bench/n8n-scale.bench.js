@@ -417,6 +417,15 @@ async function engineChild(cacheDir, baseUrl) {
 const perRow = (ms) => `${(ms / ROWS).toFixed(ms / ROWS < 0.1 ? 3 : 2)} ms/row`;
 const s1 = (x) => `${x.toFixed(1)} s`;
 
+/** The nodes a pass reports on: not the trigger, nor the batched layout's loop and sub-trigger. */
+const shownNodes = (nodes) =>
+	Object.entries(nodes).filter(([n]) => !['Run', 'Batches', 'Batch In'].includes(n));
+/** Per-node time of `a` over `b` for the nodes both layouts share. */
+const perNodeRatios = (a, b) =>
+	[...METRIC_NODES, ...JUDGE_NODES, 'Eval Dataset', 'Eval Aggregate']
+		.map((n) => `${n} ${(a[n] / b[n]).toFixed(2)}x`)
+		.join(', ');
+
 function printPass(label, res) {
 	const judgeMs = JUDGE_NODES.reduce((a, n) => a + (res.nodes[n] ?? 0), 0);
 	const ok = res.executions ? res.executions.filter((x) => x.status === 'success').length : 1;
@@ -445,8 +454,7 @@ function printPass(label, res) {
 			`  peak RSS n8n ${res.peakMainMb.toFixed(0)} MB (+ task runners ${res.peakChildrenMb.toFixed(0)} MB), execution data +${res.executionDataMb.toFixed(1)} MB, database file +${res.dbGrowthMb.toFixed(1)} MB`,
 		);
 	console.log(
-		`  per node: ${Object.entries(res.nodes)
-			.filter(([n]) => !['Run', 'Batches', 'Batch In'].includes(n))
+		`  per node: ${shownNodes(res.nodes)
 			.map(
 				([n, ms]) =>
 					`${n} ${s1(ms / 1000)} (${perRow(ms)}${res.cpu?.[n] !== undefined ? `, CPU ${perRow(res.cpu[n])}` : ''})`,
@@ -480,22 +488,14 @@ function printMedians(all) {
 				(NO_JUDGES
 					? ''
 					: ` (${(med[pass].execution / BOUND_S).toFixed(2)}x the bound ${s1(BOUND_S)})`) +
-				` [rounds: ${execs} s]; per node: ${Object.entries(nodes)
-					.filter(([n]) => !['Run', 'Batches', 'Batch In'].includes(n))
+				` [rounds: ${execs} s]; per node: ${shownNodes(nodes)
 					.map(([n, ms]) => `${n} ${perRow(ms)}`)
 					.join(', ')}`,
 		);
 	}
 	if (med.one && med.engine)
 		console.log(
-			`  one execution / engine, per node (medians): ${[
-				...METRIC_NODES,
-				...JUDGE_NODES,
-				'Eval Dataset',
-				'Eval Aggregate',
-			]
-				.map((n) => `${n} ${(med.one.nodes[n] / med.engine.nodes[n]).toFixed(2)}x`)
-				.join(', ')}`,
+			`  one execution / engine, per node (medians): ${perNodeRatios(med.one.nodes, med.engine.nodes)}`,
 		);
 	if (med.one && med.batched)
 		console.log(
@@ -605,16 +605,7 @@ async function main() {
 			);
 		const e = results.engine;
 		if (ref && e)
-			console.log(
-				`one execution / engine, per node: ${[
-					...METRIC_NODES,
-					...JUDGE_NODES,
-					'Eval Dataset',
-					'Eval Aggregate',
-				]
-					.map((n) => `${n} ${(ref.nodes[n] / e.nodes[n]).toFixed(2)}x`)
-					.join(', ')}`,
-			);
+			console.log(`one execution / engine, per node: ${perNodeRatios(ref.nodes, e.nodes)}`);
 	}
 	if (ROUNDS > 1) printMedians(all);
 	await judge.close();

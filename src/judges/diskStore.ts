@@ -173,8 +173,7 @@ export interface DiskStoreOptions {
  * loop once, not per row. Writes are always asynchronous: creating a file and renaming it blocked
  * the main thread for about 0.4 ms an entry on the ext4 disk of the bench machine, a sixth of a
  * judge row's main-thread time in real n8n; in the thread pool that time overlaps the rows' other
- * work. The row still awaits its write, so a write that fails is
- * reported on that row.
+ * work. The row still awaits its write, so a write that fails is reported on that row.
  */
 export class DiskStore {
 	private readonly shards = new Set<string>();

@@ -34,8 +34,9 @@ export function usePlatformFetch(env: NodeJS.ProcessEnv = process.env): boolean 
 function headerRecord(h: RequestInit['headers']): Record<string, string> {
 	const out: Record<string, string> = {};
 	if (!h) return out;
-	// Headers, [name, value] pairs or a record, as fetch takes them.
-	new Headers(h as ConstructorParameters<typeof Headers>[0]).forEach((v, k) => (out[k] = v));
+	// Headers (the SDK's), [name, value] pairs or a record, as fetch takes them.
+	const all = h instanceof Headers ? h : new Headers(h as ConstructorParameters<typeof Headers>[0]);
+	all.forEach((v, k) => (out[k] = v));
 	return out;
 }
 
@@ -101,10 +102,12 @@ export function judgeFetch(
 	if (signal?.aborted) return Promise.reject(abortReason(signal));
 	return new Promise<Response>((resolve, reject) => {
 		let settled = false;
-		const fail = (e: unknown): void => {
+		// As the platform fetch rejects: AbortError once aborted, else a TypeError whose cause is
+		// what went wrong (the socket's error and its code, a body that does not decode).
+		const fail = (cause: unknown): void => {
 			if (settled) return;
 			settled = true;
-			reject(e);
+			reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause }));
 		};
 		const secure = url.protocol === 'https:';
 		const req = (secure ? https : http).request(
@@ -118,9 +121,7 @@ export function judgeFetch(
 			(res) => {
 				const chunks: Buffer[] = [];
 				res.on('data', (c: Buffer) => chunks.push(c));
-				res.on('error', (e) =>
-					fail(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: e })),
-				);
+				res.on('error', fail);
 				res.on('end', () => {
 					if (settled) return;
 					let made: Response;
@@ -128,7 +129,7 @@ export function judgeFetch(
 						made = response(res, chunks, init.method);
 					} catch (e) {
 						// A body that does not decode, or a reply the Response constructor refuses.
-						fail(new TypeError('fetch failed', { cause: e }));
+						fail(e);
 						return;
 					}
 					settled = true;
@@ -136,16 +137,12 @@ export function judgeFetch(
 				});
 				// Closed before the end (the socket dropped mid-reply): an error, never a short body.
 				res.on('close', () => {
-					if (res.complete) return;
-					const cause = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-					fail(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause }));
+					if (!res.complete)
+						fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
 				});
 			},
 		);
-		// As the platform fetch rejects: a TypeError whose cause is the socket's error (its code).
-		req.on('error', (e) =>
-			fail(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: e })),
-		);
+		req.on('error', fail);
 		req.end(body ?? undefined);
 	});
 }
