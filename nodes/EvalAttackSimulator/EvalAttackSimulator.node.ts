@@ -7,6 +7,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { openVerdictCache } from '../../src/judges/cache';
+import { callKey } from '../../src/judges/model';
 import {
 	estimateRow,
 	recordingSource,
@@ -242,7 +243,7 @@ export class EvalAttackSimulator implements INodeType {
 			};
 			const recorded = new Map<string, ReturnType<typeof recordingSource>>();
 			const writer: AttackWriter = {
-				width: Math.max(1, governor.maxConcurrencyFor(source.key) * 2),
+				width: Math.max(1, governor.maxConcurrencyFor(callKey(source, modelOverride)) * 2),
 				contextFor(plan, slot) {
 					if (!estimating) return base;
 					const rec = recordingSource(source);
@@ -270,7 +271,12 @@ export class EvalAttackSimulator implements INodeType {
 			}
 			// A rejected key or model name fails the node as it does a judge's: a night of
 			// "incomplete" pairs would hide a broken credential behind a red-team report.
-			throwIfFatal(this, governor, source.key, modelRejectedAdvice('The red-team model'));
+			throwIfFatal(
+				this,
+				governor,
+				callKey(source, modelOverride),
+				modelRejectedAdvice('The red-team model'),
+			);
 		}
 		const run = estimates ? runEstimate([...estimates.values()], estimateModel) : undefined;
 		return [

@@ -8,6 +8,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { openVerdictCache } from '../../src/judges/cache';
+import { callKey } from '../../src/judges/model';
 import {
 	DEFAULT_CHUNK_OVERLAP,
 	DEFAULT_CHUNK_SIZE,
@@ -384,7 +385,12 @@ export class EvalSetGenerator implements INodeType {
 					spend,
 					cache,
 				});
-				throwIfFatal(this, governor, source.key, modelRejectedAdvice('The model'));
+				throwIfFatal(
+					this,
+					governor,
+					callKey(source, modelOverride),
+					modelRejectedAdvice('The model'),
+				);
 				const short = (Object.keys(result.wanted) as (keyof typeof result.wanted)[]).filter(
 					(k) => result.kept[k] < result.wanted[k],
 				);

@@ -25,6 +25,7 @@ import {
 	type RowEstimate,
 } from '../../src/judges/estimate';
 import { judgeSignature } from '../../src/judges/run';
+import { callKey } from '../../src/judges/model';
 import type { JudgeDecl } from '../../src/judges/types';
 import {
 	iconFor,
@@ -308,7 +309,7 @@ export async function executeJudge(
 		},
 		fatal: {
 			governor,
-			key: source?.key,
+			key: source ? callKey(source, modelOverride) : undefined,
 			advice: modelRejectedAdvice('The judge model'),
 		},
 		close: async () => {

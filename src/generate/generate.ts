@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { okScore } from '../core/score';
 import type { Score } from '../core/types';
 import type { JudgeContext } from '../judges/context';
+import { callKey } from '../judges/model';
 import { promptHash } from '../judges/prompt';
 import { runJudge } from '../judges/run';
 import { groundednessVerdict } from '../judges/specs/groundedness';
@@ -349,7 +350,10 @@ export async function generateEvalSet(
 		return { ok: true, slot, q, cited, check: g, scores };
 	};
 
-	const width = Math.max(1, options.width ?? ctx.governor.maxConcurrencyFor(ctx.source.key) * 2);
+	const width = Math.max(
+		1,
+		options.width ?? ctx.governor.maxConcurrencyFor(callKey(ctx.source, ctx.model)) * 2,
+	);
 	let slotsRun = 0;
 	let shortfall = { ...wanted };
 	const rounds = 1 + Math.max(0, Math.floor(options.topUpRounds ?? 1));

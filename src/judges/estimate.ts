@@ -7,7 +7,13 @@
 import { findPrice, tokenCost, type PriceTable } from '../cost';
 import type { Score } from '../core/types';
 import { ModelCallError } from './errors';
-import type { ChatMessage, ChatRequest, ChatResult, ModelSource } from './model';
+import {
+	callKey,
+	type ChatMessage,
+	type ChatRequest,
+	type ChatResult,
+	type ModelSource,
+} from './model';
 
 /** The BPE encodings shipped for estimates: OpenAI's current (o200k) and previous (cl100k). */
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -148,13 +154,14 @@ export interface RunEstimate {
  * A model source that records every request of one row and answers none: the runner renders each
  * call exactly as for a real run, and the call fails with `not_called` (never retried or scored).
  */
-export function recordingSource(base: Pick<ModelSource, 'key' | 'defaultModel'>): {
+export function recordingSource(base: Pick<ModelSource, 'key' | 'keyFor' | 'defaultModel'>): {
 	source: ModelSource;
 	requests: ChatRequest[];
 } {
 	const requests: ChatRequest[] = [];
 	const source: ModelSource = {
 		key: `estimate:${base.key}`,
+		keyFor: (model) => `estimate:${callKey(base, model)}`,
 		defaultModel: base.defaultModel,
 		// Counted as the first structured attempt of a real run: the strict JSON schema mode.
 		supportsResponseFormat: true,

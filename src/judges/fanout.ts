@@ -14,7 +14,7 @@ import { foldScoreCalls } from '../core/usage';
 import { bareKey, cachedCall } from './cache';
 import type { JudgeContext } from './context';
 import { ModelCallError } from './errors';
-import type { ChatRequest } from './model';
+import { callKey, type ChatRequest } from './model';
 import { truncate } from './parse';
 import { readJudgeRow } from './row';
 import { judgeBase, judgeParams, judgeSingle } from './single';
@@ -57,7 +57,7 @@ export async function runBareCall(
 			maxTokens: bare.maxTokens,
 		};
 		const governed = await ctx.governor.run(
-			ctx.source.key,
+			callKey(ctx.source, ctx.model),
 			(signal) => ctx.source.chat({ ...request, signal }),
 			{ signal: ctx.signal, headersOf: (r) => r.headers, gate: ctx.spend?.gate(request) },
 		);

@@ -51,8 +51,13 @@ export interface ChatResult {
 
 /** Anything that can answer one chat call; errors are thrown as `ModelCallError`. */
 export interface ModelSource {
-	/** Governor key: credential + endpoint + model, never containing the API key. */
+	/** Governor key of a call with the default model: endpoint + model, never the API key. */
 	readonly key: string;
+	/**
+	 * The governor key of a call that names `model` (an override on the node): endpoint + the model
+	 * actually called. Absent: the source calls one model whatever is asked (a Chat Model sub-node).
+	 */
+	keyFor?(model?: string): string;
 	readonly defaultModel: string;
 	/** Whether the source accepts `json_schema`/`json_object` modes at all. */
 	readonly supportsResponseFormat: boolean;
@@ -290,8 +295,13 @@ export function providerMaxConcurrency(key: string): number | undefined {
 export function createOpenAIModelSource(config: LlmConfig): ModelSource {
 	const client = makeClient(config);
 	const secrets = [config.apiKey];
+	const endpoint = endpointOf(config);
+	// Azure OpenAI with a deployment calls that deployment whatever model the request names.
+	const keyFor = (model?: string): string =>
+		`${endpoint}|${config.provider === 'azure' ? (config.azureDeployment ?? model ?? config.model) : (model ?? config.model)}`;
 	return {
-		key: `${endpointOf(config)}|${config.provider === 'azure' ? (config.azureDeployment ?? config.model) : config.model}`,
+		key: keyFor(),
+		keyFor,
 		defaultModel: config.model,
 		supportsResponseFormat: true,
 		async chat(req: ChatRequest): Promise<ChatResult> {
@@ -328,6 +338,15 @@ export function createOpenAIModelSource(config: LlmConfig): ModelSource {
 			}
 		},
 	};
+}
+
+/**
+ * The governor key of a call to `source` naming `model`: the endpoint and the model actually called,
+ * so the breaker, the adaptive concurrency and fatal errors of one model never touch another model
+ * on the same credential.
+ */
+export function callKey(source: Pick<ModelSource, 'key' | 'keyFor'>, model?: string): string {
+	return source.keyFor ? source.keyFor(model) : source.key;
 }
 
 /** Minimal shape of a LangChain-style chat model (n8n's Chat Model sub-nodes). */

@@ -7,6 +7,7 @@ import { errorScore } from '../core/score';
 import type { Score } from '../core/types';
 import type { JudgeContext } from './context';
 import { runFanOut } from './fanout';
+import { callKey } from './model';
 import { judgeBase, judgeSingle } from './single';
 import type { JudgeDecl } from './types';
 
@@ -38,7 +39,10 @@ export async function runJudges(
 ): Promise<Score[]> {
 	const out: Score[] = new Array<Score>(rows.length);
 	// The governor enforces the real cap; the pool only avoids creating every promise at once.
-	const width = Math.max(1, ctx.concurrency ?? ctx.governor.maxConcurrencyFor(ctx.source.key) * 2);
+	const width = Math.max(
+		1,
+		ctx.concurrency ?? ctx.governor.maxConcurrencyFor(callKey(ctx.source, ctx.model)) * 2,
+	);
 	let next = 0;
 	const worker = async (): Promise<void> => {
 		while (next < rows.length) {

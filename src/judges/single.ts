@@ -13,7 +13,14 @@ import { cachedCall, verdictKey } from './cache';
 import type { JudgeContext } from './context';
 import { ModelCallError } from './errors';
 import type { RowClock } from './governor';
-import type { ChatMessage, ChatRequest, ChatResult, ModelSource, ResponseMode } from './model';
+import {
+	callKey,
+	type ChatMessage,
+	type ChatRequest,
+	type ChatResult,
+	type ModelSource,
+	type ResponseMode,
+} from './model';
 import { bareYesNoReply, parseReply, truncate } from './parse';
 import { readJudgeRow } from './row';
 import {
@@ -252,7 +259,7 @@ async function askModel(
 				maxTokens: ctx.maxTokens,
 			};
 			const governed = await ctx.governor.run(
-				ctx.source.key,
+				callKey(ctx.source, ctx.model),
 				(signal) => ctx.source.chat({ ...request, signal }),
 				{ signal: ctx.signal, headersOf: (r) => r.headers, clock, gate: ctx.spend?.gate(request) },
 			);

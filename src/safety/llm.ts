@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { EvaluatorFacts, Score, Usage } from '../core/types';
 import { ModelCallError, type ModelErrorKind } from '../judges/errors';
-import type { ModelSource } from '../judges/model';
+import { callKey, type ModelSource } from '../judges/model';
 import { judgeOutput } from '../judges/output';
 import { likertInt, reasonText, yesNo } from '../judges/parse';
 import { promptHash } from '../judges/prompt';
@@ -276,7 +276,7 @@ export function createLlmSafetyBackend(config: LlmSafetyConfig): SignedBackend {
 				: protectedMaterialJudge;
 	return {
 		id: 'llm',
-		key: config.source.key,
+		key: callKey(config.source, config.model),
 		capabilities: new Set(['harms', 'protected_material']),
 		signatureParts: (evaluator, categories) =>
 			`|temp:${config.temperature ?? 0}|prompt:${promptHash(judgeFor(evaluator, categories).prompt)}`,
