@@ -142,6 +142,15 @@ export function rowLabel(item: INodeExecutionData, index: number): string {
 }
 
 /**
+ * A row's identity for the circuit breaker: its request_id, else its position. The same on every
+ * node of a pipeline, so a row seen to fail on its own on one node is known as such on the next.
+ */
+export function breakerRow(item: INodeExecutionData, index: number): string {
+	const id = item.json.request_id;
+	return typeof id === 'string' || typeof id === 'number' ? `id:${String(id)}` : `at:${index}`;
+}
+
+/**
  * Copy an item and record a Score under `json.eval[key]` (plus the chosen format's top-level
  * fields), keeping binary data and lineage.
  */

@@ -30,6 +30,7 @@ import type { JudgeDecl } from '../../src/judges/types';
 import {
 	iconFor,
 	outputFormatProperty,
+	breakerRow,
 	rowLabel,
 	SCORING_OUTPUTS,
 	splitProperties,
@@ -299,7 +300,7 @@ export async function executeJudge(
 				raw.history ??= item.json.history;
 				if (item.json.turn_contexts !== undefined) raw.turn_contexts = item.json.turn_contexts;
 			}
-			const rowCtx = { ...ctx, threshold, turns, turnRule };
+			const rowCtx = { ...ctx, threshold, turns, turnRule, row: breakerRow(item, index) };
 			if (!estimateOpts) return evaluator.evaluateRow(raw, rowCtx);
 			const rec = recordingSource(source);
 			const scores = await evaluator.evaluateRow(raw, { ...rowCtx, source: rec.source });

@@ -18,6 +18,7 @@ import {
 	serviceGroundednessSignature,
 } from '../../src/safety/azureGroundedness';
 import type { SafetyBackend } from '../../src/safety/backend';
+import { breakerRow } from './common';
 import { nodeGovernor } from './nodeGovernor';
 import { backendOptionsFor, lookupSafetyBackend, type SafetyBackendOption } from './safetyBackends';
 import { scoreItems } from './scoreItems';
@@ -130,8 +131,14 @@ export async function executeServiceJudge(
 		unreadable: (error, row) => ({
 			[decl.id]: errorScore(scoreBase(decl, decl.id, pending, row.threshold), error),
 		}),
-		evaluateRow: (values, { threshold }) =>
-			evaluator.evaluateRow(values, { backend, governor, threshold, signal }),
+		evaluateRow: (values, { threshold, item, index }) =>
+			evaluator.evaluateRow(values, {
+				backend,
+				governor,
+				threshold,
+				signal,
+				row: breakerRow(item, index),
+			}),
 		fatal: {
 			governor,
 			key: backend.key,

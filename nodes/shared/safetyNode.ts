@@ -30,7 +30,13 @@ import {
 	type HarmCategory,
 	type SeverityLevel,
 } from '../../src/safety/levels';
-import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from './common';
+import {
+	breakerRow,
+	iconFor,
+	outputFormatProperty,
+	SCORING_OUTPUTS,
+	splitProperties,
+} from './common';
 import {
 	cacheOptions,
 	cacheProperties,
@@ -356,13 +362,13 @@ export async function executeSafety(
 		factsOf: (key) => evaluator.factsOf(key),
 		flatFields: type === 'content_safety' ? harmFlatFields : labelFlatFields,
 		unreadable: (error) => unscored((b) => errorScore(b, error)),
-		evaluateRow: async (values) => {
+		evaluateRow: async (values, { item, index }) => {
 			if ('error' in found) return unscored((b) => errorScore(b, found.error));
 			if (!run) {
 				const why = 'notConfigured' in found ? found.notConfigured : 'no backend';
 				return unscored((b) => notApplicableScore(b, why));
 			}
-			const scores = await evaluator.evaluateRow(values, run);
+			const scores = await evaluator.evaluateRow(values, { ...run, row: breakerRow(item, index) });
 			const score = scores[evaluator.facts.id];
 			if (detectorProblem && score?.details) score.details.attackDetectionError = detectorProblem;
 			return scores;

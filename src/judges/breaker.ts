@@ -31,18 +31,41 @@ export interface DownVerdict {
 	location?: string;
 }
 
-/** The breaker of one endpoint+model; several governors may hold the same one. */
+/**
+ * The breaker of one endpoint+model; several governors may hold the same one. It opens on evidence
+ * about the endpoint, never on one row's: failures count only from distinct rows, only when the
+ * server answered no other call while the failed one was out, and never from a row already seen to
+ * fail on its own (a context the model stalls on, a prompt a filter rejects with a 500).
+ */
 export interface BreakerCell {
-	/** Consecutive retryable failures, reset by any answer from the server. */
-	failures: number;
-	/** Timed-out calls among them. */
-	timeouts: number;
+	/** Answers the server gave (any reply, a rate limit, a rejected request), counted. */
+	answers: number;
+	/** Distinct rows whose calls failed with no answer in between, since the last answer. */
+	failingRows: Set<string>;
+	/** Those of them whose failing call timed out. */
+	timedOutRows: Set<string>;
+	/** Calls that failed since the last answer, from any row (for the message). */
+	failedCalls: number;
+	/** Rows with a failed call on this key: they probe only when no row that has not failed waits. */
+	failedRows: Set<string>;
+	/**
+	 * Rows whose calls failed while the server answered other calls: their failures are their own,
+	 * and never count towards opening the breaker again (in this execution, on any node).
+	 */
+	suspects: Set<string>;
 	lastFailure?: ModelCallError;
-	/** What opened it (`5 calls in a row failed`, `2 calls in a row timed out`). */
+	/** What opened it (`5 rows in a row failed (7 calls, no answer in between)`). */
 	openedBy?: string;
-	/** While > 0 the breaker is open: no call before this time, then one probe. */
+	/** While > 0 the breaker is open: no call before this time, then probes (half-open). */
 	openUntil: number;
-	probing: boolean;
+	/** Probe calls in flight: half-open admits one at a time. */
+	probes: number;
+	/** Probe calls of rows that had not failed, failed since it opened. */
+	probeFailures: number;
+	/** Calls in flight on the key, from every governor holding the cell. */
+	inFlight: number;
+	/** Rows that have not failed, waiting for the breaker to let them call. */
+	cleanWaiting: number;
 	down?: DownVerdict;
 	/** Rows (of any governor holding the cell) waiting for it to change. */
 	watchers: Array<() => void>;
@@ -54,13 +77,28 @@ export interface BreakerCell {
 
 export function newBreakerCell(): BreakerCell {
 	return {
-		failures: 0,
-		timeouts: 0,
+		answers: 0,
+		failingRows: new Set(),
+		timedOutRows: new Set(),
+		failedCalls: 0,
+		failedRows: new Set(),
+		suspects: new Set(),
 		openUntil: 0,
-		probing: false,
+		probes: 0,
+		probeFailures: 0,
+		inFlight: 0,
+		cleanWaiting: 0,
 		watchers: [],
 		touchedAt: Date.now(),
 	};
+}
+
+/** The most row hashes a store entry keeps (the suspects of one key). */
+export const STORED_SUSPECTS_MAX = 500;
+
+/** A row's identity in the shared store: a hash, so no request text or id is written. */
+export function rowStoreId(row: string): string {
+	return createHash('sha256').update(row).digest('hex').slice(0, 32);
 }
 
 /**
@@ -162,9 +200,12 @@ export function breakerStoreKey(key: string): string {
 	return `breaker:${createHash('sha256').update(key).digest('hex')}`;
 }
 
-/** What a store entry holds: an open breaker or a model found down. */
+/**
+ * What a store entry holds: an open breaker, a model found down, or (closed) only the rows seen to
+ * fail on their own. Readers of an earlier release ignore a `closed` entry (an unknown state).
+ */
 export interface StoredBreaker {
-	state: 'open' | 'down';
+	state: 'open' | 'down' | 'closed';
 	/** Epoch ms it opened or the model was found down. */
 	at: number;
 	/** Epoch ms of the probe of an open breaker. */
@@ -176,6 +217,8 @@ export interface StoredBreaker {
 	/** The last failure's message and status. */
 	last?: string;
 	status?: number;
+	/** Hashes ({@link rowStoreId}) of rows whose failures were their own. */
+	suspects?: string[];
 }
 
 export function encodeBreaker(s: StoredBreaker): string {
@@ -194,7 +237,7 @@ export function decodeBreaker(raw: string | null): StoredBreaker | undefined {
 	const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 	const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
 	if (typeof v !== 'object' || v === null || v.format !== FORMAT) return undefined;
-	if (v.state !== 'open' && v.state !== 'down') return undefined;
+	if (v.state !== 'open' && v.state !== 'down' && v.state !== 'closed') return undefined;
 	if (!num(v.at) || !num(v.until) || typeof v.opened !== 'string') return undefined;
 	if (v.state === 'down' && typeof v.text !== 'string') return undefined;
 	return {
@@ -205,5 +248,8 @@ export function decodeBreaker(raw: string | null): StoredBreaker | undefined {
 		text: str(v.text),
 		last: str(v.last),
 		status: num(v.status) ? v.status : undefined,
+		suspects: Array.isArray(v.suspects)
+			? v.suspects.filter((x): x is string => typeof x === 'string').slice(0, STORED_SUSPECTS_MAX)
+			: undefined,
 	};
 }

@@ -53,4 +53,9 @@ export interface JudgeContext {
 	cache?: VerdictCache;
 	/** What the node run has learned so far (./fanout: Auto modes). */
 	run?: JudgeRunState;
+	/**
+	 * The row's identity for the circuit breaker (its request id, else its position), the same on
+	 * every node of the execution: the breaker counts failing rows, not calls.
+	 */
+	row?: string;
 }

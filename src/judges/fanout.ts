@@ -59,7 +59,12 @@ export async function runBareCall(
 		const governed = await ctx.governor.run(
 			callKey(ctx.source, ctx.model),
 			(signal) => ctx.source.chat({ ...request, signal }),
-			{ signal: ctx.signal, headersOf: (r) => r.headers, gate: ctx.spend?.gate(request) },
+			{
+				signal: ctx.signal,
+				row: ctx.row,
+				headersOf: (r) => r.headers,
+				gate: ctx.spend?.gate(request),
+			},
 		);
 		attempts = governed.attempts;
 		const r = governed.value;

@@ -17,6 +17,8 @@ import {
 	decodeBreaker,
 	encodeBreaker,
 	newBreakerCell,
+	rowStoreId,
+	STORED_SUSPECTS_MAX,
 	type BreakerCell,
 	type BreakerRegistry,
 	type BreakerStore,
@@ -29,6 +31,8 @@ import { ModelCallError, parseDuration, storeErrorText } from './errors';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Default row budget: 120 s, two timed-out attempts and their retries, or two rate-limit minutes. */
 export const DEFAULT_ROW_DEADLINE_MS = 120_000;
+/** Default retries after server-paced rate limits, per governed call. */
+export const DEFAULT_RATE_LIMIT_RETRIES = 10;
 
 /** Tunables. Defaults: 8 concurrent, 30 s per attempt, 4 retries, 1 timeout retry, 120 s per row. */
 export interface GovernorOptions {
@@ -44,6 +48,11 @@ export interface GovernorOptions {
 	timeoutMs?: number;
 	/** Retries for server errors, resets, timeouts and rate limits that give no wait. */
 	maxRetries?: number;
+	/**
+	 * Retries after a rate limit whose server named a wait (Retry-After, rate-limit headers): a
+	 * budget of their own, so a server that keeps pacing cannot make a row call without end.
+	 */
+	maxRateLimitRetries?: number;
 	/** Of those retries, how many may follow a timeout (a hung model is rarely cured by waiting). */
 	timeoutRetries?: number;
 	/** One row's budget across all its attempts and waits, from its first call; 0 = none. */
@@ -51,11 +60,13 @@ export interface GovernorOptions {
 	/** The whole execution's budget, from the governor's creation; 0 = none. */
 	nodeDeadlineMs?: number;
 	/**
-	 * Consecutive retryable failures (no answer between) that open the breaker; 0 = never. Timed-out
-	 * calls open it sooner: as many as a row gives up after (Timeout Retries + 1, at least 2).
+	 * Distinct rows whose calls failed with no answer from the server in between that open the
+	 * breaker; 0 = never. One row's own retries never count twice, and a row whose call failed while
+	 * the server answered others is that row's fault, not the endpoint's. Timed-out calls open it
+	 * sooner: two rows (or this number, if lower).
 	 */
 	breakerThreshold?: number;
-	/** Wait before one probe call once the breaker is open; 0 = no probe, stay open. */
+	/** Wait before probing once the breaker is open; 0 = no probe, stay open. */
 	breakerCooldownMs?: number;
 	/** First backoff ceiling; doubles per attempt up to `backoffMaxMs` (full jitter below it). */
 	backoffBaseMs?: number;
@@ -66,8 +77,11 @@ export interface GovernorOptions {
 	random?: () => number;
 	/** Observes each scheduled retry (logging, tests); messages are already secret-free. */
 	onRetry?: (info: RetryInfo) => void;
-	/** Observes the breaker's transitions (open, closed again, unavailable for the execution). */
-	onBreaker?: (key: string, state: BreakerState) => void;
+	/**
+	 * Observes the breaker's transitions (open, closed again, unavailable for the execution), with
+	 * what caused them, secret-free.
+	 */
+	onBreaker?: (key: string, state: BreakerState, info?: BreakerInfo) => void;
 	/** Shares the breaker beyond this governor; without it the breaker is its own. */
 	share?: BreakerShare;
 }
@@ -124,6 +138,29 @@ export interface CallGate<T> {
 /** State of an endpoint+model's circuit breaker, for diagnostics and tests. */
 export type BreakerState = 'closed' | 'open' | 'probing' | 'unavailable';
 
+/** What a breaker transition came from, for the node's notice and log. */
+export interface BreakerInfo {
+	/** `5 rows in a row failed (7 calls, no answer in between) (last: ...)`. */
+	text: string;
+	/** The cool-down before the probe, when it opened. */
+	cooldownMs?: number;
+}
+
+/** Probe calls of rows that had not failed that must fail before a model is found down. */
+export const PROBE_FAILURES_DOWN = 2;
+
+/** How one call stands towards the breaker. */
+interface CallMark {
+	/** The row's identity on this key (hashed). */
+	row: string;
+	/** The call was a probe of an open breaker. */
+	probe: boolean;
+	/** The cell's answer count when the call was sent. */
+	answersAtSend: number;
+}
+
+let anonymousRows = 0;
+
 interface Waiter {
 	resolve: () => void;
 	reject: (e: Error) => void;
@@ -175,6 +212,7 @@ export class Governor {
 	readonly concurrency: number;
 	readonly timeoutMs: number;
 	readonly maxRetries: number;
+	readonly maxRateLimitRetries: number;
 	readonly timeoutRetries: number;
 	readonly rowDeadlineMs: number;
 	readonly nodeDeadlineMs: number;
@@ -188,7 +226,7 @@ export class Governor {
 	private readonly maxRetryAfterMs: number;
 	private readonly random: () => number;
 	private readonly onRetry?: (info: RetryInfo) => void;
-	private readonly onBreaker?: (key: string, state: BreakerState) => void;
+	private readonly onBreaker?: (key: string, state: BreakerState, info?: BreakerInfo) => void;
 	private readonly lanes = new Map<string, Lane>();
 	private readonly share?: BreakerShare;
 	/** Where the concurrency limit is shared (the execution), breaker or not. */
@@ -202,13 +240,14 @@ export class Governor {
 		this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 8));
 		this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 		this.maxRetries = count(opts.maxRetries, 4);
+		this.maxRateLimitRetries = count(opts.maxRateLimitRetries, DEFAULT_RATE_LIMIT_RETRIES);
 		this.timeoutRetries = count(opts.timeoutRetries, 1);
 		this.rowDeadlineMs = Math.max(0, opts.rowDeadlineMs ?? DEFAULT_ROW_DEADLINE_MS);
 		this.nodeDeadlineMs = Math.max(0, opts.nodeDeadlineMs ?? 0);
 		this.breakerThreshold = count(opts.breakerThreshold, 5);
 		this.breakerCooldownMs = Math.max(0, opts.breakerCooldownMs ?? 10_000);
-		// A timeout already waited a whole attempt: the model is hung once one row would give up.
-		this.timeoutThreshold = Math.min(this.breakerThreshold, Math.max(2, this.timeoutRetries + 1));
+		// A timeout already waited a whole attempt: two rows hung with no answer between is enough.
+		this.timeoutThreshold = Math.min(this.breakerThreshold, 2);
 		this.backoffBaseMs = opts.backoffBaseMs ?? 500;
 		this.backoffMaxMs = opts.backoffMaxMs ?? 30_000;
 		this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
@@ -258,7 +297,7 @@ export class Governor {
 		const lane = this.lanes.get(key);
 		if (lane?.unavailable) return 'unavailable';
 		if (!lane || !isOpen(lane.cell)) return 'closed';
-		return lane.cell.probing ? 'probing' : 'open';
+		return lane.cell.probes > 0 ? 'probing' : 'open';
 	}
 
 	/** Why the shared breaker store could not be used (the local state was), if it failed. */
@@ -302,21 +341,30 @@ export class Governor {
 			clock?: RowClock;
 			/** Admits or refuses each attempt and accounts for it (see {@link CallGate}). */
 			gate?: CallGate<T>;
+			/**
+			 * The row's identity (its request id, else its position), the same for every call the row
+			 * makes on any node of the execution: the breaker counts rows, not calls, and remembers
+			 * rows that fail on their own. Absent: this call is a row of its own.
+			 */
+			row?: string;
 		} = {},
 	): Promise<GovernedResult<T>> {
 		const lane = this.lane(key);
+		const { cell } = lane;
 		const outer = opts.signal;
 		const clock = opts.clock ?? {};
+		const row = opts.row !== undefined ? rowStoreId(opts.row) : `call:${++anonymousRows}`;
 		let attempts = 0;
 		let retries = 0;
+		let paced = 0;
 		let timeouts = 0;
 		/** This row's latest retryable error. */
 		let last: ModelCallError | undefined;
 		const stop = (e: ModelCallError): ModelCallError => withAttempts(e, attempts);
 		const aborted = (): ModelCallError => stop(abortedError());
 		// The shared store is read once per key before the first call (bounded by its timeout).
-		if (lane.cell.ready) {
-			await abortable(lane.cell.ready, outer).catch(() => {
+		if (cell.ready) {
+			await abortable(cell.ready, outer).catch(() => {
 				throw aborted();
 			});
 		}
@@ -326,9 +374,10 @@ export class Governor {
 			if (blocked) throw stop(blocked);
 			const limit = this.limit(clock);
 			if (limit && Date.now() >= limit.at) throw stop(deadlineError(limit, attempts, last));
-			const wait = this.breakerWait(lane);
+			const wait = this.breakerWait(lane, row);
 			if (wait !== undefined) {
-				await this.watch(lane, bounded(wait, limit), outer).catch(() => {
+				const clean = !cell.failedRows.has(row);
+				await this.watch(lane, bounded(wait, limit), outer, clean).catch(() => {
 					throw aborted();
 				});
 				continue;
@@ -348,7 +397,7 @@ export class Governor {
 			const limitNow = this.limit(clock);
 			if (
 				this.blocked(lane, last, attempts) ||
-				this.breakerWait(lane) !== undefined ||
+				this.breakerWait(lane, row) !== undefined ||
 				lane.pausedUntil > now ||
 				(limitNow && now >= limitNow.at)
 			) {
@@ -360,12 +409,17 @@ export class Governor {
 				this.release(lane);
 				throw stop(refused);
 			}
-			const probe = isOpen(lane.cell);
-			if (probe) lane.cell.probing = true;
+			const mark: CallMark = {
+				row,
+				probe: isOpen(cell),
+				answersAtSend: cell.answers,
+			};
+			if (mark.probe) cell.probes++;
 			clock.startedAt ??= now;
 			const limitAtCall = this.limit(clock);
 			attempts++;
 			lane.calls++;
+			cell.inFlight++;
 			const { epoch, generation } = lane.lim;
 			const sent = Date.now();
 			let error: ModelCallError | undefined;
@@ -379,10 +433,14 @@ export class Governor {
 						: new ModelCallError('bad_request', e instanceof Error ? e.message : String(e));
 			} finally {
 				opts.gate?.settle(error ? undefined : value);
+				cell.inFlight--;
+				if (mark.probe) cell.probes = Math.max(0, cell.probes - 1);
 				this.release(lane);
 			}
 			if (!error) {
 				this.answered(lane);
+				cell.failedRows.delete(row);
+				cell.suspects.delete(row);
 				const headers = opts.headersOf?.(value as T);
 				if (headers) this.notePause(lane, headers);
 				if (
@@ -393,38 +451,46 @@ export class Governor {
 				return { value: value as T, attempts };
 			}
 			if (error.kind === 'aborted' || outer?.aborted) {
-				if (probe) this.probeDone(lane);
+				this.notify(cell);
 				throw aborted();
 			}
 			if (error.fatal) {
 				lane.fatal ??= error;
-				if (probe) this.probeDone(lane);
+				this.notify(cell);
 				// Its own fatal error, even when earlier attempts of this row failed otherwise.
 				throw stop(error);
 			}
 			if (error.kind === 'deadline') {
-				if (probe) this.probeDone(lane);
+				this.notify(cell);
 				throw stop(deadlineError(limitAtCall as Limit, attempts, last));
 			}
 			if (error.kind === 'rate_limit' && lane.adaptive) lane.lim.rateLimited(epoch);
 			if (error.kind === 'rate_limit' || !error.retryable) this.answered(lane);
-			else this.failed(lane, error, probe);
+			else this.failed(lane, error, mark);
 			if (!error.retryable) throw stop(error);
 			last = error;
-			if (!error.paced) retries++;
+			if (error.paced) paced++;
+			else retries++;
 			if (error.kind === 'timeout') timeouts++;
-			if (retries > this.maxRetries || timeouts > this.timeoutRetries) {
+			if (
+				retries > this.maxRetries ||
+				timeouts > this.timeoutRetries ||
+				paced > this.maxRateLimitRetries
+			) {
+				const calls = `${attempts} attempt${attempts > 1 ? 's' : ''}`;
 				const why =
 					timeouts > this.timeoutRetries
 						? `${timeouts} timed-out attempt${timeouts > 1 ? 's' : ''}`
-						: `${attempts} attempts`;
+						: paced > this.maxRateLimitRetries
+							? `${calls}: ${paced - 1} waits the server asked for, then a rate limit past option Max Rate-Limit Retries (${this.maxRateLimitRetries})`
+							: calls;
 				throw stop(
 					new ModelCallError(error.kind, `${error.message} (gave up after ${why})`, {
 						status: error.status,
 					}),
 				);
 			}
-			const delayMs = this.delayFor(error, retries);
+			const delayMs = this.delayFor(error, error.paced ? paced : retries);
 			const limitNext = this.limit(clock);
 			if (limitNext && Date.now() + delayMs >= limitNext.at) {
 				throw stop(deadlineError(limitNext, attempts, last));
@@ -470,68 +536,112 @@ export class Governor {
 	private takeOver(lane: Lane): void {
 		const { cell } = lane;
 		const down = cell.down;
-		if (lane.unavailable || !down || cell.probing) return;
+		if (lane.unavailable || !down || cell.probes > 0) return;
 		if (this.breakerCooldownMs > 0 && Date.now() >= down.at + this.breakerCooldownMs) return;
 		lane.unavailable = new ModelCallError(
 			'unavailable',
 			`judge model unavailable: ${down.text}. Found down by ${foundBy(down)} ${seconds(Date.now() - down.at)} ago: not called.`,
 			{ status: down.status },
 		);
-		this.onBreaker?.(lane.key, 'unavailable');
+		this.onBreaker?.(lane.key, 'unavailable', { text: down.text });
 	}
 
-	/** Milliseconds to wait while the breaker is open or probing; undefined when calls may go. */
-	private breakerWait(lane: Lane): number | undefined {
+	/**
+	 * Milliseconds `row` waits before it may call; undefined when it may go now. Open: until the
+	 * cool-down ends, then one probe at a time, from a row that has not failed while one waits.
+	 * Closed but with failures counting towards opening: no more calls in flight than it takes to
+	 * open it, so a model that is down costs the threshold, not the threshold and a wave more.
+	 */
+	private breakerWait(lane: Lane, row: string): number | undefined {
 		const { cell } = lane;
-		if (!isOpen(cell)) return undefined;
-		if (cell.probing) return Infinity;
-		const until = cell.down ? cell.down.at + this.breakerCooldownMs : cell.openUntil;
+		if (!isOpen(cell)) {
+			if (cell.failingRows.size === 0 || this.breakerThreshold === 0) return undefined;
+			const toOpen = Math.min(
+				this.breakerThreshold - cell.failingRows.size,
+				cell.timedOutRows.size > 0 ? this.timeoutThreshold - cell.timedOutRows.size : Infinity,
+			);
+			return cell.inFlight >= Math.max(1, toOpen) ? Infinity : undefined;
+		}
+		const until = Math.max(cell.openUntil, cell.down ? cell.down.at + this.breakerCooldownMs : 0);
 		const left = until - Date.now();
-		return left > 0 ? left : undefined;
+		if (left > 0) return left;
+		if (cell.probes > 0) return Infinity;
+		if (cell.failedRows.has(row) && cell.cleanWaiting > 0) return Infinity;
+		return undefined;
 	}
 
 	/** The server answered (a reply, a rate limit, a request it rejected): the endpoint is up. */
 	private answered(lane: Lane): void {
 		const { cell } = lane;
-		cell.failures = 0;
-		cell.timeouts = 0;
+		cell.answers++;
+		const counting = cell.failingRows.size > 0;
 		cell.touchedAt = Date.now();
 		if (isOpen(cell) && !lane.unavailable) {
+			// The rows whose failures opened it fail on their own: the model answers.
+			for (const r of cell.failingRows) cell.suspects.add(r);
+			this.clearEvidence(cell);
 			cell.openUntil = 0;
-			cell.probing = false;
+			cell.probeFailures = 0;
 			cell.down = undefined;
 			cell.openedBy = undefined;
-			this.onBreaker?.(lane.key, 'closed');
+			this.onBreaker?.(lane.key, 'closed', { text: 'a probe call was answered: calls resume' });
 			this.publish(lane);
 			this.notify(cell);
-		}
-	}
-
-	private failed(lane: Lane, error: ModelCallError, probe: boolean): void {
-		const { cell } = lane;
-		cell.failures++;
-		if (error.kind === 'timeout') cell.timeouts++;
-		cell.lastFailure = error;
-		cell.touchedAt = Date.now();
-		if (lane.unavailable || this.breakerThreshold === 0) return;
-		if (probe) {
-			cell.probing = false;
-			this.giveUp(lane, true);
 			return;
 		}
-		if (isOpen(cell)) return;
-		const hung = cell.timeouts >= this.timeoutThreshold;
-		if (!hung && cell.failures < this.breakerThreshold) return;
-		cell.openedBy = hung
-			? `${cell.timeouts} calls in a row timed out`
-			: `${this.breakerThreshold} calls in a row failed`;
+		this.clearEvidence(cell);
+		if (counting) this.notify(cell);
+	}
+
+	private clearEvidence(cell: BreakerCell): void {
+		cell.failingRows.clear();
+		cell.timedOutRows.clear();
+		cell.failedCalls = 0;
+	}
+
+	/** A retryable failure (not a rate limit): the row's own, or evidence about the endpoint. */
+	private failed(lane: Lane, error: ModelCallError, call: CallMark): void {
+		const { cell } = lane;
+		cell.lastFailure = error;
+		cell.touchedAt = Date.now();
+		cell.failedRows.add(call.row);
+		// The server answered other calls while this one was out: the fault is this row's.
+		const answeredMeanwhile = cell.answers > call.answersAtSend;
+		if (answeredMeanwhile && !cell.suspects.has(call.row)) {
+			cell.suspects.add(call.row);
+			this.publish(lane);
+		}
+		const own = answeredMeanwhile || cell.suspects.has(call.row);
+		if (lane.unavailable || this.breakerThreshold === 0) return this.notify(cell);
+		if (call.probe) {
+			// A probe of a row seen to fail on its own tells nothing about the endpoint.
+			if (!own) cell.probeFailures++;
+			if (cell.probeFailures >= PROBE_FAILURES_DOWN) return this.giveUp(lane, true);
+			// Retried like any call: after a backoff, the next probe (a row that has not failed first).
+			cell.openUntil = Date.now() + this.delayFor(error, Math.max(1, cell.probeFailures));
+			return this.notify(cell);
+		}
+		if (own) return this.notify(cell);
+		cell.failingRows.add(call.row);
+		if (error.kind === 'timeout') cell.timedOutRows.add(call.row);
+		cell.failedCalls++;
+		if (isOpen(cell)) return this.notify(cell);
+		const hung = cell.timedOutRows.size >= this.timeoutThreshold;
+		if (!hung && cell.failingRows.size < this.breakerThreshold) return this.notify(cell);
+		const rows = hung ? cell.timedOutRows.size : cell.failingRows.size;
+		const calls = `${cell.failedCalls} call${cell.failedCalls > 1 ? 's' : ''}`;
+		cell.openedBy = `${rows} rows in a row ${hung ? 'timed out' : 'failed'} (${calls}, no answer in between)`;
+		cell.probeFailures = 0;
 		if (this.breakerCooldownMs === 0) {
 			cell.openUntil = Date.now();
 			this.giveUp(lane, false);
 			return;
 		}
 		cell.openUntil = Date.now() + this.breakerCooldownMs;
-		this.onBreaker?.(lane.key, 'open');
+		this.onBreaker?.(lane.key, 'open', {
+			text: `${cell.openedBy} (last: ${error.message})`,
+			cooldownMs: this.breakerCooldownMs,
+		});
 		this.publish(lane);
 		this.notify(cell);
 	}
@@ -539,10 +649,11 @@ export class Governor {
 	/** The model is down: this governor makes no more calls, and its verdict is shared. */
 	private giveUp(lane: Lane, probed: boolean): void {
 		const { cell } = lane;
+		const n = cell.probeFailures;
 		const probe = probed
-			? `, and a probe call after a ${seconds(this.breakerCooldownMs)} cool-down failed too`
+			? `, and ${n === 1 ? 'a probe call' : `${n} probe calls`} after a ${seconds(this.breakerCooldownMs)} cool-down failed too`
 			: '';
-		const opened = cell.openedBy ?? `${this.breakerThreshold} calls in a row failed`;
+		const opened = cell.openedBy ?? `${this.breakerThreshold} rows in a row failed`;
 		const status = cell.lastFailure?.status;
 		cell.down = {
 			text: `${opened}${probe} (last: ${cell.lastFailure?.message ?? 'unknown'})`,
@@ -550,6 +661,7 @@ export class Governor {
 			at: Date.now(),
 			from: 'local',
 		};
+		cell.probeFailures = 0;
 		// Shared, the verdict holds for the other nodes only until their cool-down has passed.
 		const shared = this.share?.scope !== undefined || this.share?.store !== undefined;
 		const after =
@@ -561,14 +673,9 @@ export class Governor {
 			`judge model unavailable: ${cell.down.text}. ${after}`,
 			{ status },
 		);
-		this.onBreaker?.(lane.key, 'unavailable');
+		this.onBreaker?.(lane.key, 'unavailable', { text: cell.down.text });
 		this.publish(lane);
 		this.notify(cell);
-	}
-
-	private probeDone(lane: Lane): void {
-		lane.cell.probing = false;
-		this.notify(lane.cell);
 	}
 
 	/** Reads the shared store's state of a key into its fresh cell; a failure leaves it as it is. */
@@ -581,8 +688,13 @@ export class Governor {
 			return;
 		}
 		const stored = decodeBreaker(raw);
-		// Nothing stored, or this process learnt something itself meanwhile.
-		if (!stored || isOpen(cell)) return;
+		if (!stored) return;
+		for (const r of stored.suspects ?? []) {
+			cell.suspects.add(r);
+			cell.failedRows.add(r);
+		}
+		// Nothing more stored, or this process learnt something itself meanwhile.
+		if (stored.state === 'closed' || isOpen(cell)) return this.notify(cell);
 		const last = stored.last ?? 'unknown';
 		cell.openedBy = stored.opened;
 		cell.lastFailure = new ModelCallError('server', last, { status: stored.status });
@@ -601,23 +713,35 @@ export class Governor {
 		this.notify(cell);
 	}
 
-	/** Writes the cell's state to the shared store (open, down; closed removes it), not awaited. */
+	/**
+	 * Writes the cell's state to the shared store (open, down, or closed with the rows that fail on
+	 * their own; closed without any removes it), not awaited.
+	 */
 	private publish(lane: Lane): void {
 		const store = this.share?.store;
 		if (!store) return;
 		const { cell } = lane;
 		const key = breakerStoreKey(lane.key);
-		const opened = cell.openedBy ?? `${this.breakerThreshold} calls in a row failed`;
+		const opened = cell.openedBy ?? `${this.breakerThreshold} rows in a row failed`;
 		const last = { last: cell.lastFailure?.message, status: cell.lastFailure?.status };
+		const suspects =
+			cell.suspects.size > 0 ? { suspects: [...cell.suspects].slice(-STORED_SUSPECTS_MAX) } : {};
 		let write: Promise<void>;
 		try {
 			if (cell.down) {
 				const { at, text } = cell.down;
 				const value = { state: 'down' as const, at, until: at, opened, text, ...last };
-				write = store.set(key, encodeBreaker(value), BREAKER_STATE_TTL_MS);
+				write = store.set(key, encodeBreaker({ ...value, ...suspects }), BREAKER_STATE_TTL_MS);
 			} else if (isOpen(cell)) {
 				const value = { state: 'open' as const, at: Date.now(), until: cell.openUntil, opened };
-				write = store.set(key, encodeBreaker({ ...value, ...last }), BREAKER_STATE_TTL_MS);
+				write = store.set(
+					key,
+					encodeBreaker({ ...value, ...last, ...suspects }),
+					BREAKER_STATE_TTL_MS,
+				);
+			} else if (cell.suspects.size > 0) {
+				const value = { state: 'closed' as const, at: Date.now(), until: 0, opened: '' };
+				write = store.set(key, encodeBreaker({ ...value, ...suspects }), BREAKER_STATE_TTL_MS);
 			} else {
 				write = store.remove(key);
 			}
@@ -665,13 +789,19 @@ export class Governor {
 		if (wait > 0) lane.pausedUntil = Math.max(lane.pausedUntil, Date.now() + wait);
 	}
 
-	private delayFor(error: ModelCallError, retries: number): number {
-		if (error.retryAfterMs !== undefined) return Math.min(error.retryAfterMs, this.maxRetryAfterMs);
-		const ceiling = Math.min(
-			this.backoffMaxMs,
-			this.backoffBaseMs * 2 ** (Math.max(1, retries) - 1),
-		);
-		return this.random() * ceiling;
+	/**
+	 * The wait before retry number `n` of its kind: full jitter below an exponential ceiling. A wait
+	 * the server asked for is honoured (up to Max Retry-After) with up to 10% of it added as jitter,
+	 * so rows paced together do not return together; a wait of zero (`Retry-After: 0`, a date in the
+	 * past, a reset of `0s`) gets the exponential backoff instead, with jitter but never below half
+	 * its ceiling, so a server that keeps saying "now" is not called in a tight loop.
+	 */
+	private delayFor(error: ModelCallError, n: number): number {
+		const ceiling = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** (Math.max(1, n) - 1));
+		const asked = error.retryAfterMs;
+		if (asked === undefined) return this.random() * ceiling;
+		if (asked <= 0) return ceiling * (0.5 + 0.5 * this.random());
+		return Math.min(asked * (1 + 0.1 * this.random()), this.maxRetryAfterMs);
 	}
 
 	private lane(key: string): Lane {
@@ -698,16 +828,26 @@ export class Governor {
 		return lane;
 	}
 
-	/** Waits until the breaker changes state or `ms` passes; rejects on cancel. */
-	private watch(lane: Lane, ms: number, signal?: AbortSignal): Promise<void> {
+	/**
+	 * Waits until the breaker changes state or `ms` passes; rejects on cancel. A row that has not
+	 * failed is counted while it waits, so a row that has yields the probe to it.
+	 */
+	private watch(lane: Lane, ms: number, signal?: AbortSignal, clean = false): Promise<void> {
 		const { cell } = lane;
 		return new Promise<void>((resolve, reject) => {
 			if (signal?.aborted) return reject(abortedError());
+			if (clean) cell.cleanWaiting++;
+			let left = false;
 			const done = (): void => {
+				if (left) return;
+				left = true;
 				if (timer) clearTimeout(timer);
 				unlisten();
-				const i = cell.watchers.indexOf(done);
+				const i = cell.watchers.indexOf(wake);
 				if (i >= 0) cell.watchers.splice(i, 1);
+				// The last row that has not failed leaves: a row that has may probe now.
+				if (clean && --cell.cleanWaiting === 0 && isOpen(cell))
+					queueMicrotask(() => this.notify(cell));
 			};
 			const wake = (): void => {
 				done();

@@ -261,7 +261,13 @@ async function askModel(
 			const governed = await ctx.governor.run(
 				callKey(ctx.source, ctx.model),
 				(signal) => ctx.source.chat({ ...request, signal }),
-				{ signal: ctx.signal, headersOf: (r) => r.headers, clock, gate: ctx.spend?.gate(request) },
+				{
+					signal: ctx.signal,
+					row: ctx.row,
+					headersOf: (r) => r.headers,
+					clock,
+					gate: ctx.spend?.gate(request),
+				},
 			);
 			attempts += governed.attempts;
 			result = governed.value;

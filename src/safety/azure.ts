@@ -227,7 +227,7 @@ export function createAzureContentSafetyBackend(config: AzureContentSafetyConfig
 					}
 					return { json };
 				},
-				{ signal: opts.signal, clock: opts.clock },
+				{ signal: opts.signal, clock: opts.clock, row: opts.row },
 			);
 		} catch (e) {
 			if (e instanceof ModelCallError) {

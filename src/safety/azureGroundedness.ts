@@ -35,6 +35,8 @@ export interface ServiceGroundednessContext {
 	governor: Governor;
 	threshold?: number;
 	signal?: AbortSignal;
+	/** The row's identity for the circuit breaker (see the governor's `run`). */
+	row?: string;
 }
 
 /** `judge:groundedness@1|backend:azure_content_safety|service:<op version>|map:quartiles-v1`. */
@@ -89,7 +91,7 @@ export async function runServiceGroundedness(
 		const request = typeof values.request === 'string' ? values.request : undefined;
 		const out = await ctx.backend.groundedness(
 			{ response: values.response as string, request, documents: docs },
-			{ governor: ctx.governor, signal: ctx.signal, clock: {} },
+			{ governor: ctx.governor, signal: ctx.signal, clock: {}, row: ctx.row },
 		);
 		const value = groundednessFromUngroundedShare(out.ungroundedShare, out.ungrounded);
 		const pct = Math.round(out.ungroundedShare * 1000) / 10;

@@ -40,6 +40,8 @@ export interface SafetyCallOptions {
 	governor: Governor;
 	signal?: AbortSignal;
 	clock?: RowClock;
+	/** The row's identity for the circuit breaker (see the governor's `run`). */
+	row?: string;
 }
 
 /** Harm analysis of one assistant reply. */

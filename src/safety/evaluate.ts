@@ -180,9 +180,9 @@ function exchangesToJudge(
 
 /** What every backend call of a row shares: the governor, the cancel signal and the row clock. */
 function callOptions(
-	opts: Pick<SafetyCallOptions, 'governor' | 'signal' | 'clock'>,
+	opts: Pick<SafetyCallOptions, 'governor' | 'signal' | 'clock' | 'row'>,
 ): SafetyCallOptions {
-	return { governor: opts.governor, signal: opts.signal, clock: opts.clock };
+	return { governor: opts.governor, signal: opts.signal, clock: opts.clock, row: opts.row };
 }
 
 /**

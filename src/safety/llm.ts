@@ -258,6 +258,7 @@ export function createLlmSafetyBackend(config: LlmSafetyConfig): SignedBackend {
 		maxTokens: config.maxTokens,
 		signal: opts.signal,
 		cache: config.cache,
+		row: opts.row,
 	});
 	const run = async (
 		decl: JudgeDecl,

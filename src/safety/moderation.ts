@@ -101,7 +101,12 @@ export function createOpenAIModerationBackend(
 						throw toModelError(err, secrets);
 					}
 				},
-				{ signal: callOpts.signal, clock: callOpts.clock, headersOf: (r) => r.headers },
+				{
+					signal: callOpts.signal,
+					clock: callOpts.clock,
+					row: callOpts.row,
+					headersOf: (r) => r.headers,
+				},
 			);
 			const { data } = governed.value;
 			const result = data.results?.[0];

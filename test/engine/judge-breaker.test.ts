@@ -91,7 +91,7 @@ describe('a hung judge model across the judge nodes of one execution', () => {
 				if (name === 'Groundedness') return;
 				expect(s.error).toMatch(
 					new RegExp(
-						`^row ${i + 1} \\(request_id "q${i + 1}"\\): ${name}: judge model unavailable: 2 calls in a row timed out \\(last: the judge model did not answer within 200 ms\\)\\. Found down by another node of this execution`,
+						`^row ${i + 1} \\(request_id "q${i + 1}"\\): ${name}: judge model unavailable: 2 rows in a row timed out \\([2-4] calls, no answer in between\\) \\(last: the judge model did not answer within 200 ms\\)\\. Found down by another node of this execution`,
 					),
 				);
 				expect(s.attempts).toBe(0);
@@ -99,15 +99,16 @@ describe('a hung judge model across the judge nodes of one execution', () => {
 		}
 	}, 20_000);
 
-	it('with the cool-down probe: each later node makes at most the probe call', async () => {
+	it('with the cool-down probe: each later node makes at most a probe call', async () => {
 		const r = await run({ breakerCooldownSeconds: 0.5 });
 		expect(r.run.status).toBe('success');
 		const counts = perNode();
-		// 4 timeouts in flight, then one probe after the cool-down: not 4 x 2 per node
+		// 4 timeouts in flight, then two probes after the cool-down (one retried like any call): not
+		// 4 x 2 per node; later nodes start within their cool-down of the verdict, or probe
 		for (const name of ['Coherence', 'Fluency', 'Safety'])
-			expect(counts[name]).toBeLessThanOrEqual(1);
-		expect(counts.Groundedness).toBeLessThanOrEqual(4 + 1);
-		expect(server.chatRequests().length).toBeLessThanOrEqual(5 + 3);
+			expect(counts[name]).toBeLessThanOrEqual(2);
+		expect(counts.Groundedness).toBeLessThanOrEqual(4 + 2);
+		expect(server.chatRequests().length).toBeLessThanOrEqual(6 + 3);
 		for (const [name, , key] of JUDGES) {
 			for (const x of r.output(name)) {
 				const s = (x.eval as Record<string, Score>)[key];

@@ -30,7 +30,7 @@ async function settle<T>(ps: Promise<T>[]): Promise<Array<T | ModelCallError>> {
 }
 
 describe('circuit breaker', () => {
-	it('after N consecutive failures stops calling: the remaining rows get a named error fast', async () => {
+	it('after N rows in a row fail stops calling: the remaining rows get a named error fast', async () => {
 		const gov = new Governor({
 			...fast,
 			concurrency: 2,
@@ -52,7 +52,7 @@ describe('circuit breaker', () => {
 		for (const e of out) {
 			expect(e).toBeInstanceOf(ModelCallError);
 			expect((e as ModelCallError).message).toMatch(
-				/^judge model unavailable: 3 calls in a row failed \(last: server error \(500\): boom\)/,
+				/^judge model unavailable: 3 rows in a row failed \([345] calls, no answer in between\) \(last: server error \(500\): boom\)/,
 			);
 			expect((e as ModelCallError).kind).toBe('unavailable');
 		}
@@ -94,7 +94,7 @@ describe('circuit breaker', () => {
 		expect(calls).toBeLessThanOrEqual(20 + 3 + 3);
 	});
 
-	it('a failed probe ends the execution for the key with the probe named', async () => {
+	it('two failed probes end the execution for the key with the probes named', async () => {
 		const gov = new Governor({
 			...fast,
 			concurrency: 1,
@@ -110,11 +110,12 @@ describe('circuit breaker', () => {
 				}),
 			),
 		);
-		expect(calls).toBe(3); // two failures, one probe
+		// two rows' failures (one row's retry waits without its slot, so the next row calls), two probes
+		expect(calls).toBe(4);
 		for (const e of out)
-			expect((e as Error).message).toMatch(/a probe call after a 10 ms cool-down failed too/);
+			expect((e as Error).message).toMatch(/2 probe calls after a 10 ms cool-down failed too/);
 		expect(gov.unavailableError('k')?.message).toMatch(
-			/^judge model unavailable: 2 calls in a row failed, and a probe call/,
+			/^judge model unavailable: 2 rows in a row failed \(2 calls, no answer in between\), and 2 probe calls/,
 		);
 	});
 
@@ -159,7 +160,7 @@ describe('circuit breaker', () => {
 });
 
 describe('timeouts and the breaker', () => {
-	it('a hung model opens it as soon as one row would give up: after Timeout Retries + 1 timeouts', async () => {
+	it("a hung model opens it once two rows timed out with no answer between; one row's own timeouts never do", async () => {
 		const states: string[] = [];
 		const gov = new Governor({
 			...fast,
@@ -173,23 +174,25 @@ describe('timeouts and the breaker', () => {
 			calls++;
 			return hang();
 		};
-		const first = await failure(gov.run('k', hung));
-		// the row's own error: it timed out twice, which also told the breaker the model hangs
+		const first = await failure(gov.run('k', hung, { row: 'a' }));
+		// the row's own error: it timed out twice, and one row says nothing about the endpoint
 		expect(first.message).toMatch(/did not answer within 10 ms \(gave up after 2 timed-out/);
+		expect(states).toEqual([]);
+		const out = await settle([gov.run('k', hung, { row: 'b' }), gov.run('k', hung, { row: 'c' })]);
+		// row b's first timeout is the second row's: the breaker opens, row c is not called
+		expect(calls).toBe(3);
 		expect(states).toEqual(['unavailable']);
-		const out = await settle([gov.run('k', hung), gov.run('k', hung)]);
-		expect(calls).toBe(2);
 		for (const e of out)
 			expect((e as Error).message).toMatch(
-				/^judge model unavailable: 2 calls in a row timed out \(last: the judge model did not answer within 10 ms\)\. No more calls are made to it in this execution\.$/,
+				/^judge model unavailable: 2 rows in a row timed out \(3 calls, no answer in between\) \(last: the judge model did not answer within 10 ms\)\. No more calls are made to it in this execution\./,
 			);
 	});
 
-	it('more Timeout Retries ask for more timeouts, never more than the failure threshold', async () => {
+	it('timed-out rows open it at two rows, never more than the failure threshold', async () => {
 		expect(new Governor({}).timeoutThreshold).toBe(2);
 		expect(new Governor({ timeoutRetries: 0 }).timeoutThreshold).toBe(2);
-		expect(new Governor({ timeoutRetries: 3 }).timeoutThreshold).toBe(4);
-		expect(new Governor({ timeoutRetries: 9, breakerThreshold: 5 }).timeoutThreshold).toBe(5);
+		expect(new Governor({ timeoutRetries: 3 }).timeoutThreshold).toBe(2);
+		expect(new Governor({ breakerThreshold: 1 }).timeoutThreshold).toBe(1);
 	});
 
 	it('defaults: 30 s per call, 120 s per row', () => {
@@ -229,7 +232,7 @@ describe('a breaker shared by the governors of one execution', () => {
 		for (const e of out) {
 			expect(e).toMatchObject({ kind: 'unavailable', attempts: 0 });
 			expect((e as Error).message).toMatch(
-				/^judge model unavailable: 3 calls in a row failed \(last: server error \(500\): boom\)\. Found down by another node of this execution \d+ ms ago: not called\.$/,
+				/^judge model unavailable: 3 rows in a row failed \([345] calls, no answer in between\) \(last: server error \(500\): boom\)\. Found down by another node of this execution \d+ ms ago: not called\.$/,
 			);
 		}
 		// another execution, and another key, learn for themselves
@@ -239,19 +242,19 @@ describe('a breaker shared by the governors of one execution', () => {
 		await expect(g2.run('k2', async () => 1)).resolves.toMatchObject({ value: 1 });
 	});
 
-	it('once its cool-down has passed since the verdict, a later governor probes once: an answer closes it for all', async () => {
+	it('once its cool-down has passed since the verdict, a later governor probes (a second probe after a backoff): an answer closes it for all', async () => {
 		const registry = new BreakerRegistry();
 		const g1 = make(registry, 'exec');
 		await settle(Array.from({ length: 4 }, () => g1.run('k', down({ n: 0 }))));
 		await new Promise((r) => setTimeout(r, 30));
-		// still down: one probe, and the rows behind it leave with the probe named
+		// still down: two probes, and the rows behind them leave with the probes named
 		const g2 = make(registry, 'exec', { breakerCooldownMs: 20 });
 		const probed = { n: 0 };
 		const out2 = await settle(Array.from({ length: 5 }, () => g2.run('k', down(probed))));
-		expect(probed.n).toBe(1);
+		expect(probed.n).toBe(2);
 		for (const e of out2.filter((e) => (e as ModelCallError).attempts === 0))
 			expect((e as Error).message).toMatch(
-				/^judge model unavailable: 3 calls in a row failed, and a probe call after a 20 ms cool-down failed too/,
+				/^judge model unavailable: 3 rows in a row failed \([345] calls, no answer in between\), and 2 probe calls after a 20 ms cool-down failed too/,
 			);
 		await new Promise((r) => setTimeout(r, 30));
 		// back up: the next governor's probe answers and every row is judged
@@ -291,9 +294,9 @@ describe('a breaker shared by the governors of one execution', () => {
 		while (opened.length === 0) await new Promise((r) => setTimeout(r, 1));
 		const rows2 = Array.from({ length: 4 }, () => g2.run('k', down(c2)));
 		const out = await settle([...rows1, ...rows2]);
-		// one probe in all, made by whichever row came first after the cool-down
-		expect(c1.n + c2.n).toBeLessThanOrEqual(3 + 2 + 1);
-		expect(c2.n).toBeLessThanOrEqual(1);
+		// two probes in all, one at a time, by whichever rows came first after the cool-down
+		expect(c1.n + c2.n).toBeLessThanOrEqual(3 + 2 + 2);
+		expect(c2.n).toBeLessThanOrEqual(2);
 		expect(g1.breakerState('k')).toBe('unavailable');
 		expect(g2.breakerState('k')).toBe('unavailable');
 		for (const e of out.slice(4))
@@ -328,7 +331,7 @@ describe('a breaker shared by the governors of one execution', () => {
 
 describe('rate limits with a server-given wait', () => {
 	it('are retried past Max Retries until the model answers', async () => {
-		const gov = new Governor({ ...fast, maxRetries: 2 });
+		const gov = new Governor({ ...fast, maxRetries: 2, maxRateLimitRetries: 30 });
 		let n = 0;
 		const r = await gov.run('k', async () => {
 			if (n++ < 25) throw paced429();
@@ -338,7 +341,7 @@ describe('rate limits with a server-given wait', () => {
 	});
 
 	it("end at the row's deadline with an error naming the deadline and the rate limit", async () => {
-		const gov = new Governor({ rowDeadlineMs: 200 });
+		const gov = new Governor({ rowDeadlineMs: 200, maxRateLimitRetries: 100 });
 		let calls = 0;
 		const e = await failure(
 			gov.run('k', async () => {
@@ -354,6 +357,41 @@ describe('rate limits with a server-given wait', () => {
 		// Paced at 10 ms, 200 ms leave room for at most ~20 calls (fewer when timers fire late).
 		expect(calls).toBeGreaterThan(2);
 		expect(calls).toBeLessThanOrEqual(21);
+	});
+
+	it('count against a budget of their own: a server pacing forever costs Max Rate-Limit Retries + 1 calls', async () => {
+		const gov = new Governor({ ...fast, maxRetries: 2, rowDeadlineMs: 0 });
+		let calls = 0;
+		const e = await failure(
+			gov.run('k', async () => {
+				calls++;
+				throw paced429(5);
+			}),
+		);
+		expect(calls).toBe(gov.maxRateLimitRetries + 1);
+		expect(gov.maxRateLimitRetries).toBe(10);
+		expect(e.message).toBe(
+			'rate limited (429): slow down (gave up after 11 attempts: 10 waits the server asked for, then a rate limit past option Max Rate-Limit Retries (10))',
+		);
+	});
+
+	it('a wait of zero backs off with jitter, never a tight loop', async () => {
+		const delays: number[] = [];
+		const gov = new Governor({
+			backoffBaseMs: 4,
+			backoffMaxMs: 40,
+			maxRateLimitRetries: 6,
+			rowDeadlineMs: 0,
+			onRetry: (i) => delays.push(i.delayMs),
+		});
+		await failure(gov.run('k', async () => Promise.reject(paced429(0))));
+		expect(delays).toHaveLength(6);
+		// each wait is at least half its exponential ceiling (4, 8, 16, 32, 40, 40 ms), at most all of it
+		const ceilings = [4, 8, 16, 32, 40, 40];
+		delays.forEach((d, i) => {
+			expect(d).toBeGreaterThanOrEqual(ceilings[i] / 2);
+			expect(d).toBeLessThanOrEqual(ceilings[i]);
+		});
 	});
 
 	it('without a wait they are ordinary retries, bounded by Max Retries', async () => {
