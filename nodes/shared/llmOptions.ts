@@ -18,6 +18,7 @@ import { DEFAULT_PRICES, DEFAULT_PRICES_TAKEN } from '../../src/cost';
 import { DEFAULT_REPLY_TOKENS } from '../../src/judges/estimate';
 import { DEFAULT_CACHE_TTL_MS, type CacheOptions } from '../../src/judges/cache';
 import {
+	DEFAULT_RATE_LIMIT_RETRIES,
 	DEFAULT_ROW_DEADLINE_MS,
 	DEFAULT_TIMEOUT_MS,
 	type GovernorOptions,
@@ -95,7 +96,16 @@ export const runtimeOptions: INodeProperties[] = [
 		default: 4,
 		typeOptions: { minValue: 0, maxValue: 10 },
 		description:
-			'Retries for server errors, resets, timeouts and rate limits without a wait. A rate limit whose reply says how long to wait (Retry-After) is waited out until the Row Deadline instead.',
+			'Retries for server errors, resets, timeouts and rate limits without a wait. A rate limit whose reply says how long to wait (Retry-After) counts against Max Rate-Limit Retries instead.',
+	},
+	{
+		displayName: 'Max Rate-Limit Retries',
+		name: 'maxRateLimitRetries',
+		type: 'number',
+		default: DEFAULT_RATE_LIMIT_RETRIES,
+		typeOptions: { minValue: 0, maxValue: 100 },
+		description:
+			'Retries after a rate limit whose reply says how long to wait (Retry-After, rate-limit reset headers): each waits what the server asked (a wait of 0 backs off instead), within the Row Deadline. Bounds the calls of a row whatever the deadlines.',
 	},
 	{
 		displayName: 'Row Deadline (Seconds)',
@@ -122,7 +132,7 @@ export const runtimeOptions: INodeProperties[] = [
 		default: 5,
 		typeOptions: { minValue: 0 },
 		description:
-			'Consecutive failed calls (server errors, resets, timeouts; not rate limits) after which the model is treated as down; timed-out calls sooner, after Timeout Retries + 1 (at least 2). The other nodes of the execution, and in queue mode every worker, share what this node learns. 0 = never.',
+			"Rows in a row whose calls failed (server errors, resets, timeouts; not rate limits) with no answer from the model in between, after which calls pause for the cool-down; timed-out rows sooner, at 2. A row's own retries count once, and a row that fails while the model answers others is that row's fault, never the model's. The other nodes of the execution, and in queue mode every worker, share what this node learns. 0 = never.",
 	},
 	{
 		displayName: 'Circuit Breaker Cool-Down (Seconds)',
@@ -131,7 +141,7 @@ export const runtimeOptions: INodeProperties[] = [
 		default: 10,
 		typeOptions: { minValue: 0 },
 		description:
-			'After the breaker opens, wait this long and probe with one call: if it answers, judging resumes; if not, every remaining row leaves with "judge model unavailable". A later node facing a model found down this long ago probes it once; sooner, its rows leave at once. 0 = no probe.',
+			'After the breaker opens, wait this long, then probe with one call at a time from a row that has not failed: an answer resumes judging; two failed probes (the second after a backoff) and every remaining row leaves with "judge model unavailable". A later node facing a model found down this long ago probes it again; sooner, its rows leave at once. 0 = no probe.',
 	},
 ];
 
@@ -316,6 +326,7 @@ export function governorOptions(options: IDataObject): GovernorOptions {
 		timeoutMs: num('timeoutSeconds', DEFAULT_TIMEOUT_MS / 1000, 0.001) * 1000,
 		timeoutRetries: num('timeoutRetries', 1),
 		maxRetries: num('maxRetries', 4),
+		maxRateLimitRetries: num('maxRateLimitRetries', DEFAULT_RATE_LIMIT_RETRIES),
 		rowDeadlineMs: num('rowDeadlineSeconds', DEFAULT_ROW_DEADLINE_MS / 1000) * 1000,
 		nodeDeadlineMs: num('nodeDeadlineSeconds', 0) * 1000,
 		breakerThreshold: num('breakerThreshold', 5),
@@ -350,6 +361,23 @@ export async function resolveSource(ctx: IExecuteFunctions): Promise<ModelSource
 	return createOpenAIModelSource(
 		llmConfigFromCredential(cred, ctx.getNodeParameter('model', 0, '') as string),
 	);
+}
+
+/** The judge nodes' Max Tokens: a ceiling on each reply, sent only when set. */
+export const maxTokensOption: INodeProperties = {
+	displayName: 'Max Tokens',
+	name: 'maxTokens',
+	type: 'number',
+	default: 0,
+	typeOptions: { minValue: 0 },
+	description:
+		"Most tokens a judge reply may have (sent as max_tokens); 0 = not sent, the server's default. Raise it when replies are cut off (finish reason length).",
+};
+
+/** Max Tokens from the node's Options: a positive whole number, else not sent. */
+export function maxTokensOf(options: IDataObject): number | undefined {
+	const v = options.maxTokens;
+	return typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.floor(v) : undefined;
 }
 
 /** Temperature, Seed and Concurrency, as every LLM-calling node offers them. */

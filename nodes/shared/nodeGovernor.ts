@@ -9,7 +9,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { breakerRegistry } from '../../src/judges/breaker';
 import { redisBackend, redisSettingsFromEnv } from '../../src/judges/cache';
-import { Governor } from '../../src/judges/governor';
+import { Governor, type BreakerInfo, type BreakerState } from '../../src/judges/governor';
 import { providerMaxConcurrency } from '../../src/judges/model';
 import { governorOptions } from './llmOptions';
 
@@ -29,17 +29,27 @@ export function nodeGovernor(
 	const store = redis ? redisBackend(redis) : undefined;
 	const opts = governorOptions(options);
 	const start = opts.concurrency ?? 8;
+	const node = ctx.getNode().name;
+	const told = new Set<string>();
+	const tell = (message: string): void => {
+		if (told.has(message)) return;
+		told.add(message);
+		ctx.logger?.warn(`${node}: ${message}`);
+		ctx.addExecutionHints?.({ message, type: 'warning', location: 'outputPane' });
+	};
 	const governor = new Governor({
 		...opts,
+		// Cool-downs and verdicts show on the node and in n8n's log, not only in the rows' errors.
+		onBreaker: (key, state, info) => {
+			const message = breakerNotice(key, state, info);
+			if (message) tell(message);
+		},
 		// Max Concurrency 0: by provider (hosted OpenAI and Azure adapt, other servers stay fixed).
 		maxConcurrency: opts.maxConcurrency ?? ((key) => providerMaxConcurrency(key) ?? start),
 		share: {
 			scope,
 			store,
-			onStoreError: (message) => {
-				ctx.logger?.warn(`${ctx.getNode().name}: ${message}`);
-				ctx.addExecutionHints?.({ message, type: 'warning', location: 'outputPane' });
-			},
+			onStoreError: tell,
 		},
 	});
 	// A cancelled execution's breaker state goes at once; a finished one's after its TTL.
@@ -56,6 +66,26 @@ export function nodeGovernor(
 			await store?.close().catch(() => undefined);
 		},
 	};
+}
+
+/**
+ * The node's notice for a breaker transition: the model's name (the key's last part: never the
+ * endpoint, whose URL could carry a user), what happened and what follows. Undefined: no notice.
+ */
+export function breakerNotice(
+	key: string,
+	state: BreakerState,
+	info: BreakerInfo | undefined,
+): string | undefined {
+	const model = key.slice(key.lastIndexOf('|') + 1) || 'the judge model';
+	if (!info) return undefined;
+	if (state === 'open') {
+		const wait = info.cooldownMs !== undefined ? `${info.cooldownMs / 1000} s` : 'the';
+		return `judge model ${model}: ${info.text}; calls paused for a ${wait} cool-down, then a probe`;
+	}
+	if (state === 'closed') return `judge model ${model}: ${info.text}`;
+	if (state === 'unavailable') return `judge model ${model} unavailable: ${info.text}`;
+	return undefined;
 }
 
 function executionId(ctx: IExecuteFunctions): string | undefined {
