@@ -32,7 +32,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Default row budget: 120 s, two timed-out attempts and their retries, or two rate-limit minutes. */
 export const DEFAULT_ROW_DEADLINE_MS = 120_000;
 /** Default retries after server-paced rate limits, per governed call. */
-export const DEFAULT_RATE_LIMIT_RETRIES = 10;
+export const DEFAULT_RATE_LIMIT_RETRIES = 30;
 
 /** Tunables. Defaults: 8 concurrent, 30 s per attempt, 4 retries, 1 timeout retry, 120 s per row. */
 export interface GovernorOptions {

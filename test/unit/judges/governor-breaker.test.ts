@@ -369,9 +369,9 @@ describe('rate limits with a server-given wait', () => {
 			}),
 		);
 		expect(calls).toBe(gov.maxRateLimitRetries + 1);
-		expect(gov.maxRateLimitRetries).toBe(10);
+		expect(gov.maxRateLimitRetries).toBe(30);
 		expect(e.message).toBe(
-			'rate limited (429): slow down (gave up after 11 attempts: 10 waits the server asked for, then a rate limit past option Max Rate-Limit Retries (10))',
+			'rate limited (429): slow down (gave up after 31 attempts: 30 waits the server asked for, then a rate limit past option Max Rate-Limit Retries (30))',
 		);
 	});
 

@@ -74,8 +74,9 @@ describe('Governor', () => {
 			return 'ok';
 		});
 		expect(r).toEqual({ value: 'ok', attempts: 5 });
-		// 30 from Retry-After (a paced wait is not a retry); then 0.5 x min(10, 4 x 2^(retry-1))
-		expect(retries.map((x) => x.delayMs)).toEqual([30, 2, 4, 5]);
+		// 30 from Retry-After plus 0.5 x 10% of it as jitter (a paced wait is not a retry); then
+		// 0.5 x min(10, 4 x 2^(retry-1))
+		expect(retries.map((x) => x.delayMs)).toEqual([31.5, 2, 4, 5]);
 	});
 
 	it('pauses new calls for a key when a reply says its rate-limit budget is spent', async () => {

@@ -311,7 +311,12 @@ describe('Azure AI Content Safety backend: errors and rate limits', () => {
 		const out = await harm(backend, governor);
 		expect(out.verdicts.violence.severity).toBe(2);
 		expect(out.info.attempts).toBe(3);
-		expect(retries).toEqual([20, 15]);
+		// the waits asked for, each with at most 10% of jitter added
+		expect(retries).toHaveLength(2);
+		expect(retries[0]).toBeGreaterThanOrEqual(20);
+		expect(retries[0]).toBeLessThanOrEqual(22);
+		expect(retries[1]).toBeGreaterThanOrEqual(15);
+		expect(retries[1]).toBeLessThanOrEqual(16.5);
 		expect(server.requestsTo('analyze')).toHaveLength(3);
 	});
 
@@ -382,15 +387,19 @@ describe('Azure AI Content Safety backend: errors and rate limits', () => {
 		expect(e.attempts).toBe(2);
 	});
 
-	it('opens the breaker when the service keeps failing: later rows leave as unavailable', async () => {
+	it('opens the breaker when the service keeps failing for two rows: later rows leave as unavailable', async () => {
 		server.setDefault('analyze', () => azureFaults.serverError());
 		const governor = fastGovernor({ maxRetries: 1, breakerThreshold: 2, breakerCooldownMs: 0 });
 		const first = await failure(harm(backend, governor));
+		// one row's own two failures never open it
 		expect(first.kind).toBe('server');
-		const calls = server.requests.length;
+		expect(server.requests.length).toBe(2);
+		const second = await failure(harm(backend, governor));
+		expect(second.kind).toBe('unavailable');
+		expect(server.requests.length).toBe(3);
 		const later = await failure(harm(backend, governor));
 		expect(later.kind).toBe('unavailable');
-		expect(server.requests.length).toBe(calls);
+		expect(server.requests.length).toBe(3);
 	});
 
 	it('a refused connection is a connection error naming the cause', async () => {
