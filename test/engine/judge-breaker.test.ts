@@ -103,6 +103,7 @@ describe('a hung judge model across the judge nodes of one execution', () => {
 		const r = await run({ breakerCooldownSeconds: 0.5 });
 		expect(r.run.status).toBe('success');
 		const counts = perNode();
+		console.log(`hung model, 4 rows in flight, cool-down 0.5 s: calls per node ${JSON.stringify(counts)}`);
 		// 4 timeouts in flight, then two probes after the cool-down (one retried like any call): not
 		// 4 x 2 per node; later nodes start within their cool-down of the verdict, or probe
 		for (const name of ['Coherence', 'Fluency', 'Safety'])
