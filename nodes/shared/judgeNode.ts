@@ -41,8 +41,6 @@ import {
 	cacheProperties,
 	JUDGE_NODE_INPUTS,
 	LLM_CREDENTIAL,
-	maxTokensOf,
-	maxTokensOption,
 	ragEvalLlmApiTest,
 	replyTokensOption,
 	resolveSource,
@@ -51,7 +49,12 @@ import {
 	spendLimitFor,
 	spendOptions,
 } from './llmOptions';
-import { modelProperty, modelRejectedAdvice } from './llmNodeProperties';
+import {
+	maxTokensOf,
+	maxTokensOption,
+	modelProperty,
+	modelRejectedAdvice,
+} from './llmNodeProperties';
 import { inputProperty, paramProperty } from './metricNode';
 import { nodeGovernor } from './nodeGovernor';
 import { scoreItems } from './scoreItems';

@@ -3,7 +3,7 @@
  * the Model parameter, the Mode option (the node's run, or Estimate Only) with the spend options,
  * and the advice when the provider rejects the calls for good.
  */
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { spendOptions } from './llmOptions';
 
 /**
@@ -49,4 +49,21 @@ export function spendOptionsWithRun(
 /** The advice of a node whose `model` ("The judge model") rejected the calls for good. */
 export function modelRejectedAdvice(model: string): string {
 	return `${model} rejected the calls in a way no retry can fix (key, model name, quota or endpoint). Check the RAG Eval LLM API credential and the Model parameter.`;
+}
+
+/** The judge nodes' Max Tokens: a ceiling on each reply, sent only when set. */
+export const maxTokensOption: INodeProperties = {
+	displayName: 'Max Tokens',
+	name: 'maxTokens',
+	type: 'number',
+	default: 0,
+	typeOptions: { minValue: 0 },
+	description:
+		"Most tokens a judge reply may have (sent as max_tokens); 0 = not sent, the server's default. Raise it when replies are cut off (finish reason length).",
+};
+
+/** Max Tokens from the node's Options: a positive whole number, else not sent. */
+export function maxTokensOf(options: IDataObject): number | undefined {
+	const v = options.maxTokens;
+	return typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.floor(v) : undefined;
 }

@@ -21,7 +21,6 @@ import {
 	DEFAULT_RATE_LIMIT_RETRIES,
 	DEFAULT_ROW_DEADLINE_MS,
 	DEFAULT_TIMEOUT_MS,
-	type GovernorOptions,
 } from '../../src/judges/governor';
 import {
 	createChatModelSource,
@@ -312,28 +311,6 @@ export function cacheOptions(options: IDataObject): CacheOptions {
 	};
 }
 
-/** Governor settings from the node's Options; absent or invalid values take the defaults. */
-export function governorOptions(options: IDataObject): GovernorOptions {
-	const num = (name: string, fallback: number, min = 0): number => {
-		const v = options[name];
-		return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
-	};
-	// 0 (the default): the provider's ceiling, chosen per endpoint in nodeGovernor.ts.
-	const max = num('maxConcurrency', 0);
-	return {
-		concurrency: num('concurrency', 8, 1),
-		maxConcurrency: max >= 1 ? Math.floor(max) : undefined,
-		timeoutMs: num('timeoutSeconds', DEFAULT_TIMEOUT_MS / 1000, 0.001) * 1000,
-		timeoutRetries: num('timeoutRetries', 1),
-		maxRetries: num('maxRetries', 4),
-		maxRateLimitRetries: num('maxRateLimitRetries', DEFAULT_RATE_LIMIT_RETRIES),
-		rowDeadlineMs: num('rowDeadlineSeconds', DEFAULT_ROW_DEADLINE_MS / 1000) * 1000,
-		nodeDeadlineMs: num('nodeDeadlineSeconds', 0) * 1000,
-		breakerThreshold: num('breakerThreshold', 5),
-		breakerCooldownMs: num('breakerCooldownSeconds', 10) * 1000,
-	};
-}
-
 /** The Chat Model sub-node connected to this node, if any. */
 async function connectedChatModel(ctx: IExecuteFunctions): Promise<unknown> {
 	const inputs = ctx.getNodeInputs?.() ?? [];
@@ -361,23 +338,6 @@ export async function resolveSource(ctx: IExecuteFunctions): Promise<ModelSource
 	return createOpenAIModelSource(
 		llmConfigFromCredential(cred, ctx.getNodeParameter('model', 0, '') as string),
 	);
-}
-
-/** The judge nodes' Max Tokens: a ceiling on each reply, sent only when set. */
-export const maxTokensOption: INodeProperties = {
-	displayName: 'Max Tokens',
-	name: 'maxTokens',
-	type: 'number',
-	default: 0,
-	typeOptions: { minValue: 0 },
-	description:
-		"Most tokens a judge reply may have (sent as max_tokens); 0 = not sent, the server's default. Raise it when replies are cut off (finish reason length).",
-};
-
-/** Max Tokens from the node's Options: a positive whole number, else not sent. */
-export function maxTokensOf(options: IDataObject): number | undefined {
-	const v = options.maxTokens;
-	return typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.floor(v) : undefined;
 }
 
 /** Temperature, Seed and Concurrency, as every LLM-calling node offers them. */

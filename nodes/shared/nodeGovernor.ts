@@ -9,9 +9,16 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { breakerRegistry } from '../../src/judges/breaker';
 import { redisBackend, redisSettingsFromEnv } from '../../src/judges/cache';
-import { Governor, type BreakerInfo, type BreakerState } from '../../src/judges/governor';
+import {
+	DEFAULT_RATE_LIMIT_RETRIES,
+	DEFAULT_ROW_DEADLINE_MS,
+	DEFAULT_TIMEOUT_MS,
+	Governor,
+	type BreakerInfo,
+	type BreakerState,
+	type GovernorOptions,
+} from '../../src/judges/governor';
 import { providerMaxConcurrency } from '../../src/judges/model';
-import { governorOptions } from './llmOptions';
 
 export interface NodeGovernor {
 	governor: Governor;
@@ -86,6 +93,28 @@ export function breakerNotice(
 	if (state === 'closed') return `judge model ${model}: ${info.text}`;
 	if (state === 'unavailable') return `judge model ${model} unavailable: ${info.text}`;
 	return undefined;
+}
+
+/** Governor settings from the node's Options; absent or invalid values take the defaults. */
+export function governorOptions(options: IDataObject): GovernorOptions {
+	const num = (name: string, fallback: number, min = 0): number => {
+		const v = options[name];
+		return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
+	};
+	// 0 (the default): the provider's ceiling, chosen per endpoint in nodeGovernor.ts.
+	const max = num('maxConcurrency', 0);
+	return {
+		concurrency: num('concurrency', 8, 1),
+		maxConcurrency: max >= 1 ? Math.floor(max) : undefined,
+		timeoutMs: num('timeoutSeconds', DEFAULT_TIMEOUT_MS / 1000, 0.001) * 1000,
+		timeoutRetries: num('timeoutRetries', 1),
+		maxRetries: num('maxRetries', 4),
+		maxRateLimitRetries: num('maxRateLimitRetries', DEFAULT_RATE_LIMIT_RETRIES),
+		rowDeadlineMs: num('rowDeadlineSeconds', DEFAULT_ROW_DEADLINE_MS / 1000) * 1000,
+		nodeDeadlineMs: num('nodeDeadlineSeconds', 0) * 1000,
+		breakerThreshold: num('breakerThreshold', 5),
+		breakerCooldownMs: num('breakerCooldownSeconds', 10) * 1000,
+	};
 }
 
 function executionId(ctx: IExecuteFunctions): string | undefined {
