@@ -40,6 +40,10 @@ export interface DownVerdict {
 export interface BreakerCell {
 	/** Answers the server gave (any reply, a rate limit, a rejected request), counted. */
 	answers: number;
+	/** Calls sent, counted: each call's number is its place in the order of sending. */
+	sends: number;
+	/** The highest number of a call the server answered. */
+	answeredSend: number;
 	/** Distinct rows whose calls failed with no answer in between, since the last answer. */
 	failingRows: Set<string>;
 	/** Those of them whose failing call timed out. */
@@ -78,6 +82,8 @@ export interface BreakerCell {
 export function newBreakerCell(): BreakerCell {
 	return {
 		answers: 0,
+		sends: 0,
+		answeredSend: 0,
 		failingRows: new Set(),
 		timedOutRows: new Set(),
 		failedCalls: 0,

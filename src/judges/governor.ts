@@ -157,6 +157,8 @@ interface CallMark {
 	probe: boolean;
 	/** The cell's answer count when the call was sent. */
 	answersAtSend: number;
+	/** The call's number in the cell's order of sending. */
+	sendSeq: number;
 }
 
 let anonymousRows = 0;
@@ -413,6 +415,7 @@ export class Governor {
 				row,
 				probe: isOpen(cell),
 				answersAtSend: cell.answers,
+				sendSeq: ++cell.sends,
 			};
 			if (mark.probe) cell.probes++;
 			clock.startedAt ??= now;
@@ -438,7 +441,7 @@ export class Governor {
 				this.release(lane);
 			}
 			if (!error) {
-				this.answered(lane);
+				this.answered(lane, mark);
 				cell.failedRows.delete(row);
 				cell.suspects.delete(row);
 				const headers = opts.headersOf?.(value as T);
@@ -465,7 +468,7 @@ export class Governor {
 				throw stop(deadlineError(limitAtCall as Limit, attempts, last));
 			}
 			if (error.kind === 'rate_limit' && lane.adaptive) lane.lim.rateLimited(epoch);
-			if (error.kind === 'rate_limit' || !error.retryable) this.answered(lane);
+			if (error.kind === 'rate_limit' || !error.retryable) this.answered(lane, mark);
 			else this.failed(lane, error, mark);
 			if (!error.retryable) throw stop(error);
 			last = error;
@@ -571,9 +574,10 @@ export class Governor {
 	}
 
 	/** The server answered (a reply, a rate limit, a request it rejected): the endpoint is up. */
-	private answered(lane: Lane): void {
+	private answered(lane: Lane, call: CallMark): void {
 		const { cell } = lane;
 		cell.answers++;
+		cell.answeredSend = Math.max(cell.answeredSend, call.sendSeq);
 		const counting = cell.failingRows.size > 0;
 		cell.touchedAt = Date.now();
 		if (isOpen(cell) && !lane.unavailable) {
@@ -605,8 +609,12 @@ export class Governor {
 		cell.lastFailure = error;
 		cell.touchedAt = Date.now();
 		cell.failedRows.add(call.row);
-		// The server answered other calls while this one was out: the fault is this row's.
-		const answeredMeanwhile = cell.answers > call.answersAtSend;
+		// The fault is this row's when the server answered a call sent after this one, or answered
+		// others while this one timed out. (Answers to calls sent before it prove nothing about a fast
+		// failure: a model that goes down fails the calls in flight right after answering others.)
+		const answeredMeanwhile =
+			cell.answeredSend > call.sendSeq ||
+			(error.kind === 'timeout' && cell.answers > call.answersAtSend);
 		if (answeredMeanwhile && !cell.suspects.has(call.row)) {
 			cell.suspects.add(call.row);
 			this.publish(lane);
