@@ -338,7 +338,7 @@ function memorySampler() {
 	}
 
 	// Phase 2: the endpoint goes down for good after DOWN_AT of the first judge's rows; once with
-	// the node's default breaker (10 s cool-down, then one probe), once without the probe.
+	// the node's default breaker (10 s cool-down, then probes), once without the probe.
 	for (const [label, options] of [
 		['default breaker (5 failures, 10 s cool-down, probes)', {}],
 		['breaker without probe (cool-down 0)', { breakerCooldownMs: 0 }],
