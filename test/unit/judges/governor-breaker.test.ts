@@ -2,7 +2,7 @@
  * The governor's circuit breaker, deadlines, paced rate limits, timeout retries and per-row
  * errors, on plain functions (the local-server versions are in outage.test.ts).
  */
-import { BreakerRegistry } from '../../../src/judges/breaker';
+import { BreakerRegistry, decodeBreaker, type BreakerStore } from '../../../src/judges/breaker';
 import { ModelCallError } from '../../../src/judges/errors';
 import { Governor, type GovernorOptions, type RowClock } from '../../../src/judges/governor';
 
@@ -490,5 +490,72 @@ describe('fatal errors', () => {
 		);
 		expect((x as Error).message).toMatch(/^authentication failed \(401\) \(not called: /);
 		expect(n).toBe(1);
+	});
+});
+
+describe('rows that fail on their own, shared through the store', () => {
+	/** A store in memory with the Redis backend's methods, as two workers see one Redis. */
+	function memoryStore(): BreakerStore & { entries: Map<string, string> } {
+		const entries = new Map<string, string>();
+		return {
+			entries,
+			location: 'memory',
+			get: async (k) => entries.get(k) ?? null,
+			set: async (k, v) => void entries.set(k, v),
+			remove: async (k) => void entries.delete(k),
+			close: async () => undefined,
+		};
+	}
+	const worker = (store: BreakerStore | undefined, scope: string) =>
+		new Governor({
+			...fast,
+			concurrency: 4,
+			timeoutMs: 20,
+			breakerCooldownMs: 0,
+			share: { scope, store, registry: new BreakerRegistry() },
+		});
+	const answers = async () => {
+		await new Promise((r) => setTimeout(r, 2));
+		return 'ok';
+	};
+
+	it("a row one worker saw time out while the model answered is that row's fault on another worker too", async () => {
+		const store = memoryStore();
+		const w1 = worker(store, 'exec-1');
+		// 'long' hangs while three other rows are answered: the row's own fault, written to the store
+		const first = await settle([
+			w1.run('k', hang, { row: 'long' }),
+			...['a', 'b', 'c'].map((row) => w1.run('k', answers, { row })),
+		]);
+		expect((first[0] as ModelCallError).message).toMatch(
+			/did not answer within 20 ms \(gave up after 2/,
+		);
+		await w1.flushShared();
+		const [raw] = [...store.entries.values()];
+		const stored = decodeBreaker(raw);
+		expect(stored).toMatchObject({ state: 'closed' });
+		expect(stored?.suspects).toHaveLength(1);
+		expect(raw).not.toContain('long');
+
+		// Another worker, alone with 'long' and a second hung row: without what the store says, the
+		// two timed-out rows would open the breaker; with it, only one row counts.
+		const w2 = worker(store, 'exec-2');
+		const second = await settle([
+			w2.run('k', hang, { row: 'long' }),
+			w2.run('k', hang, { row: 'other' }),
+		]);
+		for (const e of second)
+			expect((e as ModelCallError).message).toMatch(/did not answer within 20 ms/);
+		expect(w2.breakerState('k')).toBe('closed');
+
+		const w3 = worker(undefined, 'exec-3');
+		const third = await settle([
+			w3.run('k', hang, { row: 'long' }),
+			w3.run('k', hang, { row: 'other' }),
+		]);
+		expect(w3.breakerState('k')).toBe('unavailable');
+		expect(
+			third.some((e) => /judge model unavailable: 2 rows in a row timed out/.test(String(e))),
+		).toBe(true);
 	});
 });
