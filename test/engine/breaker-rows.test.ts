@@ -78,9 +78,12 @@ afterEach(async () => {
 const credentials = () => ({
 	ragEvalLlmApi: { provider: 'compatible', baseUrl: server.baseUrl, model: 'judge-model' },
 });
-/** Short timeouts and few retries keep a run short; the breaker's defaults are kept. */
+/**
+ * Short timeouts and few retries keep a run short; the breaker's defaults are kept. 1 s: a local
+ * reply takes milliseconds, but a loaded CI machine can hold one for hundreds of them.
+ */
 const FAST: INodeParameters = {
-	timeoutSeconds: 0.3,
+	timeoutSeconds: 1,
 	maxRetries: 2,
 	breakerCooldownSeconds: 0.5,
 	cache: false,
@@ -157,14 +160,13 @@ describe('one pathological row first', () => {
 		for (const [name] of JUDGES) {
 			expect(o[name].ok).toEqual(healthyBut(1));
 			expect(o[name].errors.q1).toMatch(
-				/did not answer within 300 ms \(gave up after 2 timed-out attempts\)/,
+				/did not answer within 1 s \(gave up after 2 timed-out attempts\)/,
 			);
 			expect(o[name].errors.q1).not.toMatch(/unavailable/);
 		}
 		const { byRow } = callsOf();
-		// two attempts per node for the hung row, one for each other row
+		// two attempts per node for the hung row (a healthy row may be retried on a loaded machine)
 		expect(byRow.get(1)).toBe(2 * JUDGES.length);
-		for (let i = 2; i <= N; i++) expect(byRow.get(i)).toBe(JUDGES.length);
 		// no cool-down: the breaker never opened, so no node says it paused
 		for (const [name] of JUDGES)
 			expect(r.run.data.resultData.runData[name][0].hints ?? []).toEqual([]);
@@ -292,11 +294,11 @@ describe('two pathological rows among twenty, in 20 orders', () => {
 					node: name,
 					ok: healthyBut(4, 11),
 				});
-				expect(o[name].errors.q4).toMatch(/did not answer within 300 ms/);
+				expect(o[name].errors.q4).toMatch(/did not answer within 1 s/);
 				expect(o[name].errors.q11).toMatch(/server error \(500\)/);
 			}
 			seen.add(JSON.stringify(o.Groundedness.ok));
 		}
 		expect(seen.size).toBe(1);
-	}, 240_000);
+	}, 400_000);
 });
