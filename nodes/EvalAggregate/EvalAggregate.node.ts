@@ -15,6 +15,7 @@ import {
 	type AggregateOptions,
 	type AggregatePartial,
 	minCoverageFromPercent,
+	summaryNotice,
 	type FinalizeOptions,
 } from '../../src/aggregate';
 import { DEFAULT_PRICES, DEFAULT_PRICES_TAKEN } from '../../src/cost';
@@ -191,6 +192,12 @@ export class EvalAggregate implements INodeType {
 			minCoverage: minCoverage(this, o.minCoverage),
 		};
 		const summary = finalizeAggregate(merged, finalize);
+		// Nothing judged, or an incomplete run, shows on the node, not only inside the summary.
+		const notice = summaryNotice(summary);
+		if (notice) {
+			this.logger?.warn(`${this.getNode().name}: ${notice}`);
+			this.addExecutionHints?.({ message: notice, type: 'warning', location: 'outputPane' });
+		}
 		const out: INodeExecutionData[] = [
 			{ json: summary as unknown as IDataObject, pairedItem: paired },
 		];
