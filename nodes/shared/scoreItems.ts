@@ -1,9 +1,9 @@
 /**
  * The one item loop of every scoring node (metrics, judges, service-backed judges, safety): read
  * the row's inputs and threshold per item, evaluate, fail the node on an error no retry can fix,
- * label row errors, write each Score under `eval` with the chosen output format, set pairedItem
- * and route to Scored or Pass / Fail / Not Scored. A node kind only says how a row is evaluated
- * (a {@link RowScorer}); everything else comes from here.
+ * label row errors, write each Score under `eval` with its verdict columns first (the chosen
+ * output format), set pairedItem and route to Scored or Pass / Fail / Not Scored. A node kind
+ * only says how a row is evaluated (a {@link RowScorer}); everything else comes from here.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { labelRowError } from '../../src/core/score';
@@ -149,31 +149,28 @@ export async function scoreItems(
 		throwIfFatal(ctx, governor, key, advice);
 	}
 	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
-	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
+	const format = (options.outputFormat as OutputFormat | undefined) ?? 'upfront';
 	const resultKey = typeof options.resultKey === 'string' ? options.resultKey : '';
 	const scored = items.map((item, i) => {
 		const entries = Object.entries(rows[i]);
-		let out = item;
-		const scores: Score[] = [];
+		const scores: Record<string, Score> = {};
+		const front: IDataObject[] = [];
 		for (const [own, s] of entries) {
 			// Result Key renames the score of a single-score node.
 			const key = resultKey && entries.length === 1 ? resultKey : own;
 			// Only an error carries the row's label: no label is built for the other rows.
-			const score = s.status === 'error' ? labelRowError(s, rowLabel(item, i)) : s;
-			scores.push(score);
+			scores[key] = s.status === 'error' ? labelRowError(s, rowLabel(item, i)) : s;
 			const extra =
 				format === 'flat' && scorer.flatFields
-					? scorer.flatFields(key, score)
-					: formatFields(format, key, score, scorer.factsOf(own));
-			out = withScore(out, i, key, score, extra);
+					? scorer.flatFields(key, scores[key])
+					: formatFields(format, key, scores[key], scorer.factsOf(own));
+			front.push(extra);
 		}
-		const fields = scorer.rowFields?.(i);
-		if (fields) {
-			const columns =
-				format === 'databricks' ? figureColumnFields(fields, scorer.figureColumns) : {};
-			out.json = { ...out.json, ...fields, ...columns };
-		}
-		return { item: out, score: routingScore(scores) };
+		let fields = scorer.rowFields?.(i);
+		if (fields && format === 'databricks')
+			fields = { ...fields, ...figureColumnFields(fields, scorer.figureColumns) };
+		const out = withScore(item, i, scores, front, { replace: format !== 'upfront', fields });
+		return { item: out, score: routingScore(Object.values(scores)) };
 	});
 	return routeScored(ctx, scored);
 }
