@@ -1,13 +1,15 @@
 /**
  * The one item loop of every scoring node (metrics, judges, service-backed judges, safety): read
  * the row's inputs and threshold per item, evaluate, fail the node on an error no retry can fix,
- * label row errors, write each Score under `eval` with its verdict columns first (the chosen
- * output format), set pairedItem and route to Scored or Pass / Fail / Not Scored. A node kind
- * only says how a row is evaluated (a {@link RowScorer}); everything else comes from here.
+ * show rows not scored in the node's notices, label row errors, write each Score under `eval`
+ * with its verdict columns first (the chosen output format), set pairedItem and route to Scored
+ * or Pass / Fail / Not Scored. A node kind only says how a row is evaluated (a
+ * {@link RowScorer}); everything else comes from here.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { labelRowError } from '../../src/core/score';
 import type { EvaluatorFacts, Score } from '../../src/core/types';
+import { unscoredNotices } from '../../src/core/unscored';
 import type { Governor } from '../../src/judges/governor';
 import {
 	figureColumnFields,
@@ -147,6 +149,12 @@ export async function scoreItems(
 	if (scorer.fatal) {
 		const { governor, key, advice } = scorer.fatal;
 		throwIfFatal(ctx, governor, key, advice);
+	}
+	// Rows not scored show on the node (before their errors get row labels): a run without a judge
+	// model must not look like success.
+	for (const message of unscoredNotices(rows)) {
+		ctx.logger?.warn(`${ctx.getNode().name}: ${message}`);
+		ctx.addExecutionHints?.({ message, type: 'warning', location: 'outputPane' });
 	}
 	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
 	const format = (options.outputFormat as OutputFormat | undefined) ?? 'upfront';
