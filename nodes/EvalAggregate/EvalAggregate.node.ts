@@ -19,7 +19,7 @@ import {
 	type FinalizeOptions,
 } from '../../src/aggregate';
 import { DEFAULT_PRICES, DEFAULT_PRICES_TAKEN } from '../../src/cost';
-import { iconFor } from '../shared/common';
+import { choiceSubtitle, iconFor } from '../shared/common';
 import { allPaired, priceTableOption } from '../shared/collect';
 import { policyFromParams, rootCauseProperties } from '../shared/rootCause';
 
@@ -46,7 +46,10 @@ export class EvalAggregate implements INodeType {
 		icon: iconFor('aggregate'),
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter.output }}',
+		subtitle: choiceSubtitle('output', {
+			summary: 'run summary',
+			partial: 'partial to merge later',
+		}),
 		description:
 			'Summarise an evaluation run: run metrics with coverage and confidence intervals, root causes, app and judge cost',
 		defaults: { name: 'Eval Aggregate' },

@@ -63,7 +63,8 @@ export class EvalExecutions implements INodeType {
 		icon: iconFor('executions'),
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter.window }}',
+		subtitle:
+			'={{ $parameter.window === "sinceLastRun" ? "since the last run" : $parameter.window === "lastHours" ? "last " + $parameter.hours + " hours" : "all executions" }}',
 		description:
 			"Read a workflow's finished executions through n8n's API and turn each into an eval row, to judge production traffic",
 		defaults: { name: 'Eval Executions' },

@@ -16,6 +16,21 @@ import type { Governor } from '../../src/judges/governor';
 /** Package name as n8n prefixes our node types. */
 export const PACKAGE_NAME = 'n8n-nodes-rag-eval';
 
+/**
+ * A subtitle naming an options parameter's choice by its label (n8n shows the stored value, such
+ * as "text" or "summary", otherwise); an unknown value shows as it is.
+ */
+export function choiceSubtitle(
+	parameter: string,
+	labels: Readonly<Record<string, string>>,
+): string {
+	const p = `$parameter.${parameter}`;
+	const chain = Object.entries(labels)
+		.map(([value, label]) => `${p} === ${JSON.stringify(value)} ? ${JSON.stringify(label)} : `)
+		.join('');
+	return `={{ ${chain}${p} }}`;
+}
+
 /** Icon reference for a node kind; the build copies `nodes/icons/<kind>.svg` beside each node. */
 export function iconFor(kind: string): { light: `file:${string}.svg`; dark: `file:${string}.svg` } {
 	return { light: `file:${kind}.svg`, dark: `file:${kind}.dark.svg` };
