@@ -63,6 +63,11 @@ export interface RowScorer {
 	emit?(items: INodeExecutionData[], rows: Record<string, Score>[]): Promise<INodeExecutionData[]>;
 	/** Releases what the execution opened (the verdict cache); called once every row is done. */
 	close?(): Promise<void>;
+	/**
+	 * Not-applicable Scores the node gives by design (Cost & Latency without a budget, whose
+	 * figures are still written): their rows are told as an info hint, not a warning.
+	 */
+	byDesign?(score: Score): boolean;
 }
 
 /** The Score a row is routed by: a failing one first, then an unscored one, else the first. */
@@ -152,9 +157,11 @@ export async function scoreItems(
 	}
 	// Rows not scored show on the node (before their errors get row labels): a run without a judge
 	// model must not look like success.
-	for (const message of unscoredNotices(rows)) {
-		ctx.logger?.warn(`${ctx.getNode().name}: ${message}`);
-		ctx.addExecutionHints?.({ message, type: 'warning', location: 'outputPane' });
+	for (const { kind, message } of unscoredNotices(rows, scorer.byDesign)) {
+		const type = kind === 'by_design' ? 'info' : 'warning';
+		if (type === 'warning') ctx.logger?.warn(`${ctx.getNode().name}: ${message}`);
+		else ctx.logger?.info(`${ctx.getNode().name}: ${message}`);
+		ctx.addExecutionHints?.({ message, type, location: 'outputPane' });
 	}
 	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
 	const format = (options.outputFormat as OutputFormat | undefined) ?? 'upfront';

@@ -36,32 +36,47 @@ function reasonsText(counts: Map<string, number>, rows: number): string {
 	return named.join('; ');
 }
 
+/** Which rows a notice counts: errored, not scored, or not scored by the node's design. */
+export type UnscoredKind = 'errored' | 'not_scored' | 'by_design';
+
 /**
  * Notices for the rows of one node run: one for rows with an errored Score, one for rows whose
- * Scores were only not applicable; none when every row was scored. Reasons are counted per row
- * (a row whose four categories failed alike counts once) and named commonest first.
+ * Scores were only not applicable, and one for rows not applicable by the node's design
+ * (`byDesign`, e.g. Cost & Latency without a budget), which a node may show more quietly; none
+ * when every row was scored. Reasons are counted per row (a row whose four categories failed
+ * alike counts once) and named commonest first.
  */
-export function unscoredNotices(rows: ReadonlyArray<Record<string, Score>>): string[] {
-	const errored = new Map<string, number>();
-	const notScored = new Map<string, number>();
-	let erroredRows = 0;
-	let notScoredRows = 0;
+export function unscoredNotices(
+	rows: ReadonlyArray<Record<string, Score>>,
+	byDesign: (score: Score) => boolean = () => false,
+): { kind: UnscoredKind; message: string }[] {
+	const counts: Record<UnscoredKind, { rows: number; reasons: Map<string, number> }> = {
+		errored: { rows: 0, reasons: new Map() },
+		not_scored: { rows: 0, reasons: new Map() },
+		by_design: { rows: 0, reasons: new Map() },
+	};
 	for (const row of rows) {
 		const scores = Object.values(row);
 		const errors = scores.filter((s) => s.status === 'error');
-		const bucket = errors.length > 0 ? errored : notScored;
 		const counted = errors.length > 0 ? errors : scores.filter((s) => s.status !== 'ok');
 		if (counted.length === 0) continue;
-		if (errors.length > 0) erroredRows++;
-		else notScoredRows++;
+		const kind: UnscoredKind =
+			errors.length > 0 ? 'errored' : counted.every(byDesign) ? 'by_design' : 'not_scored';
+		const c = counts[kind];
+		c.rows++;
 		for (const reason of new Set(counted.map(reasonOf)))
-			bucket.set(reason, (bucket.get(reason) ?? 0) + 1);
+			c.reasons.set(reason, (c.reasons.get(reason) ?? 0) + 1);
 	}
-	const out: string[] = [];
 	const of = rows.length;
-	if (notScoredRows > 0)
-		out.push(`${notScoredRows} of ${of} rows not scored: ${reasonsText(notScored, notScoredRows)}`);
-	if (erroredRows > 0)
-		out.push(`${erroredRows} of ${of} rows errored: ${reasonsText(errored, erroredRows)}`);
-	return out;
+	const said: Record<UnscoredKind, string> = {
+		not_scored: 'not scored',
+		by_design: 'not scored',
+		errored: 'errored',
+	};
+	return (['not_scored', 'by_design', 'errored'] as const)
+		.filter((kind) => counts[kind].rows > 0)
+		.map((kind) => ({
+			kind,
+			message: `${counts[kind].rows} of ${of} rows ${said[kind]}: ${reasonsText(counts[kind].reasons, counts[kind].rows)}`,
+		}));
 }

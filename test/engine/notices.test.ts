@@ -124,6 +124,31 @@ describe('rows not scored show on the node', () => {
 		expect(hintsOf(clean, 'F1')).toEqual([]);
 	});
 
+	it('Cost & Latency without a budget: rows not scored by design are an info, rows without figures a warning', async () => {
+		const [withFigures, without] = rows(2);
+		withFigures.json = {
+			...withFigures.json,
+			total_token_count: 120,
+			latency_seconds: 1.5,
+		} as never;
+		const r = await runWorkflow(chain({ name: 'Cost', type: 'evalCostLatency' }), {
+			startItems: [withFigures, without],
+		});
+		expect(r.output('Cost')[0]).toMatchObject({ total_token_count: 120, latency_seconds: 1.5 });
+		expect(hintsOf(r, 'Cost')).toEqual([
+			{
+				type: 'warning',
+				location: 'outputPane',
+				message: '1 of 2 rows not scored: no trace and no token, latency or cost fields on the row',
+			},
+			{
+				type: 'info',
+				location: 'outputPane',
+				message: '1 of 2 rows not scored: no budget set (max tokens, max latency or max cost)',
+			},
+		]);
+	});
+
 	describe('a judge whose model fails some rows', () => {
 		let server: OpenAIServer;
 		beforeEach(async () => {

@@ -1,7 +1,10 @@
 // The notice of rows a scoring node could not score (issue 44 item 2): counts per row, reasons
 // commonest first without the row labels, at most three named.
 import type { Score } from '../../../src/core/types';
-import { unscoredNotices } from '../../../src/core/unscored';
+import { unscoredNotices as notices } from '../../../src/core/unscored';
+
+const unscoredNotices = (rows: Parameters<typeof notices>[0]) =>
+	notices(rows).map((n) => n.message);
 
 const base = { metric: 'm', scale: { kind: 'unit' as const, min: 0, max: 1 }, signature: 's' };
 const ok: Score = { ...base, value: 1, pass: true, status: 'ok' };
@@ -50,5 +53,16 @@ describe('unscoredNotices', () => {
 
 	it('a row with an error and a not-applicable Score counts as errored only', () => {
 		expect(unscoredNotices([{ a: err('x'), b: na('y') }])).toEqual(['1 of 1 rows errored: x']);
+	});
+});
+
+describe('unscoredNotices kinds', () => {
+	it('rows not applicable by design get a notice of their own, for the node to show as info', () => {
+		const rows = [{ m: na('no budget') }, { m: na('no trace') }, { m: err('boom') }, { m: ok }];
+		expect(notices(rows, (s) => s.reason === 'no budget')).toEqual([
+			{ kind: 'not_scored', message: '1 of 4 rows not scored: no trace' },
+			{ kind: 'by_design', message: '1 of 4 rows not scored: no budget' },
+			{ kind: 'errored', message: '1 of 4 rows errored: boom' },
+		]);
 	});
 });
