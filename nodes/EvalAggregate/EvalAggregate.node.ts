@@ -15,10 +15,11 @@ import {
 	type AggregateOptions,
 	type AggregatePartial,
 	minCoverageFromPercent,
+	summaryNotice,
 	type FinalizeOptions,
 } from '../../src/aggregate';
 import { DEFAULT_PRICES, DEFAULT_PRICES_TAKEN } from '../../src/cost';
-import { iconFor } from '../shared/common';
+import { choiceSubtitle, iconFor } from '../shared/common';
 import { allPaired, priceTableOption } from '../shared/collect';
 import { policyFromParams, rootCauseProperties } from '../shared/rootCause';
 
@@ -45,7 +46,10 @@ export class EvalAggregate implements INodeType {
 		icon: iconFor('aggregate'),
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter.output }}',
+		subtitle: choiceSubtitle('output', {
+			summary: 'run summary',
+			partial: 'partial to merge later',
+		}),
 		description:
 			'Summarise an evaluation run: run metrics with coverage and confidence intervals, root causes, app and judge cost',
 		defaults: { name: 'Eval Aggregate' },
@@ -191,6 +195,12 @@ export class EvalAggregate implements INodeType {
 			minCoverage: minCoverage(this, o.minCoverage),
 		};
 		const summary = finalizeAggregate(merged, finalize);
+		// Nothing judged, or an incomplete run, shows on the node, not only inside the summary.
+		const notice = summaryNotice(summary);
+		if (notice) {
+			this.logger?.warn(`${this.getNode().name}: ${notice}`);
+			this.addExecutionHints?.({ message: notice, type: 'warning', location: 'outputPane' });
+		}
 		const out: INodeExecutionData[] = [
 			{ json: summary as unknown as IDataObject, pairedItem: paired },
 		];

@@ -12,6 +12,7 @@ import {
 	DEFAULT_PRICES,
 	DEFAULT_PRICES_TAKEN,
 	FIGURE_DATABRICKS_COLUMNS,
+	NO_BUDGET_REASON,
 } from '../../src/cost';
 import { priceTableOption } from '../shared/collect';
 import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from '../shared/common';
@@ -131,6 +132,8 @@ export class EvalCostLatency implements INodeType {
 			unreadable: (error) => ({ [key]: costLatencyError(error, key) }),
 			rowFields: (index) => (figures[index] ?? {}) as IDataObject,
 			figureColumns: FIGURE_DATABRICKS_COLUMNS as Readonly<Record<string, string>>,
+			// No budget set leaves every row not scored by design: its figures are the point.
+			byDesign: (score) => score.reason === NO_BUDGET_REASON,
 			evaluateRow: async (values, { index }) => {
 				const model = values.model;
 				let trace = values.trace;

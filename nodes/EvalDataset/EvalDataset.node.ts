@@ -4,16 +4,60 @@ import {
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
+	type INodeProperties,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { prepareDataset, type DatasetSource } from '../../src/dataset/prepare';
-import { iconFor } from '../shared/common';
+import { choiceSubtitle, iconFor } from '../shared/common';
+
+/** Where the rows come from, as the Source parameter stores it. */
+type Source = 'items' | 'binary' | 'text';
+
+const SOURCE_OPTIONS = [
+	{
+		name: 'Pasted Text',
+		value: 'text',
+		description: 'JSON, JSON Lines or CSV pasted into this node',
+	},
+	{
+		name: 'Incoming Items',
+		value: 'items',
+		description:
+			'Each incoming item is one row (Google Sheets, Data Table, HTTP Request, Code, ...)',
+	},
+	{
+		name: 'Binary File',
+		value: 'binary',
+		description:
+			'A JSON, JSON Lines or CSV file in a binary property (Read Files, form upload, HTTP download)',
+	},
+];
+
+/**
+ * Source, once per node version. Version 1 read Incoming Items by default, which after a Manual
+ * Trigger is one empty item and so one invalid row; version 2 starts on Pasted Text, which runs
+ * after any trigger. n8n saves no default values, so version 1 nodes keep reading items.
+ */
+const sourceProperty = (version: number, def: Source): INodeProperties => ({
+	displayName: 'Source',
+	name: 'source',
+	type: 'options',
+	default: def,
+	displayOptions: { show: { '@version': [version] } },
+	options: SOURCE_OPTIONS,
+	description: 'Where the rows come from',
+});
+
+/** Whether every incoming item is empty, as a trigger's single item is. */
+function onlyEmptyItems(items: INodeExecutionData[]): boolean {
+	return items.length > 0 && items.every((i) => Object.keys(i.json).length === 0 && !i.binary);
+}
 
 /**
  * Eval Dataset: turns incoming rows, an uploaded file or pasted text into canonical eval
  * records. Every row leaves: valid ones on Rows, the rest on Invalid with row, field and message.
- * Rows carry their run manifest (`run_manifest`), so Eval Aggregate can tell part of a run.
+ * Rows carry their run manifest (`source.run_manifest`), so Eval Aggregate can tell part of a run.
  */
 export class EvalDataset implements INodeType {
 	description: INodeTypeDescription = {
@@ -21,8 +65,13 @@ export class EvalDataset implements INodeType {
 		name: 'evalDataset',
 		icon: iconFor('dataset'),
 		group: ['transform'],
-		version: 1,
-		subtitle: '={{ $parameter.source }}',
+		version: [1, 2],
+		defaultVersion: 2,
+		subtitle: choiceSubtitle('source', {
+			text: 'from pasted text',
+			items: 'from incoming items',
+			binary: 'from a file',
+		}),
 		description:
 			'Load an evaluation dataset (Azure/promptflow, Databricks, Ragas, DeepEval, OpenAI evals, MLflow, LangSmith, Phoenix, promptfoo, Spring AI; JSON, JSONL or CSV) into canonical rows, saying where every column went',
 		defaults: { name: 'Eval Dataset' },
@@ -36,36 +85,13 @@ export class EvalDataset implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Every row is kept in the execution data (about 3 KB a row measured, more with traces). Use Limit or Sample Size while trying things out, drop heavy fields (long contexts, traces) after the judges, and above about 2,000 rows use the queue-mode batched example. Each row carries its run manifest (run_manifest): keep it, so Eval Aggregate can tell when rows of the run went missing.',
-				name: 'executionDataNotice',
+					'Each row is one case for the judges and metrics after this node. Trying things out? Keep it to a few rows (Options, Limit).',
+				name: 'notice',
 				type: 'notice',
 				default: '',
 			},
-			{
-				displayName: 'Source',
-				name: 'source',
-				type: 'options',
-				default: 'items',
-				options: [
-					{
-						name: 'Incoming Items',
-						value: 'items',
-						description:
-							'Each incoming item is one row (Google Sheets, Data Table, HTTP Request, Code...)',
-					},
-					{
-						name: 'Binary File',
-						value: 'binary',
-						description:
-							'A JSON, JSONL or CSV file in a binary property (Read Files, form upload, HTTP download)',
-					},
-					{
-						name: 'Pasted Text',
-						value: 'text',
-						description: 'JSON, JSONL or CSV pasted into this node',
-					},
-				],
-			},
+			sourceProperty(1, 'items'),
+			sourceProperty(2, 'text'),
 			{
 				displayName: 'Input Binary Field',
 				name: 'binaryProperty',
@@ -81,9 +107,11 @@ export class EvalDataset implements INodeType {
 				type: 'string',
 				typeOptions: { rows: 10 },
 				default: '',
-				placeholder: '{"query": "...", "response": "...", "ground_truth": "..."}',
+				placeholder:
+					'{"request": "How long is the refund window?", "response": "30 days.", "expected_response": "Refunds are accepted for 30 days."}',
 				displayOptions: { show: { source: ['text'] } },
-				description: 'Rows as a JSON array, JSON Lines or CSV with a header row',
+				description:
+					'Rows as a JSON array, JSON Lines (one object a line) or CSV with a header row. Column names of the common tools are understood, see Schema.',
 			},
 			{
 				displayName: 'File Format',
@@ -150,7 +178,7 @@ export class EvalDataset implements INodeType {
 				default: {},
 				placeholder: 'Add mapping',
 				description:
-					'Map your own columns onto canonical fields, whatever the schema: each mapping replaces what the schema would read for that field. Use a dotted path for a value inside an object (inputs.question); a list of chat messages mapped to request gives the request and its history.',
+					'Map your own columns onto the canonical fields. A mapping replaces what the schema would read for that field. For a value inside an object, use a dotted path (inputs.question). A list of chat messages mapped to request gives the request and its history.',
 				options: [
 					{
 						displayName: 'Mapping',
@@ -171,7 +199,7 @@ export class EvalDataset implements INodeType {
 								default: '',
 								placeholder: 'request',
 								description:
-									'For example request, response, expected_response, retrieved_context, expected_retrieved_context, expected_facts, guidelines, tool_calls, expected_tool_calls, request_ID, trace, metadata',
+									'One of request, response, expected_response, retrieved_context, expected_retrieved_context, expected_facts, guidelines, tool_calls, expected_tool_calls, trace, metadata, or the row ID field (request_id)',
 							},
 						],
 					},
@@ -191,7 +219,7 @@ export class EvalDataset implements INodeType {
 						default: '',
 						placeholder: '|',
 						description:
-							'CSV only: split list cells that are not JSON (contexts, expected facts) on this text. Empty: DeepEval CSVs use |, as DeepEval writes them; other CSVs need JSON lists.',
+							'CSV only. List cells that are not JSON (contexts, expected facts) are split on this text. When empty, DeepEval CSVs are split on | (as DeepEval writes them) and other CSVs need JSON lists.',
 					},
 					{
 						displayName: 'Limit',
@@ -200,7 +228,7 @@ export class EvalDataset implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: 0,
 						description:
-							'Emit at most this many valid rows (0 = all), after sampling and de-duplication',
+							'Emit at most this many valid rows (0 = all), after sampling and de-duplication. n8n keeps every row in the execution data (about 3 KB a row, more with traces): keep runs small while trying things out.',
 					},
 					{
 						displayName: 'Max Rows',
@@ -249,7 +277,7 @@ export class EvalDataset implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
-		const source = this.getNodeParameter('source', 0) as 'items' | 'binary' | 'text';
+		const source = this.getNodeParameter('source', 0) as Source;
 		const schema = this.getNodeParameter('schema', 0, 'auto') as string;
 		const format = (
 			source === 'items' ? 'auto' : this.getNodeParameter('format', 0, 'auto')
@@ -279,9 +307,23 @@ export class EvalDataset implements INodeType {
 		if (source === 'items') {
 			const refused = overLimit(items.length);
 			if (refused) return refused;
+			// A trigger's empty item is no dataset: say where rows can come from instead.
+			if (onlyEmptyItems(items))
+				this.addExecutionHints?.({
+					message:
+						'The incoming items are empty (a trigger sends one empty item): paste rows with Source set to Pasted Text, read a file with Binary File, or connect the node that reads your dataset (Google Sheets, Data Table, HTTP Request).',
+					type: 'warning',
+					location: 'outputPane',
+				});
 			sources.push({ rows: items.map((i) => i.json), itemIndex: null });
 		} else if (source === 'text') {
 			const text = this.getNodeParameter('text', 0, '') as string;
+			if (text.trim() === '' && !this.continueOnFail())
+				throw new NodeOperationError(this.getNode(), 'No rows pasted yet', {
+					itemIndex: 0,
+					description:
+						'Paste your rows into Dataset: a JSON array, JSON Lines (one object a line) or CSV with a header row, e.g. {"request": "How long is the refund window?", "response": "30 days."}. Or set Source to Incoming Items or Binary File.',
+				});
 			sources.push({ content: text, itemIndex: 0 });
 		} else {
 			const prop = this.getNodeParameter('binaryProperty', 0) as string;

@@ -22,7 +22,7 @@ import {
 	type TraceDetail,
 	type WindowMode,
 } from '../../src/executions';
-import { MANIFEST_FIELD, newRunId, type RunManifest } from '../../src/manifest';
+import { newRunId, withRunManifest, type RunManifest } from '../../src/manifest';
 import { sha256 } from '../../src/record/hash';
 import { iconFor } from '../shared/common';
 
@@ -63,7 +63,8 @@ export class EvalExecutions implements INodeType {
 		icon: iconFor('executions'),
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter.window }}',
+		subtitle:
+			'={{ $parameter.window === "sinceLastRun" ? "since the last run" : $parameter.window === "lastHours" ? "last " + $parameter.hours + " hours" : "all executions" }}',
 		description:
 			"Read a workflow's finished executions through n8n's API and turn each into an eval row, to judge production traffic",
 		defaults: { name: 'Eval Executions' },
@@ -372,14 +373,9 @@ export class EvalExecutions implements INodeType {
 					position: i + 1,
 					executions: summary,
 				};
-				return {
-					json: {
-						...r,
-						dataset_fingerprint: fingerprint,
-						[MANIFEST_FIELD]: manifest,
-					} as IDataObject,
-					pairedItem: { item: 0 },
-				};
+				// Bookkeeping in one field, last, as Eval Dataset writes it.
+				const json = withRunManifest({ ...r, source: { fingerprint } }, manifest);
+				return { json: json as IDataObject, pairedItem: { item: 0 } };
 			});
 			const invalid: INodeExecutionData[] = result.invalid.map((r) => ({
 				json: r as unknown as IDataObject,

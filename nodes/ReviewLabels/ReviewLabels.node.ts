@@ -19,7 +19,7 @@ import {
 	rowFromSubmission,
 	type ReviewRow,
 } from '../../src/review';
-import { iconFor } from '../shared/common';
+import { choiceSubtitle, iconFor } from '../shared/common';
 import { allPaired, listParam, rowListOption } from '../shared/collect';
 
 type Operation = 'form' | 'label' | 'promote';
@@ -44,7 +44,11 @@ export class ReviewLabels implements INodeType {
 		icon: iconFor('agreement'),
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter.operation }}',
+		subtitle: choiceSubtitle('operation', {
+			form: 'review form',
+			label: 'record a label',
+			promote: 'promote to the golden set',
+		}),
 		description:
 			"Human review: build the review form for a row, record the reviewer's label, promote corrections to the golden set",
 		defaults: { name: 'Review Labels' },

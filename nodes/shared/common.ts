@@ -16,6 +16,21 @@ import type { Governor } from '../../src/judges/governor';
 /** Package name as n8n prefixes our node types. */
 export const PACKAGE_NAME = 'n8n-nodes-rag-eval';
 
+/**
+ * A subtitle naming an options parameter's choice by its label (n8n shows the stored value, such
+ * as "text" or "summary", otherwise); an unknown value shows as it is.
+ */
+export function choiceSubtitle(
+	parameter: string,
+	labels: Readonly<Record<string, string>>,
+): string {
+	const p = `$parameter.${parameter}`;
+	const chain = Object.entries(labels)
+		.map(([value, label]) => `${p} === ${JSON.stringify(value)} ? ${JSON.stringify(label)} : `)
+		.join('');
+	return `={{ ${chain}${p} }}`;
+}
+
 /** Icon reference for a node kind; the build copies `nodes/icons/<kind>.svg` beside each node. */
 export function iconFor(kind: string): { light: `file:${string}.svg`; dark: `file:${string}.svg` } {
 	return { light: `file:${kind}.svg`, dark: `file:${kind}.dark.svg` };
@@ -68,19 +83,25 @@ export const splitProperties: INodeProperties[] = [
 ];
 
 /** Besides the Score under `eval`, what a scoring node also writes on the item. */
-export type OutputFormat = 'score' | 'databricks' | 'flat';
+export type OutputFormat = 'upfront' | 'score' | 'databricks' | 'flat';
 
 /** The Output Format option every metric and judge node offers. */
 export const outputFormatProperty: INodeProperties = {
 	displayName: 'Output Format',
 	name: 'outputFormat',
 	type: 'options',
-	default: 'score',
+	default: 'upfront',
 	options: [
 		{
-			name: 'Score Object',
+			name: 'Score Up Front',
+			value: 'upfront',
+			description:
+				'<key> (the value) and <key>_pass as the first columns, the full Score under eval.<key> (reason, usage, signature)',
+		},
+		{
+			name: 'Score Object Only',
 			value: 'score',
-			description: 'Only the Score under eval.<key> (value, pass, reason, usage, signature)',
+			description: 'Only the Score under eval.<key>, as before Score Up Front became the default',
 		},
 		{
 			name: 'Score + Databricks Columns',
@@ -96,16 +117,20 @@ export const outputFormatProperty: INodeProperties = {
 		},
 	],
 	description:
-		'The Score under eval is always kept: Eval Aggregate and the Root-Cause Router read it. Rows that were not scored get no column or number.',
+		'The Score under eval is always kept: Eval Aggregate and the Root-Cause Router read it. Databricks columns and flat numbers are left out for rows that were not scored.',
 };
 
-/** The top-level fields a Score adds in the Databricks or flat output format. */
+/**
+ * The top-level fields a Score adds, placed first on the row: its value and pass (Score Up Front,
+ * null for a row not scored), its Databricks columns or its flat number; none for Score Object Only.
+ */
 export function formatFields(
 	format: OutputFormat,
 	key: string,
 	score: Score,
 	decl: Pick<EvaluatorFacts, 'databricks'>,
 ): IDataObject {
+	if (format === 'upfront') return { [key]: score.value, [`${key}_pass`]: score.pass };
 	if (format === 'score' || score.status !== 'ok' || score.value === null) return {};
 	const number = typeof score.value === 'boolean' ? (score.value ? 1 : 0) : score.value;
 	const names = decl.databricks;
@@ -141,6 +166,14 @@ export function rowLabel(item: INodeExecutionData, index: number): string {
 		: `row ${index + 1}`;
 }
 
+/** Whether a top-level field is a verdict column an earlier scoring node put first (`<key>`, `<key>_pass`). */
+function isVerdictColumn(name: string, scores: IDataObject): boolean {
+	return (
+		scores[name] !== undefined ||
+		(name.endsWith('_pass') && scores[name.slice(0, -5)] !== undefined)
+	);
+}
+
 /**
  * A row's identity for the circuit breaker: its request_id, else its position. The same on every
  * node of a pipeline, so a row seen to fail on its own on one node is known as such on the next.
@@ -151,21 +184,44 @@ export function breakerRow(item: INodeExecutionData, index: number): string {
 }
 
 /**
- * Copy an item and record a Score under `json.eval[key]` (plus the chosen format's top-level
- * fields), keeping binary data and lineage.
+ * Copy an item with its Scores under `json.eval[key]`, keeping binary data and lineage, laid out
+ * for people: the verdict columns first (earlier nodes' in their order, then `front`, one set per
+ * Score), then the row's own fields and `fields`, then `eval`, then the row's bookkeeping
+ * (`source`) last. A set replaces fields of the same names only when `replace` is set (the
+ * Databricks and flat formats always did); Score Up Front never overwrites a row's field, e.g.
+ * under a Result Key named `response`.
  */
 export function withScore(
 	item: INodeExecutionData,
 	index: number,
-	key: string,
-	score: Score,
-	extra: IDataObject = {},
+	scores: Readonly<Record<string, Score>>,
+	front: readonly IDataObject[] = [],
+	options: { replace?: boolean; fields?: IDataObject } = {},
 ): INodeExecutionData {
 	const prev = (item.json.eval as IDataObject | undefined) ?? {};
-	const out: INodeExecutionData = {
-		json: { ...item.json, ...extra, eval: { ...prev, [key]: score as unknown as IDataObject } },
-		pairedItem: { item: index },
+	const head: IDataObject = {};
+	const body: IDataObject = {};
+	for (const name in item.json) {
+		if (name === 'eval' || name === 'source') continue;
+		if (isVerdictColumn(name, prev)) head[name] = item.json[name];
+		else body[name] = item.json[name];
+	}
+	for (const columns of front) {
+		// A Score's columns go in together or not at all: never a `_pass` beside someone's field.
+		if (!options.replace && Object.keys(columns).some((name) => name in body)) continue;
+		for (const name in columns) {
+			delete body[name];
+			head[name] = columns[name];
+		}
+	}
+	const json: IDataObject = {
+		...head,
+		...body,
+		...options.fields,
+		eval: { ...prev, ...(scores as unknown as IDataObject) },
 	};
+	if (item.json.source !== undefined) json.source = item.json.source;
+	const out: INodeExecutionData = { json, pairedItem: { item: index } };
 	if (item.binary) out.binary = item.binary;
 	return out;
 }

@@ -19,9 +19,11 @@ export function modelProperty(
 		name: 'model',
 		type: 'string',
 		default: '',
-		placeholder: 'gpt-4o-mini',
+		// n8n's placeholders are fixed text (they cannot read the chosen credential), so this one
+		// names no model: any name here would be wrong for most credentials.
+		placeholder: "Empty: the credential's default model",
 		...(shown ? { displayOptions: shown } : {}),
-		description: `${role}. Empty uses the credential's default model.`,
+		description: `${role}. Empty uses the credential's default model; a connected Chat Model uses its own.`,
 	};
 }
 

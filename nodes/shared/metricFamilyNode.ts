@@ -10,6 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { MetricDecl } from '../../src/core/types';
+import { choiceSubtitle } from './common';
 import { executeMetric, metricDescription } from './metricNode';
 
 /** The node description: the first declaration's, with a Metric chooser and K shown when used. */
@@ -27,7 +28,7 @@ export function metricFamilyDescription(
 		displayName,
 		description,
 		defaults: { name: displayName },
-		subtitle: '={{ $parameter.metric }}',
+		subtitle: choiceSubtitle('metric', Object.fromEntries(decls.map((d) => [d.id, d.displayName]))),
 		properties: [
 			{
 				displayName: 'Metric',

@@ -1,13 +1,15 @@
 /**
  * The one item loop of every scoring node (metrics, judges, service-backed judges, safety): read
  * the row's inputs and threshold per item, evaluate, fail the node on an error no retry can fix,
- * label row errors, write each Score under `eval` with the chosen output format, set pairedItem
- * and route to Scored or Pass / Fail / Not Scored. A node kind only says how a row is evaluated
- * (a {@link RowScorer}); everything else comes from here.
+ * show rows not scored in the node's notices, label row errors, write each Score under `eval`
+ * with its verdict columns first (the chosen output format), set pairedItem and route to Scored
+ * or Pass / Fail / Not Scored. A node kind only says how a row is evaluated (a
+ * {@link RowScorer}); everything else comes from here.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { labelRowError } from '../../src/core/score';
 import type { EvaluatorFacts, Score } from '../../src/core/types';
+import { unscoredNotices } from '../../src/core/unscored';
 import type { Governor } from '../../src/judges/governor';
 import {
 	figureColumnFields,
@@ -61,6 +63,11 @@ export interface RowScorer {
 	emit?(items: INodeExecutionData[], rows: Record<string, Score>[]): Promise<INodeExecutionData[]>;
 	/** Releases what the execution opened (the verdict cache); called once every row is done. */
 	close?(): Promise<void>;
+	/**
+	 * Not-applicable Scores the node gives by design (Cost & Latency without a budget, whose
+	 * figures are still written): their rows are told as an info hint, not a warning.
+	 */
+	byDesign?(score: Score): boolean;
 }
 
 /** The Score a row is routed by: a failing one first, then an unscored one, else the first. */
@@ -148,32 +155,37 @@ export async function scoreItems(
 		const { governor, key, advice } = scorer.fatal;
 		throwIfFatal(ctx, governor, key, advice);
 	}
+	// Rows not scored show on the node (before their errors get row labels): a run without a judge
+	// model must not look like success.
+	for (const { kind, message } of unscoredNotices(rows, scorer.byDesign)) {
+		const type = kind === 'by_design' ? 'info' : 'warning';
+		if (type === 'warning') ctx.logger?.warn(`${ctx.getNode().name}: ${message}`);
+		else ctx.logger?.info(`${ctx.getNode().name}: ${message}`);
+		ctx.addExecutionHints?.({ message, type, location: 'outputPane' });
+	}
 	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
-	const format = (options.outputFormat as OutputFormat | undefined) ?? 'score';
+	const format = (options.outputFormat as OutputFormat | undefined) ?? 'upfront';
 	const resultKey = typeof options.resultKey === 'string' ? options.resultKey : '';
 	const scored = items.map((item, i) => {
 		const entries = Object.entries(rows[i]);
-		let out = item;
-		const scores: Score[] = [];
+		const scores: Record<string, Score> = {};
+		const front: IDataObject[] = [];
 		for (const [own, s] of entries) {
 			// Result Key renames the score of a single-score node.
 			const key = resultKey && entries.length === 1 ? resultKey : own;
 			// Only an error carries the row's label: no label is built for the other rows.
-			const score = s.status === 'error' ? labelRowError(s, rowLabel(item, i)) : s;
-			scores.push(score);
+			scores[key] = s.status === 'error' ? labelRowError(s, rowLabel(item, i)) : s;
 			const extra =
 				format === 'flat' && scorer.flatFields
-					? scorer.flatFields(key, score)
-					: formatFields(format, key, score, scorer.factsOf(own));
-			out = withScore(out, i, key, score, extra);
+					? scorer.flatFields(key, scores[key])
+					: formatFields(format, key, scores[key], scorer.factsOf(own));
+			front.push(extra);
 		}
-		const fields = scorer.rowFields?.(i);
-		if (fields) {
-			const columns =
-				format === 'databricks' ? figureColumnFields(fields, scorer.figureColumns) : {};
-			out.json = { ...out.json, ...fields, ...columns };
-		}
-		return { item: out, score: routingScore(scores) };
+		let fields = scorer.rowFields?.(i);
+		if (fields && format === 'databricks')
+			fields = { ...fields, ...figureColumnFields(fields, scorer.figureColumns) };
+		const out = withScore(item, i, scores, front, { replace: format !== 'upfront', fields });
+		return { item: out, score: routingScore(Object.values(scores)) };
 	});
 	return routeScored(ctx, scored);
 }

@@ -6,12 +6,13 @@
  * defect rate at a severity threshold ("instances at the threshold level and above"), and corpus
  * BLEU from summed statistics, never a mean of sentence BLEU.
  */
+import { coverageText, percentText, roundText } from '../core/display';
 import type { Direction, EvaluatorFacts, Scale } from '../core/types';
 import { SEVERITY_LEVELS, type SeverityLevel } from '../safety/levels';
 import { corpusFinalizers as defaultCorpusFinalizers } from '../metrics/registry';
 import { evaluatorById, evaluatorRegistry } from '../registry';
 import { findPrice, type ModelPrice } from '../cost';
-import { checkTally, type ManifestCheck } from '../manifest';
+import { checkTally, manifestProblems, type ManifestCheck } from '../manifest';
 import { INCOMPLETE, suggestedFixFor } from '../rootcause';
 import { bootstrapMeanInterval, DEFAULT_RESAMPLES } from '../stats/bootstrap';
 import {
@@ -104,6 +105,7 @@ export interface RunCoverage {
 /** Why an estimate has no value. */
 export type EstimateNote =
 	| 'no measured rows'
+	| 'nothing judged'
 	| 'no pass verdicts'
 	| 'no corpus finalizer'
 	| 'corpus statistic failed';
@@ -164,6 +166,32 @@ export interface MetricSummary extends Coverage {
 	/** The Databricks run-metric name this key also appears under, if any. */
 	runMetric?: string;
 	/** Which way is better, from the evaluator's declaration (`Score.direction`). */
+	direction?: Direction;
+}
+
+/**
+ * One metric as people read it (`scores.<key>`, keyed like the rows' `eval.<key>`): the headline
+ * figure exact and rounded, and the rows behind it. Yes/no verdicts are read by their pass rate,
+ * other scales by their mean (with the pass rate at the threshold beside it).
+ */
+export interface ScoreLine {
+	figure: 'pass rate' | 'mean';
+	/** The figure, exact; absent when no row was scored (never 0 for "nothing"). */
+	value?: number;
+	/** The figure rounded for reading ("66.7%", "4.333"), or "nothing scored". */
+	display: string;
+	/** Beside a mean: the share of scored rows passing their threshold, exact and rounded. */
+	passRate?: number;
+	passRateDisplay?: string;
+	measured: number;
+	notApplicable: number;
+	errored: number;
+	absent: number;
+	/** The rows behind the figure: "9 of 19 rows scored, 10 errored". */
+	coverage: string;
+	/** Figure and coverage in one line, as the reports print it. */
+	line: string;
+	scale?: Scale;
 	direction?: Direction;
 }
 
@@ -247,6 +275,8 @@ export interface GroupSummary {
 	coverage: RunCoverage;
 	/** `incomplete` when coverage is below its minimum: such a run is never green. */
 	status: 'complete' | 'incomplete';
+	/** Every metric the rows carry, by its `eval` key, as people read it (see {@link ScoreLine}). */
+	scores: Record<string, ScoreLine>;
 	/** Databricks-named run metrics (seed 001), plus `agent/<field>/p50|p90|p99`. */
 	metrics: Record<string, RunMetric>;
 	/** Azure-style figures per eval key. */
@@ -429,6 +459,49 @@ function metricSummary(key: string, m: MetricPartial, rows: number, ctx: Ctx): M
 	return out;
 }
 
+function scaleText(scale: Scale | undefined): string {
+	if (!scale || scale.kind === 'binary' || scale.kind === 'count') return '';
+	return ` on ${scale.min}-${scale.max}`;
+}
+
+/** One metric's {@link ScoreLine}, from its summary: figures rounded by the reports' own rule. */
+function scoreLine(s: MetricSummary, rows: number): ScoreLine {
+	const binary = s.scale?.kind === 'binary';
+	const { measured, notApplicable, errored, absent } = s;
+	const coverage = coverageText(s, rows);
+	const pass = s.passRate;
+	const passText =
+		pass.value !== undefined ? `${pass.count} passed of ${pass.of} scored` : undefined;
+	const line: ScoreLine = {
+		figure: binary ? 'pass rate' : 'mean',
+		display: 'nothing scored',
+		measured,
+		notApplicable,
+		errored,
+		absent,
+		coverage,
+		line: `nothing scored — ${coverage}`,
+		...(s.scale ? { scale: s.scale } : {}),
+		...(s.direction ? { direction: s.direction } : {}),
+	};
+	if (binary && pass.value !== undefined) {
+		line.value = pass.value;
+		line.display = percentText(pass.value);
+		line.line = `pass rate ${line.display} (${passText}) — ${coverage}`;
+	} else if (!binary && s.mean.value !== undefined) {
+		line.value = s.mean.value;
+		line.display = roundText(s.mean.value);
+		let text = `mean ${line.display}${scaleText(s.scale)}`;
+		if (pass.value !== undefined) {
+			line.passRate = pass.value;
+			line.passRateDisplay = percentText(pass.value);
+			text += `, ${line.passRateDisplay} pass (${passText})`;
+		}
+		line.line = `${text} — ${coverage}`;
+	}
+	return line;
+}
+
 function costLine(u: UsagePartial, model: string, ctx: Ctx): CostLine {
 	const found = ctx.prices ? findPrice(model, ctx.prices) : undefined;
 	if (!found) return { ...u };
@@ -591,11 +664,13 @@ function severitySummaries(g: GroupPartial, ctx: Ctx): Record<string, SeveritySu
 function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 	const metrics: Record<string, RunMetric> = {};
 	const perMetric: Record<string, MetricSummary> = {};
+	const scores: Record<string, ScoreLine> = {};
 	const severityByCategory: Record<string, { h: Histogram }> = {};
 	for (const key of Object.keys(g.metrics).sort()) {
 		const m = g.metrics[key];
 		const s = metricSummary(key, m, g.rows, ctx);
 		perMetric[key] = s;
+		scores[key] = scoreLine(s, g.rows);
 		if (s.runMetric && !(s.runMetric in metrics)) {
 			const { measured, notApplicable, errored, absent, direction } = s;
 			metrics[s.runMetric] = { ...s.mean, measured, notApplicable, errored, absent };
@@ -654,16 +729,21 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 		.sort((a, b) => b.count - a.count || (a.cause < b.cause ? -1 : a.cause > b.cause ? 1 : 0));
 	const coverage = runCoverage(g, ctx.minCoverage, ctx.registry);
 	const judgedPassRate = rate(g.passed, g.passed + g.failed, ctx.level);
+	const due = g.passed + g.failed + g.incomplete.count;
 	return {
 		rows: g.rows,
 		overall: {
 			pass: g.passed,
 			fail: g.failed,
 			incomplete: g.incomplete.count,
+			// Rows were due and none got a verdict: "nothing judged", not a pass rate of 0 (which
+			// would read as every row failing).
 			passRate:
-				coverage.basis === 'verdicts'
-					? rate(g.passed, g.passed + g.failed + g.incomplete.count, ctx.level)
-					: judgedPassRate,
+				coverage.basis !== 'verdicts'
+					? judgedPassRate
+					: due > 0 && g.passed + g.failed === 0
+						? { count: 0, of: due, note: 'nothing judged' }
+						: rate(g.passed, due, ctx.level),
 			judgedPassRate,
 		},
 		coverage,
@@ -672,6 +752,7 @@ function groupSummary(g: GroupPartial, ctx: Ctx): GroupSummary {
 			coverage.share < coverage.minimum || (g.spendStopped?.count ?? 0) > 0
 				? 'incomplete'
 				: 'complete',
+		scores,
 		metrics,
 		perMetric,
 		defectRates,
@@ -740,7 +821,10 @@ function applyManifest(summary: AggregateSummary, check: ManifestCheck, ctx: Ctx
 		summary.coverage = { ...c, of, share: of === 0 ? 0 : c.judged / of };
 		if (c.basis === 'verdicts') {
 			const r = summary.overall.passRate;
-			summary.overall.passRate = rate(r.count, r.of + check.missing, ctx.level);
+			summary.overall.passRate =
+				r.note === 'nothing judged'
+					? { ...r, of: r.of + check.missing }
+					: rate(r.count, r.of + check.missing, ctx.level);
 		}
 	}
 	if (!check.complete) summary.status = 'incomplete';
@@ -779,4 +863,30 @@ export function finalizeAggregate(
 			summary.groups[name] = groupSummary(partial.groups[name], ctx);
 	}
 	return summary;
+}
+
+/**
+ * What a person should see on the aggregate before reading the summary, or undefined for a run
+ * that is complete: "Nothing judged" when no row got a verdict (the summary then has no pass
+ * rate), else why the run is incomplete; then every metric that missed rows, with its coverage.
+ */
+export function summaryNotice(summary: AggregateSummary): string | undefined {
+	const c = summary.coverage;
+	const nothing = summary.rows > 0 && c.basis === 'verdicts' && c.judged === 0;
+	if (!nothing && summary.status !== 'incomplete') return undefined;
+	const lines: string[] = [];
+	if (nothing)
+		lines.push(
+			`Nothing judged: none of the ${c.of} rows got a verdict, so the summary has no pass rate`,
+		);
+	else
+		lines.push(
+			`Run incomplete: ${c.judged} of ${c.of} rows judged (${percentText(c.share)}; minimum ${percentText(c.minimum)})`,
+		);
+	if (summary.manifest) lines.push(...manifestProblems(summary.manifest, 'Eval Aggregate'));
+	if (summary.spendLimit)
+		lines.push(`A spend limit stopped ${summary.spendLimit.stopped} rows before they were judged`);
+	for (const [key, line] of Object.entries(summary.scores))
+		if (line.measured < summary.rows) lines.push(`${key}: ${line.line}`);
+	return lines.join('\n');
 }

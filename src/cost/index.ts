@@ -277,6 +277,9 @@ export function costLatencyError(error: string, key = 'cost_latency'): Score {
 	};
 }
 
+/** Why a row has no Cost & Latency score when no budget is set (its figures are still written). */
+export const NO_BUDGET_REASON = 'no budget set (max tokens, max latency or max cost)';
+
 /**
  * Per-row cost and latency: token counts and latency from the row's fields, else from its trace
  * (`parseTrace`); cost in USD from the price table per LLM call (by the call's model, else
@@ -413,7 +416,7 @@ export function costLatency(
 				value: null,
 				pass: null,
 				status: 'not_applicable',
-				reason: 'no budget set (max tokens, max latency or max cost)',
+				reason: NO_BUDGET_REASON,
 				details,
 			},
 		};

@@ -2,10 +2,11 @@
  * Dataset preparation for the Eval Dataset node, as a library: loads one or more sources,
  * then de-duplicates, samples (seeded) and limits valid rows. Every input row ends up either
  * in `rows` or in `invalid`, with the index of the input item it came from. Each row leaving on
- * `rows` carries its run manifest (`run_manifest`, see src/manifest).
+ * `rows` keeps its bookkeeping in one field, last: `source` (format, schema, row, fingerprint, what
+ * the file carried) with the run manifest inside it (`source.run_manifest`, see src/manifest).
  */
 import { createHash } from 'node:crypto';
-import { MANIFEST_FIELD, newRunId, type RunManifest } from '../manifest';
+import { newRunId, withRunManifest, type RunManifest } from '../manifest';
 import {
 	DatasetError,
 	describeAccount,
@@ -127,10 +128,14 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 		const itemOf = (row: number): number =>
 			src.itemIndex === null ? Math.max(0, row - 1) : src.itemIndex;
 		for (const rec of loaded.records) {
-			const r = rec as unknown as Record<string, unknown> & { source: { row: number } };
+			// The row's fields, its row number, then its bookkeeping last (out of the way in n8n's
+			// views); the fingerprint is source.fingerprint, the run's is in source.run_manifest.
+			const { source, ...fields } = rec as unknown as Record<string, unknown> & {
+				source: { row: number };
+			};
 			rows.push({
-				json: { ...r, row: r.source.row, dataset_fingerprint: loaded.fingerprint },
-				itemIndex: itemOf(r.source.row),
+				json: { ...fields, row: source.row, source: { ...source } },
+				itemIndex: itemOf(source.row),
 			});
 		}
 		for (const bad of loaded.invalid) {
@@ -164,7 +169,7 @@ export function prepareDataset(sources: DatasetSource[], options: PrepareOptions
 						message: `duplicate of row ${first} (de-duplicated by ${options.dedupe})`,
 						error: `row ${String(r.json.row)}: duplicate of row ${first}`,
 						raw: r.json,
-						dataset_fingerprint: r.json.dataset_fingerprint,
+						dataset_fingerprint: (r.json.source as { fingerprint?: unknown }).fingerprint,
 					},
 					itemIndex: r.itemIndex,
 				});
@@ -212,6 +217,6 @@ function stampManifests(
 	};
 	return rows.map((r, i) => {
 		const manifest: RunManifest = { ...base, position: i + 1 };
-		return { ...r, json: { ...r.json, [MANIFEST_FIELD]: manifest } };
+		return { ...r, json: withRunManifest(r.json, manifest) };
 	});
 }

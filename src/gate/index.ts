@@ -124,7 +124,9 @@ export function gateMetrics(summary: GateSummaryLike): Record<string, GateMetric
 export interface GateRow {
 	request_id?: string | number | null;
 	eval?: Record<string, Score | undefined> | null;
-	/** Eval Dataset's run manifest (see src/manifest). */
+	/** Eval Dataset's bookkeeping, its run manifest in `source.run_manifest` (see src/manifest). */
+	source?: unknown;
+	/** The run manifest where rows of earlier versions carry it. */
 	run_manifest?: unknown;
 }
 

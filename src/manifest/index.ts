@@ -1,14 +1,26 @@
 /**
- * Run manifests. Eval Dataset stamps every row it emits with the run it belongs to (`run_id`, the
- * run's `total_rows`, the `dataset_fingerprint`) and the row's `position` in it, so a node further
- * down can tell the whole run from part of one (a branch that never reached it) or from a run that
- * reached it twice. A tally of the positions seen per run merges exactly and in any order, as the
+ * Run manifests. Eval Dataset stamps every row it emits (`source.run_manifest`) with the run it
+ * belongs to (`run_id`, the run's `total_rows`, the `dataset_fingerprint`) and the row's
+ * `position` in it, so a node further down can tell the whole run from part of one (a branch
+ * that never reached it) or from a run that reached it twice. A tally of the positions seen per run merges exactly and in any order, as the
  * aggregate's partials do, so batches and queue-mode sub-workflows are checked like one pass.
  */
 import { randomUUID } from 'node:crypto';
 
-/** The row field Eval Dataset writes the manifest to. */
+/**
+ * The manifest's field, inside the row's `source` (its one bookkeeping field). Rows of earlier
+ * versions carry it at the top level, where it is still read.
+ */
 export const MANIFEST_FIELD = 'run_manifest';
+
+/** The row with its manifest written into `source.run_manifest` (`source` made when absent). */
+export function withRunManifest(
+	row: Record<string, unknown>,
+	manifest: RunManifest | (RunManifest & Record<string, unknown>),
+): Record<string, unknown> {
+	const source = isObject(row.source) ? row.source : {};
+	return { ...row, source: { ...source, [MANIFEST_FIELD]: manifest } };
+}
 
 /** What a row carries of its run. */
 export interface RunManifest {
@@ -36,7 +48,8 @@ function isObject(x: unknown): x is Record<string, unknown> {
  * counted like a row from outside Eval Dataset: as today, without a manifest check).
  */
 export function readManifest(row: Record<string, unknown>): RunManifest | undefined {
-	const m = row[MANIFEST_FIELD];
+	const inSource = isObject(row.source) ? row.source[MANIFEST_FIELD] : undefined;
+	const m = inSource ?? row[MANIFEST_FIELD];
 	if (!isObject(m)) return undefined;
 	const { run_id, total_rows, dataset_fingerprint, position } = m;
 	if (typeof run_id !== 'string' || run_id === '') return undefined;

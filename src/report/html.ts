@@ -25,6 +25,7 @@ import {
 	runFacts,
 	runVerdict,
 	SAFETY_HEAD,
+	scoredOf,
 	safetyLines,
 	safeUrl,
 	trends,
@@ -103,7 +104,7 @@ export function htmlReport(input: ReportInput): string {
 	const metricRows = keyMetrics(input.summary)
 		.map(
 			([name, m]) =>
-				`<tr><td>${h(name)}</td><td class="num">${fmt(m.value)}</td><td>${m.ci ? `${fmt(m.ci.low)}–${fmt(m.ci.high)}` : '—'}</td><td class="num">${m.measured}</td><td class="num">${m.notApplicable ?? 0}</td><td class="num">${m.errored ?? 0}</td></tr>`,
+				`<tr><td>${h(name)}</td><td class="num">${fmt(m.value)}</td><td>${m.ci ? `${fmt(m.ci.low)}–${fmt(m.ci.high)}` : '—'}</td><td class="num">${scoredOf(m, input.summary.rows)}</td><td class="num">${m.notApplicable ?? 0}</td><td class="num">${m.errored ?? 0}</td></tr>`,
 		)
 		.join('\n');
 	const gate = input.gate;
@@ -171,7 +172,7 @@ ${incompleteHtml}
 ${factsHtml}
 ${gateHtml}
 <section><h2>Metrics</h2>
-<table><thead><tr><th>metric</th><th>value</th><th>95% CI</th><th>measured</th><th>not applicable</th><th>errored</th></tr></thead><tbody>
+<table><thead><tr><th>metric</th><th>value</th><th>95% CI</th><th>rows scored</th><th>not applicable</th><th>errored</th></tr></thead><tbody>
 ${metricRows}
 </tbody></table>${unmeasured ? `<p class="muted">${unmeasured} run metrics without measured rows are not listed.</p>` : ''}</section>
 ${safetyHtml(input.summary)}

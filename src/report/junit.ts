@@ -3,6 +3,7 @@
  * suite, and a `regression-gate` suite when a gate result is given. Text is XML-escaped.
  */
 
+import { coverageText } from '../core/display';
 import {
 	coverageFacts,
 	displayText,
@@ -34,6 +35,8 @@ interface JUnitCase {
 	outcome: 'pass' | 'failure' | 'error' | 'skipped';
 	message: string;
 	detail: string;
+	/** Written out for a passing case too (as its system-out): a run-level figure's coverage. */
+	output?: string;
 }
 
 /**
@@ -80,12 +83,15 @@ export function junitReport(input: ReportInput): string {
 		});
 	} else {
 		for (const [name, m] of metricEntries(input.summary)) {
+			// The figure with the rows behind it: a rate over the scored rows never stands alone.
+			const message = `${name} = ${fmt(m.value)} (${coverageText(m, input.summary.rows)})`;
 			add(name, {
 				name: 'aggregate',
 				classname: `rag-eval.${name}`,
 				outcome: m.measured > 0 ? 'pass' : 'skipped',
-				message: `${name} = ${fmt(m.value)} over ${m.measured} rows`,
+				message,
 				detail: '',
+				output: message,
 			});
 		}
 	}
@@ -133,7 +139,9 @@ export function junitReport(input: ReportInput): string {
 		for (const c of cases) {
 			const open = `    <testcase name="${xml(c.name)}" classname="${xml(c.classname)}"`;
 			if (c.outcome === 'pass') {
-				body.push(`${open}/>`);
+				body.push(
+					c.output ? `${open}><system-out>${xml(c.output)}</system-out></testcase>` : `${open}/>`,
+				);
 				continue;
 			}
 			const tag = c.outcome;

@@ -24,6 +24,7 @@ import {
 	runFacts,
 	runVerdict,
 	SAFETY_HEAD,
+	scoredOf,
 	safetyLines,
 	safeUrl,
 	trendLine,
@@ -43,13 +44,13 @@ export function markdownReport(input: ReportInput): string {
 	out.push(
 		'## Metrics',
 		'',
-		'| metric | value | 95% CI | measured | not applicable | errored |',
+		'| metric | value | 95% CI | rows scored | not applicable | errored |',
 		'| --- | ---: | --- | ---: | ---: | ---: |',
 	);
 	for (const [name, m] of keyMetrics(input.summary)) {
 		const ci = m.ci ? `${fmt(m.ci.low)}–${fmt(m.ci.high)}` : '—';
 		out.push(
-			`| ${mdCell(name)} | ${fmt(m.value)} | ${ci} | ${m.measured} | ${m.notApplicable ?? 0} | ${m.errored ?? 0} |`,
+			`| ${mdCell(name)} | ${fmt(m.value)} | ${ci} | ${scoredOf(m, input.summary.rows)} | ${m.notApplicable ?? 0} | ${m.errored ?? 0} |`,
 		);
 	}
 	const unmeasured = unmeasuredCount(input.summary);

@@ -5,6 +5,7 @@
  * spend and safety lines, trends, Markdown escaping). Imports no format file.
  */
 
+import { coverageText, coverageTotal, percentText, roundText } from '../core/display';
 import type { Score } from '../core/types';
 import { SAME_RUN_REASON, type GateResult, type GateRowResult } from '../gate';
 import { lastChange, sparkline, trendSeries, type TrendSeries } from '../history';
@@ -16,6 +17,8 @@ export interface ReportMetricLike {
 	measured: number;
 	notApplicable?: number;
 	errored?: number;
+	/** Rows without this metric at all (the aggregate's coverage counts). */
+	absent?: number;
 	ci?: { low: number; high: number; method?: string } | null;
 	note?: string;
 }
@@ -78,6 +81,7 @@ export interface ReportPerMetricLike {
 	measured: number;
 	errored?: number;
 	notApplicable?: number;
+	absent?: number;
 	scale?: { kind: string };
 	mean?: { value?: number; ci?: { low: number; high: number } | null };
 	passRate?: { value?: number; count?: number; of?: number };
@@ -271,8 +275,7 @@ function safeJson(v: unknown): string {
 }
 
 export function fmt(v: number | null | undefined, digits = 3): string {
-	if (v === null || v === undefined || !Number.isFinite(v)) return '—';
-	return Number.isInteger(v) ? String(v) : v.toFixed(digits).replace(/0+$/, '').replace(/\.$/, '');
+	return roundText(v, digits);
 }
 
 export function fmtP(p: number | null): string {
@@ -286,7 +289,7 @@ export function fmtDelta(d: number | null): string {
 }
 
 export function pct(share: number): string {
-	return `${(share * 100).toFixed(1)}%`;
+	return percentText(share);
 }
 
 export function safeUrl(url: string | undefined): string | null {
@@ -343,6 +346,8 @@ export function worstRows(rows: readonly ReportRow[] | undefined, limit: number)
 
 export interface KeyMetric extends ReportMetricLike {
 	passRate?: number;
+	/** The rows behind the figure in words ("9 of 19 rows scored, 10 errored"): every format shows it. */
+	coverage: string;
 }
 
 /**
@@ -351,9 +356,9 @@ export interface KeyMetric extends ReportMetricLike {
  * `<id>/mean` (`<id>/pass_rate` for yes/no scales).
  */
 export function keyMetrics(summary: ReportSummaryLike): [string, KeyMetric][] {
-	const out: [string, KeyMetric][] = metricEntries(summary).filter(
-		([, m]) => m.measured > 0 || (m.errored ?? 0) > 0,
-	);
+	const out: [string, KeyMetric][] = metricEntries(summary)
+		.filter(([, m]) => m.measured > 0 || (m.errored ?? 0) > 0)
+		.map(([name, m]) => [name, { ...m, coverage: coverageText(m, summary.rows) }]);
 	const covered = new Set(Object.keys(summary.metrics).flatMap((k) => k.split('/')));
 	for (const id of Object.keys(summary.perMetric ?? {}).sort()) {
 		const m = summary.perMetric?.[id];
@@ -367,11 +372,18 @@ export function keyMetrics(summary: ReportSummaryLike): [string, KeyMetric][] {
 				measured: m.measured,
 				notApplicable: m.notApplicable,
 				errored: m.errored,
+				...(m.absent !== undefined ? { absent: m.absent } : {}),
 				...(!binary && m.passRate?.value !== undefined ? { passRate: m.passRate.value } : {}),
+				coverage: coverageText(m, summary.rows),
 			},
 		]);
 	}
 	return out;
+}
+
+/** "9 of 19": a metric's scored rows of the rows it was due on, for table cells. */
+export function scoredOf(m: ReportMetricLike, rows?: number): string {
+	return `${m.measured} of ${coverageTotal(m, rows)}`;
 }
 
 // Run metrics that no row measured (agent latency when rows carry none) say nothing: tables
@@ -558,10 +570,23 @@ export function headline(input: ReportInput): string {
 // "Pass rate 42.1% (8 of 19 rows) · 10 not judged": the rate over every row that was due.
 export function passRateLine(input: ReportInput): string | null {
 	const o = input.summary.overall;
+	const rate = overallRateText(o);
+	if (!rate) return null;
+	// Nothing judged says so itself: no "0 not judged" count beside it.
+	const notJudged = o && o.pass + o.fail > 0 && o.incomplete ? ` · ${o.incomplete} not judged` : '';
+	return `${rate}${notJudged}`;
+}
+
+/**
+ * The run's pass rate in words, "Pass rate 42.1% (8 of 19 rows)", or "Nothing judged" when no row
+ * got a verdict (never a pass rate of 0, which would read as every row failing); null without rows.
+ */
+export function overallRateText(o: ReportSummaryLike['overall']): string | null {
 	if (!o?.passRate || o.passRate.of === 0) return null;
 	const r = o.passRate;
-	const notJudged = o.incomplete ? ` · ${o.incomplete} not judged` : '';
-	return `Pass rate ${pct(r.count / r.of)} (${r.count} of ${r.of} rows)${notJudged}`;
+	if (o.pass + o.fail === 0)
+		return `Nothing judged: none of the ${r.of} row${r.of === 1 ? '' : 's'} got a verdict`;
+	return `Pass rate ${pct(r.count / r.of)} (${r.count} of ${r.of} rows)`;
 }
 
 export function coverageLine(input: ReportInput): string | null {

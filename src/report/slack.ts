@@ -145,7 +145,8 @@ export function slackMessage(input: ReportInput): SlackMessage {
 	if (url)
 		blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `<${url}|Open the run>` }] });
 
-	// Key metrics only: names with no measured or errored row say nothing in a chat message.
+	// Key metrics only: names with no measured or errored row say nothing in a chat message. Each
+	// carries its coverage, so a rate over the scored rows never reads as the run's.
 	const change = deltas(input.gate);
 	const fields = keyMetrics(input.summary).map(([name, m]) => {
 		const d = change.get(name);
@@ -155,7 +156,7 @@ export function slackMessage(input: ReportInput): SlackMessage {
 				: '';
 		const passing = m.passRate !== undefined ? ` · ${pct(m.passRate)} pass` : '';
 		return slackMrkdwn(
-			`*${slackText(name, 300)}*\n${fmt(m.value)}${m.ci ? ` (${fmt(m.ci.low)}–${fmt(m.ci.high)})` : ''}${since}${passing} · ${m.measured} measured${m.errored ? ` · ${m.errored} errored` : ''}`,
+			`*${slackText(name, 300)}*\n${fmt(m.value)}${m.ci ? ` (${fmt(m.ci.low)}–${fmt(m.ci.high)})` : ''}${since}${passing} · ${m.coverage}`,
 			SLACK_LIMITS.fieldText,
 		);
 	});

@@ -11,6 +11,7 @@ import {
 	manifestShort,
 	mdCell,
 	mdText,
+	overallRateText,
 	pct,
 	redactSecrets,
 	regressions,
@@ -127,10 +128,8 @@ export function ticketPlan(input: ReportInput): TicketPlan {
 	const rows = input.summary.rows;
 	const run = url ? `[this run](${url})` : 'this run';
 	const o = input.summary.overall;
-	const rateText =
-		o?.passRate && o.passRate.of > 0
-			? ` Pass rate ${pct(o.passRate.count / o.passRate.of)} (${o.passRate.count} of ${o.passRate.of} rows).`
-			: '';
+	const rate = overallRateText(o);
+	const rateText = rate ? ` ${rate}.` : '';
 	const causes = (input.summary.rootCauses ?? [])
 		.filter((c) => c.cause !== 'pass' && c.count > 0)
 		.map((c): CauseTicket => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { bleuScore, meteorScore, rougeScore } from '../../src/metrics';
+import type { IDataObject } from 'n8n-workflow';
 import { readWorkflow, runWorkflow } from '../support/engine';
 
 const file = readFileSync(path.join(__dirname, 'fixtures/mixed.jsonl'));
@@ -39,11 +40,14 @@ describe('Manual Trigger -> Eval Dataset -> BLEU -> ROUGE (split) -> METEOR', ()
 		const fingerprint =
 			'sha256:' +
 			createHash('sha256').update(Buffer.from(how, 'utf16le')).update(file).digest('hex');
-		for (const x of [...rows, ...invalid]) expect(x.dataset_fingerprint).toBe(fingerprint);
-		for (const x of rows)
-			expect((x.run_manifest as { dataset_fingerprint: string }).dataset_fingerprint).toBe(
-				fingerprint,
-			);
+		// Valid rows keep it in their one bookkeeping field, source, the row's last.
+		for (const x of invalid) expect(x.dataset_fingerprint).toBe(fingerprint);
+		for (const x of rows) {
+			const source = x.source as { fingerprint: string; run_manifest: IDataObject };
+			expect(source.fingerprint).toBe(fingerprint);
+			expect(source.run_manifest.dataset_fingerprint).toBe(fingerprint);
+			expect(Object.keys(x).pop()).toBe('source');
+		}
 
 		// BLEU on every row: the conformance value for the first pair, and NA without ground truth.
 		const bleu = r
@@ -86,6 +90,19 @@ describe('Manual Trigger -> Eval Dataset -> BLEU -> ROUGE (split) -> METEOR', ()
 			meteorScore(rows[0].response as string, rows[0].expected_response as string),
 		);
 		expect(Object.keys(e).sort()).toEqual(['bleu', 'meteor', 'rougeL']);
+		// Score Up Front: each node's value and pass first, in pipeline order, the full Scores after
+		// the row's fields, and the bookkeeping (source) last.
+		const keys = Object.keys(met[0]);
+		expect(keys.slice(0, 6)).toEqual([
+			'bleu',
+			'bleu_pass',
+			'rougeL',
+			'rougeL_pass',
+			'meteor',
+			'meteor_pass',
+		]);
+		expect(met[0]).toMatchObject({ bleu: bleu[0].value, rougeL_pass: true, meteor: e.meteor.value });
+		expect(keys.slice(-2)).toEqual(['eval', 'source']);
 
 		// Lineage: every routed item points back at the item it came from.
 		expect(r.items('ROUGE', 0)[0].pairedItem).toEqual({ item: 0 });

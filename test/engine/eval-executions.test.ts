@@ -111,7 +111,7 @@ describe('Eval Executions: rows the metrics read unchanged', () => {
 			status: 'success',
 			execution_url: `${url.replace('/api/v1', '')}/workflow/wf-agent/executions/1`,
 		});
-		expect(first.run_manifest).toMatchObject({
+		expect((first.source as IDataObject).run_manifest).toMatchObject({
 			total_rows: 12,
 			position: 1,
 			executions: { seen: 12, sampled: 12, converted: 12, invalid: 0 },

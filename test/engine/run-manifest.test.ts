@@ -166,11 +166,11 @@ describe('run manifests on the real engine', () => {
 		// Rows leave Eval Dataset stamped with one manifest: 20 rows, positions 1..20.
 		const rows = r.output('Eval Dataset');
 		expect(rows).toHaveLength(20);
-		const manifests = rows.map((x) => x.run_manifest as IDataObject);
+		const manifests = rows.map((x) => (x.source as IDataObject).run_manifest as IDataObject);
 		expect(new Set(manifests.map((m) => m.run_id)).size).toBe(1);
 		expect(manifests.map((m) => m.position)).toEqual(ROWS.map((_, i) => i + 1));
 		expect(manifests.every((m) => m.total_rows === 20)).toBe(true);
-		expect(manifests[0].dataset_fingerprint).toBe(rows[0].dataset_fingerprint);
+		expect(manifests[0].dataset_fingerprint).toBe((rows[0].source as IDataObject).fingerprint);
 	});
 
 	it('the same rows wired in once: complete, and the gate says OK', async () => {

@@ -239,7 +239,7 @@ describe('reports of an incomplete run', () => {
 		expect(md).toContain('> **INCOMPLETE**: 10 rows could not be judged.');
 		expect(md).toContain('## Regression gate: **INCOMPLETE**');
 		// Key metrics by the gate's names; metrics nobody measured are counted, not listed.
-		expect(md).toMatch(/\| groundedness\/mean \| 5 \| — \| 9 \| 0 \| 10 \|/);
+		expect(md).toMatch(/\| groundedness\/mean \| 5 \| — \| 9 of 19 \| 0 \| 10 \|/);
 		expect(md).not.toContain('| agent/latency_seconds/average');
 		// 5 agent fields (tokens in, out, total, latency, app cost) x average, p50, p90, p99.
 		expect(md).toContain('_20 run metrics without measured rows are not listed._');

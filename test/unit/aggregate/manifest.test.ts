@@ -53,6 +53,20 @@ function run(n: number, runId: string, tag = 'q'): Record<string, unknown>[] {
 	return prepared.rows.map((r, i) => ({ ...r.json, eval: { groundedness: rating(1 + (i % 5)) } }));
 }
 
+/** The row's manifest, where Eval Dataset writes it (`source.run_manifest`). */
+const manifestOf = (r: Record<string, unknown>): Record<string, unknown> =>
+	(r.source as { run_manifest: Record<string, unknown> }).run_manifest;
+/** The row with its manifest taken out (a row from outside Eval Dataset). */
+const withoutManifest = (r: Record<string, unknown>): Record<string, unknown> => {
+	const { run_manifest: _, ...source } = r.source as Record<string, unknown>;
+	return { ...r, source };
+};
+/** The row with its manifest replaced. */
+const withManifest = (r: Record<string, unknown>, m: unknown): Record<string, unknown> => ({
+	...r,
+	source: { ...(r.source as object), run_manifest: m },
+});
+
 const FINAL = { bootstrapResamples: 0 };
 // The reports' headline, as the Markdown report's first line shows it.
 const headline = (input: ReportInput): string => markdownReport(input).split('\n')[0].slice(2);
@@ -86,24 +100,29 @@ describe('Eval Dataset stamps run manifests', () => {
 			{ sampleSize: 12, sampleSeed: 7, limit: 10, runId: 'run-1' },
 		);
 		expect(p.rows).toHaveLength(10);
-		expect(p.rows.map((r) => r.json.run_manifest)).toEqual(
+		expect(p.rows.map((r) => manifestOf(r.json))).toEqual(
 			p.rows.map((r, i) => ({
 				run_id: 'run-1',
 				total_rows: 10,
-				dataset_fingerprint: r.json.dataset_fingerprint,
+				dataset_fingerprint: (r.json.source as { fingerprint: string }).fingerprint,
 				position: i + 1,
 			})),
 		);
+		// The bookkeeping is one field, the row's last: no fingerprint or manifest beside it.
+		expect(Object.keys(p.rows[0].json).slice(-2)).toEqual(['row', 'source']);
+		expect(p.rows[0].json).not.toHaveProperty('run_manifest');
+		expect(p.rows[0].json).not.toHaveProperty('dataset_fingerprint');
 		// Invalid rows are not part of the run: no manifest.
 		const bad = prepareDataset([{ rows: [{ request: 'x' }, { nothing: 1 }], itemIndex: null }]);
 		expect(bad.invalid[0].json.run_manifest).toBeUndefined();
-		expect(bad.rows[0].json.run_manifest).toMatchObject({ total_rows: 1, position: 1 });
+		expect(bad.invalid[0].json.source).toBeUndefined();
+		expect(manifestOf(bad.rows[0].json)).toMatchObject({ total_rows: 1, position: 1 });
 	});
 
 	it('a new run id per preparation unless one is given', () => {
 		const src = [{ rows: [{ request: 'x' }], itemIndex: null as null }];
-		const a = prepareDataset(src).rows[0].json.run_manifest as { run_id: string };
-		const b = prepareDataset(src).rows[0].json.run_manifest as { run_id: string };
+		const a = manifestOf(prepareDataset(src).rows[0].json);
+		const b = manifestOf(prepareDataset(src).rows[0].json);
 		expect(a.run_id).not.toBe(b.run_id);
 	});
 });
@@ -165,7 +184,7 @@ describe('aggregate partials carry the manifest check through merges', () => {
 			duplicates: 0,
 			conflicting: 0,
 			unlisted: 0,
-			datasetFingerprints: [rows[0].dataset_fingerprint],
+			datasetFingerprints: [manifestOf(rows[0]).dataset_fingerprint],
 			complete: true,
 		});
 		for (const seed of [3, 5, 8]) {
@@ -230,7 +249,7 @@ describe('aggregate partials carry the manifest check through merges', () => {
 
 	it('rows that disagree about their run are a conflict', () => {
 		const edited = rows.map((r, i) =>
-			i === 0 ? { ...r, run_manifest: { ...(r.run_manifest as object), total_rows: 41 } } : r,
+			i === 0 ? withManifest(r, { ...manifestOf(r), total_rows: 41 }) : r,
 		);
 		const s = finalizeAggregate(aggregatePartial(edited), FINAL);
 		// The larger count is due: the conflict never shrinks what is missing.
@@ -238,8 +257,14 @@ describe('aggregate partials carry the manifest check through merges', () => {
 		expect(s.status).toBe('incomplete');
 	});
 
+	it('rows of earlier versions, their manifest at the top level, are checked the same', () => {
+		const earlier = rows.map((r) => ({ ...withoutManifest(r), run_manifest: manifestOf(r) }));
+		const s = finalizeAggregate(aggregatePartial(earlier.slice(1)), FINAL);
+		expect(s.manifest).toMatchObject({ expected: 40, received: 39, missing: 1, complete: false });
+	});
+
 	it('rows without a manifest count as unlisted and are not checked', () => {
-		const plain = run(6, 'x', 'u').map(({ run_manifest: _, ...r }) => r);
+		const plain = run(6, 'x', 'u').map(withoutManifest);
 		const mixed = summaryOf(aggregatePartial(rows), aggregatePartial(plain));
 		expect(mixed.manifest).toMatchObject({ unlisted: 6, expected: 40, complete: true });
 		expect(mixed.status).toBe('complete');
@@ -250,7 +275,7 @@ describe('aggregate partials carry the manifest check through merges', () => {
 	});
 
 	it('without any manifest the summary is as before: no manifest field', () => {
-		const plain = rows.map(({ run_manifest: _, ...r }) => r);
+		const plain = rows.map(withoutManifest);
 		const p = aggregatePartial(plain);
 		expect(p.manifest).toBeUndefined();
 		const s = aggregate(plain, FINAL);

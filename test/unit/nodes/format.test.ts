@@ -34,4 +34,21 @@ describe('formatFields', () => {
 		expect(formatFields('flat', 'bleu', failed, bleuMetric)).toEqual({});
 		expect(formatFields('score', 'bleu', bleu, bleuMetric)).toEqual({});
 	});
+
+	it('Score Up Front (the default): the value and pass, null for a row not scored', () => {
+		const bleu = okScore(scoreBase(bleuMetric, 'bleu', 'sig'), 0.25);
+		const failed = errorScore(scoreBase(bleuMetric, 'bleu', 'sig'), 'row 1: boom');
+		expect(formatFields('upfront', 'bleu', bleu, bleuMetric)).toEqual({
+			bleu: 0.25,
+			bleu_pass: false,
+		});
+		expect(formatFields('upfront', 'bleu', failed, bleuMetric)).toEqual({
+			bleu: null,
+			bleu_pass: null,
+		});
+		expect(formatFields('upfront', 'faithful', verdict(true), groundednessVerdict)).toEqual({
+			faithful: true,
+			faithful_pass: true,
+		});
+	});
 });

@@ -152,10 +152,10 @@ describe('Slack key metrics (nightly message)', () => {
 		const fields = m.blocks.flatMap((b) => (b.type === 'section' && b.fields ? b.fields : []));
 		const g = fields.find((f) => f.text.startsWith('*groundedness/mean*'));
 		expect(g?.text).toBe(
-			'*groundedness/mean*\n3.25 · -1.75 since baseline :red_circle: · 50.0% pass · 4 measured',
+			'*groundedness/mean*\n3.25 · -1.75 since baseline :red_circle: · 50.0% pass · 4 of 4 rows scored',
 		);
 		expect(fields.find((f) => f.text.startsWith('*relevance/mean*'))?.text).toMatch(
-			/^\*relevance\/mean\*\n3\.25 · 0 since baseline · 50\.0% pass · 4 measured$/,
+			/^\*relevance\/mean\*\n3\.25 · 0 since baseline · 50\.0% pass · 4 of 4 rows scored$/,
 		);
 		// Run metrics nobody measured (agent latency without latency fields) are left out.
 		expect(fields.some((f) => f.text.includes('agent/'))).toBe(false);
