@@ -39,7 +39,12 @@ export {
 export interface CallSettings {
 	source: Pick<
 		ModelSource,
-		'key' | 'defaultModel' | 'supportsResponseFormat' | 'endpoint' | 'sentSettings'
+		| 'key'
+		| 'defaultModel'
+		| 'supportsResponseFormat'
+		| 'endpoint'
+		| 'sentSettings'
+		| 'earlierCacheKeys'
 	>;
 	model?: string;
 	temperature?: number;
@@ -60,7 +65,7 @@ export interface CacheBackend {
 
 /** The stored entry's format (unchanged since the first key format: old entries still parse). */
 const CACHE_FORMAT = 'rag-eval-verdict/1';
-/** The key's format: the request as sent. */
+/** The key's format: the request as sent (the first format, `CACHE_FORMAT`'s, is read on a miss). */
 const KEY_FORMAT = 'rag-eval-verdict-key/2';
 /** Default time to live of a verdict: 7 days. */
 export const DEFAULT_CACHE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -140,6 +145,19 @@ export class VerdictCache {
 		return { kind: 'hit', entry: parsed.data };
 	}
 
+	/**
+	 * Stores a verdict found under an earlier key format under its current key, as it was (same
+	 * stored-at, so it expires when it would have); best effort, a failure only costs a lookup.
+	 */
+	async adopt(entry: CacheEntry, key: string): Promise<void> {
+		const ttl = this.ttlMs > 0 ? Math.max(1, this.ttlMs - (this.now() - entry.storedAt)) : 0;
+		try {
+			await this.backend.set(key, JSON.stringify({ ...entry, key }), ttl);
+		} catch {
+			// The earlier key keeps answering until it expires.
+		}
+	}
+
 	/** Stores an ok verdict; returns why it could not be stored, or null. */
 	async save(key: string, score: Score): Promise<string | null> {
 		if (score.status !== 'ok' || score.value === null) return null;
@@ -201,6 +219,16 @@ function canonical(v: unknown, swap: object | undefined, as: string): string {
 
 function sha256(text: string): string {
 	return createHash('sha256').update(text).digest('hex');
+}
+
+/** The keys of one call: the one it is stored under, and earlier formats' naming the same request. */
+export interface VerdictKey {
+	key: string;
+	/**
+	 * Keys of the first format that still mean this request, read in order on a miss: built only
+	 * then, so a run of hits pays nothing for them.
+	 */
+	earlier(): string[];
 }
 
 // A node's rows share their judge's schema and prompt: each is hashed once, not once per call.
@@ -275,18 +303,35 @@ function bareRequest(bare: BareCall, ctx: CallSettings): RequestSettings {
 	};
 }
 
+/**
+ * The call part of the first key format, for each earlier source key that still names this
+ * request: the source key of its day, the model, the node's temperature, seed and max tokens and
+ * the mode. Only sources that send exactly those (the credential's) name any.
+ */
+function earlierCalls(ctx: CallSettings, request: RequestSettings, mode: string): unknown[] {
+	const keys = ctx.source.earlierCacheKeys?.(ctx.model) ?? [];
+	return keys.map((endpoint) => ({
+		endpoint,
+		model: ctx.model ?? ctx.source.defaultModel,
+		temperature: request.temperature,
+		seed: request.seed ?? null,
+		maxTokens: request.maxTokens ?? null,
+		responseMode: mode,
+	}));
+}
+
 function keyOf(parts: Record<string, unknown>): string {
 	return `verdict:${sha256(canonicalJson(parts))}`;
 }
 
-/** The cache key of one structured judge call: `verdict:<sha256>` of its canonical parts. */
+/** The cache keys of one structured judge call: `verdict:<sha256>` of its canonical parts. */
 export function verdictKey(
 	decl: JudgeDecl,
 	prompt: JudgePrompt,
 	values: Record<string, unknown>,
 	params: Record<string, unknown>,
 	ctx: CallSettings,
-): string {
+): VerdictKey {
 	const inputs: Record<string, unknown> = {};
 	for (const i of decl.inputs) inputs[i.name] = values[i.name];
 	const request = structuredRequest(decl, ctx);
@@ -297,14 +342,26 @@ export function verdictKey(
 		params: sha256(canonicalJson(params)),
 		inputs: sha256(canonicalJson(inputs)),
 	};
-	return keyOf({ format: KEY_FORMAT, call: requestIdentity(ctx.source, request), ...rest });
+	return {
+		key: keyOf({ format: KEY_FORMAT, call: requestIdentity(ctx.source, request), ...rest }),
+		earlier: () =>
+			earlierCalls(ctx, request, request.mode).map((call) =>
+				keyOf({ format: CACHE_FORMAT, call, ...rest }),
+			),
+	};
 }
 
-/** The cache key of one bare (MiniCheck) call: its whole prompt is hashed. */
-export function bareKey(decl: JudgeDecl, bare: BareCall, ctx: CallSettings): string {
+/** The cache keys of one bare (MiniCheck) call: its whole prompt is hashed. */
+export function bareKey(decl: JudgeDecl, bare: BareCall, ctx: CallSettings): VerdictKey {
 	const request = bareRequest(bare, ctx);
 	const rest = { judge: `${decl.id}@${decl.version}`, prompt: sha256(bare.user) };
-	return keyOf({ format: KEY_FORMAT, call: requestIdentity(ctx.source, request), ...rest });
+	return {
+		key: keyOf({ format: KEY_FORMAT, call: requestIdentity(ctx.source, request), ...rest }),
+		earlier: () =>
+			earlierCalls(ctx, request, 'bare').map((call) =>
+				keyOf({ format: CACHE_FORMAT, call, ...rest }),
+			),
+	};
 }
 
 function info(cache: VerdictCache, hit: boolean, extra: Partial<CacheInfo> = {}): CacheInfo {
@@ -347,18 +404,29 @@ function scoreFromEntry(
 }
 
 /**
- * One model call behind the cache: the verdict stored under `key`, else `call()`, whose ok verdict
- * is stored. Wraps the call only: reading the row and deciding whether a call is needed happen
- * before. Deterministic answers (`details.fixedResult`) are neither stored nor marked.
+ * One model call behind the cache: the verdict stored under `key` (or, on a miss, under one of its
+ * earlier keys), else `call()`, whose ok verdict is stored under `key`. Wraps the call only:
+ * reading the row and deciding whether a call is needed happen before. Deterministic answers
+ * (`details.fixedResult`) are neither stored nor marked.
  */
 export async function cachedCall(
 	cache: VerdictCache,
-	key: string,
+	keys: string | VerdictKey,
 	base: (model: string) => ScoreBase,
 	call: () => Promise<Score>,
 ): Promise<Score> {
 	const started = Date.now();
-	const found = await cache.lookup(key);
+	const key = typeof keys === 'string' ? keys : keys.key;
+	let found = await cache.lookup(key);
+	// A verdict stored under an earlier key format that names the same request is still this
+	// call's: read it, and store it under the current key so the next run finds it at once.
+	if (found.kind === 'miss' && typeof keys !== 'string') {
+		for (const earlier of keys.earlier()) {
+			found = await cache.lookup(earlier);
+			if (found.kind !== 'miss') break;
+		}
+		if (found.kind === 'hit') await cache.adopt(found.entry, key);
+	}
 	if (found.kind === 'hit') return scoreFromEntry(found.entry, cache, base, started);
 	const score = await call();
 	// A deterministic answer (fixedResult) costs nothing and is not cached.

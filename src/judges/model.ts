@@ -76,6 +76,12 @@ export interface ModelSource {
 	 * model, temperature, seed and max tokens are taken as sent.
 	 */
 	sentSettings?(request: RequestSettings): Record<string, unknown>;
+	/**
+	 * The `key` values under which the verdict cache's first key format stored a call naming
+	 * `model` and still means that same request (./cache.ts reads them on a miss). Absent: none
+	 * do.
+	 */
+	earlierCacheKeys?(model?: string): string[];
 	chat(request: ChatRequest): Promise<ChatResult>;
 }
 
@@ -352,6 +358,15 @@ export function createOpenAIModelSource(config: LlmConfig): ModelSource {
 			const sent: Record<string, unknown> = { ...completionParams(config, req, []) };
 			delete sent.messages;
 			return sent;
+		},
+		earlierCacheKeys(model?: string): string[] {
+			// The first key format held the source key of its day: the endpoint and the credential's
+			// default model (Azure: the deployment, if any) beside the model called. The default model
+			// is never sent, so a verdict stored under any default answers the same request; the ones
+			// that can be named here are a default that was the model called, and this credential's.
+			const old = (defaultModel: string) =>
+				`${endpoint}|${config.provider === 'azure' ? (config.azureDeployment ?? defaultModel) : defaultModel}`;
+			return [...new Set([old(model ?? config.model), old(config.model)])];
 		},
 		async chat(req: ChatRequest): Promise<ChatResult> {
 			const params = completionParams(config, req, req.messages);

@@ -4,8 +4,9 @@
  * invoke() posts through the openai SDK), each setting is changed one at a time, and across every
  * pair of runs the key differs exactly when the request the local server received differs
  * (endpoint, path and body, the per-call nonce masked). Then the issue's cases through a real disk
- * cache.
+ * cache, and verdicts stored under the first key format.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import {
 	diskBackend,
 	VerdictCache,
 	type CacheBackend,
+	type CacheInfo,
 } from '../../../src/judges/cache';
 import { Governor } from '../../../src/judges/governor';
 import {
@@ -27,6 +29,7 @@ import {
 import { runJudge, type JudgeContext } from '../../../src/judges/run';
 import { factCheck } from '../../../src/judges/specs/factCheck';
 import { groundedness } from '../../../src/judges/specs/groundedness';
+import { coherence } from '../../../src/judges/specs/quality';
 import type { JudgeDecl } from '../../../src/judges/types';
 import type { Score } from '../../../src/core/types';
 import {
@@ -611,7 +614,7 @@ describe('the request a key is built from is the one the first call sends', () =
 });
 
 /** A disk cache, a fake clock and a call counter on the local server. */
-describe('the issue 43 cases through a disk cache', () => {
+describe('the issue 43 cases through a disk cache, and verdicts of the first key format', () => {
 	let server: OpenAIServer;
 	let cache: VerdictCache;
 	let dir: string;
@@ -685,5 +688,197 @@ describe('the issue 43 cases through a disk cache', () => {
 		// gpt-4o as the default and no override is the same request again.
 		expect((await calls(groundedness, row, { source: credential('gpt-4o') })).calls).toBe(0);
 		expect((await calls(groundedness, row, { source: credential('judge-b') })).calls).toBe(1);
+	});
+
+	// The first key format, written out here as it was (src/judges/cache.ts before issue 43):
+	// endpoint = the source key of its day (endpoint|default model), the model called, the node's
+	// temperature, seed and max tokens, the response mode.
+	const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+	function firstFormatKey(
+		decl: JudgeDecl,
+		values: Record<string, unknown>,
+		call: {
+			endpoint: string;
+			model: string;
+			temperature?: number;
+			seed?: number;
+			maxTokens?: number;
+		},
+	): string {
+		const inputs: Record<string, unknown> = {};
+		for (const i of decl.inputs) inputs[i.name] = values[i.name];
+		const parts = {
+			format: 'rag-eval-verdict/1',
+			call: {
+				endpoint: call.endpoint,
+				model: call.model,
+				temperature: call.temperature ?? 0,
+				seed: call.seed ?? null,
+				maxTokens: call.maxTokens ?? null,
+				responseMode: 'json_schema',
+			},
+			judge: `${decl.id}@${decl.version}`,
+			output: { name: decl.output.name, schema: sha(canonicalJson(decl.output.jsonSchema)) },
+			prompt: sha(canonicalJson(decl.prompt)),
+			params: sha(canonicalJson({})),
+			inputs: sha(canonicalJson(inputs)),
+		};
+		return `verdict:${sha(canonicalJson(parts))}`;
+	}
+	function firstFormatBareKey(
+		endpoint: string,
+		model: string,
+		user: string,
+		seed?: number,
+	): string {
+		const parts = {
+			format: 'rag-eval-verdict/1',
+			call: {
+				endpoint,
+				model,
+				temperature: 0,
+				seed: seed ?? null,
+				maxTokens: 5,
+				responseMode: 'bare',
+			},
+			judge: `${factCheck.id}@${factCheck.version}`,
+			prompt: sha(user),
+		};
+		return `verdict:${sha(canonicalJson(parts))}`;
+	}
+	const oldEntry = (key: string, reason: string, storedAt: number) =>
+		JSON.stringify({
+			format: 'rag-eval-verdict/1',
+			key,
+			value: 2,
+			reason,
+			model: 'judge-old',
+			attempts: 1,
+			usage: { promptTokens: 70, completionTokens: 7, totalTokens: 77 },
+			storedAt,
+		});
+	const plain = { request: 'Is the answer coherent?', response: 'Yes. It is. Coherent it is.' };
+	const endpointOf = () => `compatible:${server.baseUrl}`;
+
+	it('a verdict stored under the first format is read where that key meant this request, then found under the new key', async () => {
+		const store = diskBackend(dir);
+		const oldKey = firstFormatKey(coherence, plain, {
+			endpoint: `${endpointOf()}|judge-a`,
+			model: 'judge-a',
+		});
+		await store.set(oldKey, oldEntry(oldKey, 'stored by the earlier version', clock - 1000), TTL);
+		await store.close();
+		const first = await calls(coherence, plain, { source: credential('judge-a') });
+		expect(first.calls).toBe(0);
+		expect(first.score).toMatchObject({
+			cached: true,
+			value: 2,
+			reason: 'stored by the earlier version',
+		});
+		expect((first.score.details?.cache as CacheInfo & { storedAt?: string }).storedAt).toBe(
+			new Date(clock - 1000).toISOString(),
+		);
+		// Adopted under the new key: it answers with the first-format entry gone.
+		await cache.backend.remove(oldKey);
+		expect((await calls(coherence, plain, { source: credential('judge-a') })).score.cached).toBe(
+			true,
+		);
+		// It keeps its stored-at, so it expires when it would have.
+		clock += TTL;
+		expect((await calls(coherence, plain, { source: credential('judge-a') })).calls).toBe(1);
+	});
+
+	it('under a default model that was not sent: read when that default is the model called or the current one, else a one-time miss', async () => {
+		const store = diskBackend(dir);
+		const rowOf = (n: number) => ({ ...plain, response: `${plain.response} (${n})` });
+		const put = async (n: number, endpointModel: string, reason: string, temperature = 0) => {
+			const key = firstFormatKey(coherence, rowOf(n), {
+				endpoint: `${endpointOf()}|${endpointModel}`,
+				model: 'gpt-4o',
+				temperature,
+			});
+			await store.set(key, oldEntry(key, reason, clock), TTL);
+		};
+		// Stored by a credential whose default was judge-old, the node calling gpt-4o.
+		await put(1, 'judge-old', 'old default');
+		await put(2, 'judge-old', 'old default');
+		// Stored by a credential whose default was gpt-4o itself, at temperature 0.3.
+		await put(3, 'gpt-4o', 'default was the model', 0.3);
+		await store.close();
+		const judged = (n: number, source: ModelSource, temperature?: number) =>
+			calls(coherence, rowOf(n), { source, model: 'gpt-4o', temperature });
+		// The same credential (default judge-old): read.
+		expect((await judged(1, credential('judge-old'))).score.reason).toBe('old default');
+		// The default renamed since: that old default cannot be named, judged again once.
+		const renamed = await judged(2, credential('judge-new'));
+		expect(renamed.calls).toBe(1);
+		expect((await judged(2, credential('judge-new'))).calls).toBe(0);
+		// The default renamed, but the verdict's default was the model called: read.
+		expect((await judged(3, credential('judge-new'), 0.3)).score.reason).toBe(
+			'default was the model',
+		);
+	});
+
+	it("the first format's source keys that still name a call: the model called and the current default (Azure: the deployment)", () => {
+		const compatible = createOpenAIModelSource({
+			provider: 'compatible',
+			baseUrl: 'http://h/v1',
+			model: 'judge-a',
+		});
+		expect(compatible.earlierCacheKeys?.('gpt-4o')).toEqual([
+			'compatible:http://h/v1|gpt-4o',
+			'compatible:http://h/v1|judge-a',
+		]);
+		expect(compatible.earlierCacheKeys?.()).toEqual(['compatible:http://h/v1|judge-a']);
+		const deployment = createOpenAIModelSource({
+			provider: 'azure',
+			azureEndpoint: 'https://r.example.com',
+			azureDeployment: 'dep-1',
+			apiKey: 'k',
+			model: 'judge-a',
+		});
+		// The earlier source key of an Azure deployment never held a model: one key, exact.
+		expect(deployment.earlierCacheKeys?.('gpt-4o')).toEqual([
+			'azure:https://r.example.com/dep-1|dep-1',
+		]);
+		expect(createChatModelSource(chat(0, 256)).earlierCacheKeys).toBeUndefined();
+	});
+
+	it('a Chat Model verdict of the first format is judged again once: its settings were not in that key', async () => {
+		const store = diskBackend(dir);
+		const model = chat(0, 256);
+		const oldKey = firstFormatKey(coherence, plain, {
+			endpoint: createChatModelSource(model).key,
+			model: 'llama3',
+		});
+		await store.set(oldKey, oldEntry(oldKey, 'chat model', clock), TTL);
+		await store.close();
+		expect((await calls(coherence, plain, { source: createChatModelSource(model) })).calls).toBe(1);
+		expect((await calls(coherence, plain, { source: createChatModelSource(model) })).calls).toBe(0);
+	});
+
+	it('a bare (MiniCheck) verdict of the first format is read', async () => {
+		// The bare prompt, as the server receives it.
+		await calls(factCheck, factRow, { source: credential('judge-a'), seed: 9, ...minicheck });
+		const user = server.chatRequests()[0].messages?.[0].content ?? '';
+		expect(user).toMatch(/^Document: /);
+		const store = diskBackend(dir);
+		const oldKey = firstFormatBareKey(`${endpointOf()}|judge-a`, 'judge-a', user);
+		await store.set(
+			oldKey,
+			JSON.stringify({
+				format: 'rag-eval-verdict/1',
+				key: oldKey,
+				value: false,
+				reason: 'old bare',
+				attempts: 1,
+				storedAt: clock,
+			}),
+			TTL,
+		);
+		await store.close();
+		const read = await calls(factCheck, factRow, { source: credential('judge-a'), ...minicheck });
+		expect(read.calls).toBe(0);
+		expect(read.score).toMatchObject({ cached: true, value: false, reason: 'old bare' });
 	});
 });
