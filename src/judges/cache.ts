@@ -1,8 +1,9 @@
 /**
  * The judge verdict cache: re-runs of unchanged rows answer from the cache instead of the model.
- * The key is a SHA-256 of everything that decides a verdict (endpoint, model, temperature, seed,
- * response mode, prompt templates, output schema, params, canonical input values); it never holds
- * the per-call nonce or the API key, and inputs are only hashed. The value is the verdict, its
+ * The key is a SHA-256 of the request as it leaves (endpoint, the model called and every setting
+ * sent, as the source says: `ModelSource.sentSettings`), the response mode, the judge, its output
+ * schema, prompt templates and params, and the canonical input values; it never holds the
+ * per-call nonce or the API key, and inputs are only hashed. The value is the verdict, its
  * reason and details, the model that answered, the HTTP calls and usage it cost, and when.
  * Stores: files on disk (./diskStore.ts: integrity-checked reads, so a corrupt entry is detected;
  * expiry swept by the hour it falls in) and Redis (`ioredis`) so n8n queue-mode workers share hits. A broken store never fails a row: the judge
@@ -19,7 +20,7 @@ import type { Score } from '../core/types';
 import { DiskStore, SWEEP_INTERVAL_MS, sweepDiskStore } from './diskStore';
 import { storeErrorText } from './errors';
 import { byTemplates } from './prompt';
-import type { ModelSource } from './model';
+import type { ModelSource, RequestSettings } from './model';
 import type { BareCall, JudgeDecl, JudgePrompt } from './types';
 
 export { diskSweepsDone, sweepDiskStore, type SweepResult } from './diskStore';
@@ -36,7 +37,15 @@ export {
  * imported, so the cache depends on nothing that calls it.
  */
 export interface CallSettings {
-	source: Pick<ModelSource, 'key' | 'defaultModel' | 'supportsResponseFormat'>;
+	source: Pick<
+		ModelSource,
+		| 'key'
+		| 'defaultModel'
+		| 'supportsResponseFormat'
+		| 'endpoint'
+		| 'sentSettings'
+		| 'earlierCacheKeys'
+	>;
 	model?: string;
 	temperature?: number;
 	seed?: number;
@@ -54,7 +63,10 @@ export interface CacheBackend {
 	close(): Promise<void>;
 }
 
+/** The stored entry's format (unchanged since the first key format: old entries still parse). */
 const CACHE_FORMAT = 'rag-eval-verdict/1';
+/** The key's format: the request as sent (the first format, `CACHE_FORMAT`'s, is read on a miss). */
+const KEY_FORMAT = 'rag-eval-verdict-key/2';
 /** Default time to live of a verdict: 7 days. */
 export const DEFAULT_CACHE_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -133,6 +145,19 @@ export class VerdictCache {
 		return { kind: 'hit', entry: parsed.data };
 	}
 
+	/**
+	 * Stores a verdict found under an earlier key format under its current key, as it was (same
+	 * stored-at, so it expires when it would have); best effort, a failure only costs a lookup.
+	 */
+	async adopt(entry: CacheEntry, key: string): Promise<void> {
+		const ttl = this.ttlMs > 0 ? Math.max(1, this.ttlMs - (this.now() - entry.storedAt)) : 0;
+		try {
+			await this.backend.set(key, JSON.stringify({ ...entry, key }), ttl);
+		} catch {
+			// The earlier key keeps answering until it expires.
+		}
+	}
+
 	/** Stores an ok verdict; returns why it could not be stored, or null. */
 	async save(key: string, score: Score): Promise<string | null> {
 		if (score.status !== 'ok' || score.value === null) return null;
@@ -176,41 +201,34 @@ export class VerdictCache {
 
 /** JSON with object keys sorted at every level, `undefined` dropped: one text per value. */
 export function canonicalJson(v: unknown): string {
+	return canonical(v, undefined, '');
+}
+
+/** {@link canonicalJson}, with the object `swap` (when given) written as the string `as`. */
+function canonical(v: unknown, swap: object | undefined, as: string): string {
 	if (v === undefined) return 'null';
 	if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
-	if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+	if (v === swap) return JSON.stringify(as);
+	if (Array.isArray(v)) return `[${v.map((x) => canonical(x, swap, as)).join(',')}]`;
 	const obj = v as Record<string, unknown>;
 	const keys = Object.keys(obj)
 		.filter((k) => obj[k] !== undefined)
 		.sort();
-	return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+	return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(obj[k], swap, as)}`).join(',')}}`;
 }
 
 function sha256(text: string): string {
 	return createHash('sha256').update(text).digest('hex');
 }
 
-/** What decides a verdict besides the judge's own declaration. */
-interface CallIdentity {
-	endpoint: string;
-	model: string;
-	temperature: number;
-	seed: number | null;
-	maxTokens: number | null;
-	responseMode: string;
-}
-
-function identity(ctx: CallSettings, mode: string, temperature: number, maxTokens?: number) {
-	const id: CallIdentity = {
-		// The source key is endpoint + default model, built without the API key (model.ts).
-		endpoint: ctx.source.key,
-		model: ctx.model ?? ctx.source.defaultModel,
-		temperature,
-		seed: ctx.seed ?? null,
-		maxTokens: maxTokens ?? null,
-		responseMode: mode,
-	};
-	return id;
+/** The keys of one call: the one it is stored under, and earlier formats' naming the same request. */
+export interface VerdictKey {
+	key: string;
+	/**
+	 * Keys of the first format that still mean this request, read in order on a miss: built only
+	 * then, so a run of hits pays nothing for them.
+	 */
+	earlier(): string[];
 }
 
 // A node's rows share their judge's schema and prompt: each is hashed once, not once per call.
@@ -223,43 +241,127 @@ function schemaHash(schema: Record<string, unknown>): string {
 	return h;
 }
 
-/** The cache key of one structured judge call: `verdict:<sha256>` of its canonical parts. */
+/**
+ * The request part of a cache key, one function for every source: where the call goes (provider
+ * and endpoint, without the model), the response mode (it decides the format instructions in the
+ * messages) and the hash of what the source says it sends besides the messages (the model called
+ * and each setting as sent). A source that does not say is taken to send the request's model,
+ * temperature, seed, max tokens and schema.
+ */
+export function requestIdentity(
+	source: CallSettings['source'],
+	request: RequestSettings,
+): { endpoint: string; mode: string; sent: string } {
+	const sent = source.sentSettings
+		? source.sentSettings(request)
+		: {
+				model: request.model ?? source.defaultModel,
+				temperature: request.temperature,
+				seed: request.seed,
+				maxTokens: request.maxTokens,
+				jsonSchema: request.mode === 'json_schema' ? request.jsonSchema : undefined,
+			};
+	// The output schema travels in every structured request: canonicalised once per judge, not per
+	// call, and written here as its hash.
+	const schema = request.jsonSchema?.schema;
+	const schemaText = schema ? `schema:sha256:${schemaHash(schema)}` : '';
+	return {
+		endpoint: source.endpoint ?? source.key,
+		mode: request.mode,
+		sent: sha256(canonical(sent, schema, schemaText)),
+	};
+}
+
+/**
+ * The first request of a structured call, as ./single.ts sends it: the mode the output ladder
+ * starts from (a fallback from there is decided by the same endpoint and settings), the node's
+ * model, temperature (default 0), seed and max tokens.
+ */
+function structuredRequest(decl: JudgeDecl, ctx: CallSettings): RequestSettings {
+	const mode = ctx.source.supportsResponseFormat ? 'json_schema' : 'text';
+	return {
+		mode,
+		jsonSchema:
+			mode === 'json_schema'
+				? { name: decl.output.name, schema: decl.output.jsonSchema }
+				: undefined,
+		model: ctx.model,
+		temperature: ctx.temperature ?? 0,
+		seed: ctx.seed,
+		maxTokens: ctx.maxTokens,
+	};
+}
+
+/** A bare call's request, as ./fanout.ts sends it: text, temperature 0, the call's own max tokens. */
+function bareRequest(bare: BareCall, ctx: CallSettings): RequestSettings {
+	return {
+		mode: 'text',
+		model: ctx.model,
+		temperature: 0,
+		seed: ctx.seed,
+		maxTokens: bare.maxTokens,
+	};
+}
+
+/**
+ * The call part of the first key format, for each earlier source key that still names this
+ * request: the source key of its day, the model, the node's temperature, seed and max tokens and
+ * the mode. Only sources that send exactly those (the credential's) name any.
+ */
+function earlierCalls(ctx: CallSettings, request: RequestSettings, mode: string): unknown[] {
+	const keys = ctx.source.earlierCacheKeys?.(ctx.model) ?? [];
+	return keys.map((endpoint) => ({
+		endpoint,
+		model: ctx.model ?? ctx.source.defaultModel,
+		temperature: request.temperature,
+		seed: request.seed ?? null,
+		maxTokens: request.maxTokens ?? null,
+		responseMode: mode,
+	}));
+}
+
+function keyOf(parts: Record<string, unknown>): string {
+	return `verdict:${sha256(canonicalJson(parts))}`;
+}
+
+/** The cache keys of one structured judge call: `verdict:<sha256>` of its canonical parts. */
 export function verdictKey(
 	decl: JudgeDecl,
 	prompt: JudgePrompt,
 	values: Record<string, unknown>,
 	params: Record<string, unknown>,
 	ctx: CallSettings,
-): string {
+): VerdictKey {
 	const inputs: Record<string, unknown> = {};
 	for (const i of decl.inputs) inputs[i.name] = values[i.name];
-	const parts = {
-		format: CACHE_FORMAT,
-		call: identity(
-			ctx,
-			// Where the output ladder starts; a fallback from there is decided by the same endpoint.
-			ctx.source.supportsResponseFormat ? 'json_schema' : 'text',
-			ctx.temperature ?? 0,
-			ctx.maxTokens,
-		),
+	const request = structuredRequest(decl, ctx);
+	const rest = {
 		judge: `${decl.id}@${decl.version}`,
 		output: { name: decl.output.name, schema: schemaHash(decl.output.jsonSchema) },
 		prompt: byTemplates(promptKeys, prompt, () => sha256(canonicalJson(prompt))),
 		params: sha256(canonicalJson(params)),
 		inputs: sha256(canonicalJson(inputs)),
 	};
-	return `verdict:${sha256(canonicalJson(parts))}`;
+	return {
+		key: keyOf({ format: KEY_FORMAT, call: requestIdentity(ctx.source, request), ...rest }),
+		earlier: () =>
+			earlierCalls(ctx, request, request.mode).map((call) =>
+				keyOf({ format: CACHE_FORMAT, call, ...rest }),
+			),
+	};
 }
 
-/** The cache key of one bare (MiniCheck) call: its whole prompt is hashed. */
-export function bareKey(decl: JudgeDecl, bare: BareCall, ctx: CallSettings): string {
-	const parts = {
-		format: CACHE_FORMAT,
-		call: identity(ctx, 'bare', 0, bare.maxTokens),
-		judge: `${decl.id}@${decl.version}`,
-		prompt: sha256(bare.user),
+/** The cache keys of one bare (MiniCheck) call: its whole prompt is hashed. */
+export function bareKey(decl: JudgeDecl, bare: BareCall, ctx: CallSettings): VerdictKey {
+	const request = bareRequest(bare, ctx);
+	const rest = { judge: `${decl.id}@${decl.version}`, prompt: sha256(bare.user) };
+	return {
+		key: keyOf({ format: KEY_FORMAT, call: requestIdentity(ctx.source, request), ...rest }),
+		earlier: () =>
+			earlierCalls(ctx, request, 'bare').map((call) =>
+				keyOf({ format: CACHE_FORMAT, call, ...rest }),
+			),
 	};
-	return `verdict:${sha256(canonicalJson(parts))}`;
 }
 
 function info(cache: VerdictCache, hit: boolean, extra: Partial<CacheInfo> = {}): CacheInfo {
@@ -302,18 +404,29 @@ function scoreFromEntry(
 }
 
 /**
- * One model call behind the cache: the verdict stored under `key`, else `call()`, whose ok verdict
- * is stored. Wraps the call only: reading the row and deciding whether a call is needed happen
- * before. Deterministic answers (`details.fixedResult`) are neither stored nor marked.
+ * One model call behind the cache: the verdict stored under `key` (or, on a miss, under one of its
+ * earlier keys), else `call()`, whose ok verdict is stored under `key`. Wraps the call only:
+ * reading the row and deciding whether a call is needed happen before. Deterministic answers
+ * (`details.fixedResult`) are neither stored nor marked.
  */
 export async function cachedCall(
 	cache: VerdictCache,
-	key: string,
+	keys: string | VerdictKey,
 	base: (model: string) => ScoreBase,
 	call: () => Promise<Score>,
 ): Promise<Score> {
 	const started = Date.now();
-	const found = await cache.lookup(key);
+	const key = typeof keys === 'string' ? keys : keys.key;
+	let found = await cache.lookup(key);
+	// A verdict stored under an earlier key format that names the same request is still this
+	// call's: read it, and store it under the current key so the next run finds it at once.
+	if (found.kind === 'miss' && typeof keys !== 'string') {
+		for (const earlier of keys.earlier()) {
+			found = await cache.lookup(earlier);
+			if (found.kind !== 'miss') break;
+		}
+		if (found.kind === 'hit') await cache.adopt(found.entry, key);
+	}
 	if (found.kind === 'hit') return scoreFromEntry(found.entry, cache, base, started);
 	const score = await call();
 	// A deterministic answer (fixedResult) costs nothing and is not cached.

@@ -49,6 +49,9 @@ export interface ChatResult {
 	headers?: Record<string, string>;
 }
 
+/** A chat request without its messages and signal: what a call sends besides the conversation. */
+export type RequestSettings = Omit<ChatRequest, 'messages' | 'signal'>;
+
 /** Anything that can answer one chat call; errors are thrown as `ModelCallError`. */
 export interface ModelSource {
 	/** Governor key of a call with the default model: endpoint + model, never the API key. */
@@ -61,6 +64,24 @@ export interface ModelSource {
 	readonly defaultModel: string;
 	/** Whether the source accepts `json_schema`/`json_object` modes at all. */
 	readonly supportsResponseFormat: boolean;
+	/**
+	 * The provider and endpoint calls go to, without the model and never the API key: the verdict
+	 * cache key's endpoint part. Absent: `key`.
+	 */
+	readonly endpoint?: string;
+	/**
+	 * What `chat(request)` sends besides the messages: the model it calls and every setting that
+	 * reaches the server, as sent (for a Chat Model sub-node, its own settings: the request's
+	 * temperature, seed and max tokens are not sent). Never the API key. Absent: the request's
+	 * model, temperature, seed and max tokens are taken as sent.
+	 */
+	sentSettings?(request: RequestSettings): Record<string, unknown>;
+	/**
+	 * The `key` values under which the verdict cache's first key format stored a call naming
+	 * `model` and still means that same request (./cache.ts reads them on a miss). Absent: none
+	 * do.
+	 */
+	earlierCacheKeys?(model?: string): string[];
 	chat(request: ChatRequest): Promise<ChatResult>;
 }
 
@@ -291,6 +312,33 @@ export function providerMaxConcurrency(key: string): number | undefined {
 		: undefined;
 }
 
+/**
+ * The chat completion body of `req` (the SDK sends it as it is): the one place a call's settings
+ * are chosen, for the call and for what the verdict cache keys it by.
+ */
+function completionParams(
+	config: LlmConfig,
+	req: RequestSettings,
+	messages: ChatMessage[],
+): OpenAI.Chat.ChatCompletionCreateParamsNonStreaming {
+	const params: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+		model: req.model ?? config.model,
+		messages,
+		temperature: req.temperature,
+	};
+	if (req.seed !== undefined) params.seed = req.seed;
+	if (req.maxTokens !== undefined) params.max_tokens = req.maxTokens;
+	if (req.mode === 'json_schema' && req.jsonSchema) {
+		params.response_format = {
+			type: 'json_schema',
+			json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: true },
+		};
+	} else if (req.mode === 'json_object') {
+		params.response_format = { type: 'json_object' };
+	}
+	return params;
+}
+
 /** A `ModelSource` backed by the `openai` SDK (OpenAI, Azure OpenAI, compatible servers). */
 export function createOpenAIModelSource(config: LlmConfig): ModelSource {
 	const client = makeClient(config);
@@ -304,22 +352,24 @@ export function createOpenAIModelSource(config: LlmConfig): ModelSource {
 		keyFor,
 		defaultModel: config.model,
 		supportsResponseFormat: true,
+		// The Azure deployment is in the endpoint (the URL path); the body says the rest.
+		endpoint,
+		sentSettings(req: RequestSettings): Record<string, unknown> {
+			const sent: Record<string, unknown> = { ...completionParams(config, req, []) };
+			delete sent.messages;
+			return sent;
+		},
+		earlierCacheKeys(model?: string): string[] {
+			// The first key format held the source key of its day: the endpoint and the credential's
+			// default model (Azure: the deployment, if any) beside the model called. The default model
+			// is never sent, so a verdict stored under any default answers the same request; the ones
+			// that can be named here are a default that was the model called, and this credential's.
+			const old = (defaultModel: string) =>
+				`${endpoint}|${config.provider === 'azure' ? (config.azureDeployment ?? defaultModel) : defaultModel}`;
+			return [...new Set([old(model ?? config.model), old(config.model)])];
+		},
 		async chat(req: ChatRequest): Promise<ChatResult> {
-			const params: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
-				model: req.model ?? config.model,
-				messages: req.messages,
-				temperature: req.temperature,
-			};
-			if (req.seed !== undefined) params.seed = req.seed;
-			if (req.maxTokens !== undefined) params.max_tokens = req.maxTokens;
-			if (req.mode === 'json_schema' && req.jsonSchema) {
-				params.response_format = {
-					type: 'json_schema',
-					json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: true },
-				};
-			} else if (req.mode === 'json_object') {
-				params.response_format = { type: 'json_object' };
-			}
+			const params = completionParams(config, req, req.messages);
 			try {
 				const { data, response } = await client.chat.completions
 					.create(params, { signal: req.signal })
@@ -434,11 +484,6 @@ const ROLE_MAP: Record<ChatMessage['role'], string> = {
 };
 
 /**
- * Wraps a connected chat model (anything with `invoke(messages)`). Structured output goes
- * through the model's own `withStructuredOutput` when present; otherwise JSON is requested in
- * the prompt and parsed by the runner's fallback ladder.
- */
-/**
  * Where a LangChain chat model sends its calls, as far as its public fields tell (OpenAI-compatible
  * `clientConfig.baseURL`, Azure OpenAI's endpoint, instance and deployment, Anthropic's `apiUrl`,
  * Ollama's `baseUrl`, and the like): scheme, host and path only, never user info or a query (where
@@ -474,6 +519,128 @@ export function chatModelEndpoint(model: unknown): string {
 	);
 }
 
+/**
+ * The fields through which the LangChain chat model classes n8n's Chat Model sub-nodes build
+ * (OpenAI and the servers that speak its API, Azure OpenAI, Anthropic, Google Gemini and Vertex,
+ * Ollama, Mistral, Groq, Bedrock, Cohere and the like) put a setting into the request: sampling,
+ * length, stop, seed, output format, tools, reasoning and the provider's extra request fields.
+ * Client settings that never reach the body (timeout, retries, callbacks, the key) are not here.
+ */
+const CHAT_MODEL_SETTING_FIELDS = [
+	'temperature',
+	'topP',
+	'topK',
+	'minP',
+	'typicalP',
+	'tfsZ',
+	'maxTokens',
+	'maxCompletionTokens',
+	'maxOutputTokens',
+	'maxTokensToSample',
+	'numPredict',
+	'numCtx',
+	'seed',
+	'randomSeed',
+	'frequencyPenalty',
+	'presencePenalty',
+	'repeatPenalty',
+	'repetitionPenalty',
+	'repeatLastN',
+	'penalizeNewline',
+	'mirostat',
+	'mirostatEta',
+	'mirostatTau',
+	'stop',
+	'stopSequences',
+	'n',
+	'logitBias',
+	'logprobs',
+	'topLogprobs',
+	'responseFormat',
+	'format',
+	'json',
+	'responseMimeType',
+	'responseSchema',
+	'tools',
+	'toolChoice',
+	'reasoning',
+	'reasoningEffort',
+	'thinking',
+	'think',
+	'thinkingBudget',
+	'verbosity',
+	'safetySettings',
+	'safeMode',
+	'safePrompt',
+	'streaming',
+	'keepAlive',
+	'user',
+	'modelKwargs',
+	'invocationKwargs',
+	'additionalModelRequestFields',
+] as const;
+
+// Names under which a secret may sit in a setting object (a header, a token); never keyed.
+const SECRET_NAME =
+	/api.?key|secret|password|passwd|authori[sz]ation|bearer|credential|access.?token|auth.?token|^token$|^key$/i;
+
+/**
+ * A setting as plain data: functions, symbols and secrets' names dropped, class instances read by
+ * their own fields, cycles and depth past 8 cut, so that the same settings always give the same
+ * text and nothing the model object holds besides them can reach a cache key.
+ */
+function plainSetting(v: unknown, seen: Set<object> = new Set(), depth = 0): unknown {
+	if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+	if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
+	if (typeof v === 'bigint') return v.toString();
+	if (typeof v !== 'object') return undefined;
+	if (seen.has(v) || depth >= 8) return '[cut]';
+	seen.add(v);
+	try {
+		if (Array.isArray(v)) return v.map((x) => plainSetting(x, seen, depth + 1) ?? null);
+		const out: Record<string, unknown> = {};
+		for (const [k, x] of Object.entries(v)) {
+			if (SECRET_NAME.test(k)) continue;
+			const p = plainSetting(x, seen, depth + 1);
+			if (p !== undefined) out[k] = p;
+		}
+		return out;
+	} finally {
+		seen.delete(v);
+	}
+}
+
+/**
+ * What a LangChain chat model puts in its requests besides the messages: its setting fields
+ * ({@link CHAT_MODEL_SETTING_FIELDS}) and, where the class has one, what its `invocationParams()`
+ * returns (the request parameters LangChain itself builds each call from, and keys its own cache
+ * by). Plain data, without any API key.
+ */
+export function chatModelSettings(model: unknown): Record<string, unknown> {
+	const m = asRecord(model);
+	const fields: Record<string, unknown> = {};
+	for (const name of CHAT_MODEL_SETTING_FIELDS) {
+		const v = plainSetting(m[name]);
+		if (v !== undefined && v !== null) fields[name] = v;
+	}
+	const out: Record<string, unknown> = { fields };
+	if (typeof m.invocationParams === 'function') {
+		try {
+			const params = (m.invocationParams as (options: unknown) => unknown).call(model, {});
+			if (typeof params === 'object' && params !== null)
+				out.invocationParams = plainSetting(params);
+		} catch {
+			// A class whose parameters need call options: its fields above still say what it sends.
+		}
+	}
+	return out;
+}
+
+/**
+ * Wraps a connected chat model (anything with `invoke(messages)`). Structured output goes
+ * through the model's own `withStructuredOutput` when present; otherwise JSON is requested in
+ * the prompt and parsed by the runner's fallback ladder.
+ */
 export function createChatModelSource(model: unknown): ModelSource {
 	if (!isDuckChatModel(model)) {
 		throw new Error(
@@ -486,12 +653,26 @@ export function createChatModelSource(model: unknown): ModelSource {
 		) ?? 'chat-model';
 	const ctor = (model as { constructor?: { name?: unknown } }).constructor?.name;
 	const endpoint = chatModelEndpoint(model);
+	const structuredOutput = typeof model.withStructuredOutput === 'function';
 	return {
 		// The endpoint keeps two Chat Model nodes of one class and model name on different servers
 		// apart (in the verdict cache, and in the governor's per-source state).
 		key: `chat-model:${typeof ctor === 'string' ? ctor : 'unknown'}|${name}${endpoint ? `@${endpoint}` : ''}`,
 		defaultModel: name,
 		supportsResponseFormat: typeof model.withStructuredOutput === 'function',
+		endpoint: `chat-model:${typeof ctor === 'string' ? ctor : 'unknown'}${endpoint ? `@${endpoint}` : ''}`,
+		// The sub-node calls its own model with its own settings: the request's model, temperature,
+		// seed and max tokens never reach it. What does is the structured-output schema, if used.
+		sentSettings(req: RequestSettings): Record<string, unknown> {
+			const structured = req.mode !== 'text' && req.jsonSchema && structuredOutput;
+			return {
+				model: name,
+				structuredOutput: structured
+					? { name: req.jsonSchema?.name, schema: req.jsonSchema?.schema }
+					: null,
+				...chatModelSettings(model),
+			};
+		},
 		async chat(req: ChatRequest): Promise<ChatResult> {
 			// LangChain's tuple form is the message shape every chat model version accepts.
 			const messages = req.messages.map((m) => [ROLE_MAP[m.role], m.content]);

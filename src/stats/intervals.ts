@@ -100,9 +100,11 @@ export function wilsonInterval(successes: number, n: number, level = 0.95): Inte
 	const denom = 1 + z2 / n;
 	const centre = (p + z2 / (2 * n)) / denom;
 	const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+	// At 0 and n successes the interval ends exactly at 0 and 1; centre - half rounds to about 1e-17
+	// (and centre + half to 1 - 1e-16) for many n, which the summary JSON would carry.
 	return {
-		low: Math.max(0, centre - half),
-		high: Math.min(1, centre + half),
+		low: successes === 0 ? 0 : Math.max(0, centre - half),
+		high: successes === n ? 1 : Math.min(1, centre + half),
 		method: 'wilson',
 		level,
 	};

@@ -128,6 +128,21 @@ describe('normal quantile and Wilson interval', () => {
 		expect(ci?.high).toBeCloseTo(high, 12);
 	});
 
+	it('ends exactly at 0 with no successes and at 1 with all, for every n up to 5,000', () => {
+		let inside = 0;
+		for (let n = 1; n <= 5000; n++) {
+			for (const level of [0.9, 0.95, 0.99]) {
+				const none = wilsonInterval(0, n, level);
+				const all = wilsonInterval(n, n, level);
+				expect(none?.low).toBe(0);
+				expect(all?.high).toBe(1);
+				// The other ends stay strictly inside (0, 1): z^2 / (n + z^2) and n / (n + z^2).
+				if (none!.high > 0 && none!.high < 1 && all!.low > 0 && all!.low < 1) inside++;
+			}
+		}
+		expect(inside).toBe(15000);
+	});
+
 	it('has no interval without trials', () => {
 		expect(wilsonInterval(0, 0)).toBeUndefined();
 		expect(() => wilsonInterval(3, 2)).toThrow(RangeError);

@@ -17,6 +17,7 @@ import {
 	redisBackend,
 	redisSettingsFromEnv,
 	VerdictCache,
+	verdictKey,
 	type CacheInfo,
 } from '../../../src/judges/cache';
 import { Governor } from '../../../src/judges/governor';
@@ -486,6 +487,41 @@ describeWithSystemDep(
 			}
 			await worker1.close();
 			await worker2.close();
+		});
+
+		it('a verdict stored under the first key format is read and kept under the new key with the TTL it had left', async () => {
+			const ttlMs = 86_400_000;
+			const storedAt = Date.now() - 3_600_000;
+			const values = { request: 'Is it coherent?', response: 'It is. Fully.' };
+			const keys = verdictKey(coherence, coherence.prompt, values, {}, { source });
+			expect(keys.earlier()).toHaveLength(1);
+			const old = keys.earlier()[0];
+			const entry = {
+				format: 'rag-eval-verdict/1',
+				key: old,
+				value: 3,
+				reason: 'earlier',
+				attempts: 1,
+				storedAt,
+			};
+			await inspector.set(`n8n-rag-eval:${old}`, JSON.stringify(entry), 'PX', ttlMs - 3_600_000);
+			const worker = new VerdictCache(
+				redisBackend({ host: '127.0.0.1', port, timeoutMs: 60_000 }),
+				ttlMs,
+			);
+			const s = await runJudge(coherence, values, {
+				source,
+				governor: new Governor({ maxRetries: 0 }),
+				cache: worker,
+			});
+			await worker.close();
+			expect(server.chatRequests()).toHaveLength(0);
+			expect(s).toMatchObject({ cached: true, value: 3, reason: 'earlier' });
+			const adopted = await inspector.get(`n8n-rag-eval:${keys.key}`);
+			expect(JSON.parse(adopted ?? '{}')).toMatchObject({ key: keys.key, storedAt, value: 3 });
+			const left = await inspector.pttl(`n8n-rag-eval:${keys.key}`);
+			expect(left).toBeGreaterThan(0);
+			expect(left).toBeLessThanOrEqual(ttlMs - 3_600_000);
 		});
 
 		it('an unreachable Redis never fails a row: the judge is called and the row says why', async () => {

@@ -215,22 +215,28 @@ describe('what a judge call sends, scores and stores under', () => {
 			expect(createHash('sha256').update(bodies[0]).digest('hex')).toBe(
 				'5d91db53f0ee9670277317a8cdf567815f5270e383d313bdd1953bc8e5d90e51',
 			);
-			expect(
-				verdictKey(
-					groundedness,
-					groundedness.prompt,
-					{ request: 'Q?', response: 'A.', context: values.retrieved_context },
-					{},
-					{
-						source: {
-							key: 'compatible:http://x/v1|m',
-							defaultModel: 'm',
-							supportsResponseFormat: true,
-						},
-						temperature: 0,
-					},
-				),
-			).toBe('verdict:486137a9983ea93856195a0a52ce0072568294e0fcf992376be99220b2851898');
+			const keys = verdictKey(
+				groundedness,
+				groundedness.prompt,
+				{ request: 'Q?', response: 'A.', context: values.retrieved_context },
+				{},
+				{
+					source: createOpenAIModelSource({
+						provider: 'compatible',
+						baseUrl: 'http://x/v1',
+						model: 'm',
+					}),
+					temperature: 0,
+				},
+			);
+			// The key of the request as sent (issue 43), and the first format's key of the same call,
+			// still read on a miss: the value pinned here before that issue.
+			expect(keys.key).toBe(
+				'verdict:da2a780f960e9a4e0cef1e5bd463d5409cdbcf106040882af0a538fd45458ac9',
+			);
+			expect(keys.earlier()).toEqual([
+				'verdict:486137a9983ea93856195a0a52ce0072568294e0fcf992376be99220b2851898',
+			]);
 		} finally {
 			await server.close();
 		}
