@@ -126,7 +126,7 @@ function replyProblem(r: ChatResult): string | null {
 	if (r.refusal && r.refusal.trim() !== '')
 		return `the judge model refused: ${truncate(r.refusal, 300)}`;
 	if (r.finishReason === 'length') {
-		return "the judge reply was cut off at the token limit (finish_reason length); raise the node's Max Tokens option (0 sends none: the server's default applies)";
+		return "the judge reply was cut off at the token limit (finish_reason length); raise the node's Max Tokens option (0 sends none: the server's default applies), or a connected Chat Model's own maximum";
 	}
 	// An empty reply is re-asked once like an unparseable one (parseReply names it).
 	return null;
