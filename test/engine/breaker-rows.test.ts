@@ -167,9 +167,14 @@ describe('one pathological row first', () => {
 		const { byRow } = callsOf();
 		// two attempts per node for the hung row (a healthy row may be retried on a loaded machine)
 		expect(byRow.get(1)).toBe(2 * JUDGES.length);
-		// no cool-down: the breaker never opened, so no node says it paused
-		for (const [name] of JUDGES)
-			expect(r.run.data.resultData.runData[name][0].hints ?? []).toEqual([]);
+		// no cool-down: the breaker never opened, so no node says it paused; each names its one
+		// errored row
+		for (const [name] of JUDGES) {
+			const hints = (r.run.data.resultData.runData[name][0].hints ?? []).map((h) => h.message);
+			expect(hints).toEqual([
+				`1 of 20 rows errored: ${name}: the judge model did not answer within 1 s (gave up after 2 timed-out attempts)`,
+			]);
+		}
 	}, 30_000);
 
 	it('a row the server always answers with a 500: every other row is judged; it leaves after its own retries', async () => {
