@@ -17,6 +17,10 @@ import {
 	type RecordedRequest,
 	type ScriptedReply,
 } from '../support/openai-server';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { rng } = require('../support/n8n-api-server-cli.js') as {
+	rng: (seed: number) => () => number;
+};
 
 const N = 20;
 const rows = Array.from({ length: N }, (_, i) => ({
@@ -48,16 +52,9 @@ function nodeOf(req: RecordedRequest): string {
 	return found[0];
 }
 
-/** A seeded shuffle (mulberry32), so every order of the property test can be run again. */
+/** A seeded shuffle, so every order of the property test can be run again. */
 function shuffled<T>(xs: T[], seed: number): T[] {
-	let a = seed >>> 0;
-	const rand = () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
+	const rand = rng(seed);
 	const out = [...xs];
 	for (let i = out.length - 1; i > 0; i--) {
 		const j = Math.floor(rand() * (i + 1));

@@ -442,7 +442,7 @@ function createN8nApiServer(options = {}) {
 	};
 }
 
-module.exports = { createN8nApiServer, agentExecution, chainExecution, httpExecution, agentWorkflow, summaryOf, MAX_PAGE };
+module.exports = { createN8nApiServer, agentExecution, chainExecution, httpExecution, agentWorkflow, summaryOf, MAX_PAGE, rng };
 
 if (require.main === module) {
 	const args = process.argv.slice(2);
