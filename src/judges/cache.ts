@@ -273,12 +273,14 @@ export function requestIdentity(
 }
 
 /**
- * The first request of a structured call, as ./single.ts sends it: the mode the output ladder
- * starts from (a fallback from there is decided by the same endpoint and settings), the node's
- * model, temperature (default 0), seed and max tokens.
+ * What a structured call of `decl` sends besides its messages, in `mode`: ./single.ts sends this,
+ * and the key is built from it at the mode the output ladder starts from.
  */
-function structuredRequest(decl: JudgeDecl, ctx: CallSettings): RequestSettings {
-	const mode = ctx.source.supportsResponseFormat ? 'json_schema' : 'text';
+export function structuredSettings(
+	decl: JudgeDecl,
+	ctx: CallSettings,
+	mode: RequestSettings['mode'],
+): RequestSettings {
 	return {
 		mode,
 		jsonSchema:
@@ -292,8 +294,17 @@ function structuredRequest(decl: JudgeDecl, ctx: CallSettings): RequestSettings 
 	};
 }
 
+/**
+ * The first request of a structured call: the mode the output ladder starts from (a fallback from
+ * there is decided by the same endpoint and settings), the node's model, temperature (default 0),
+ * seed and max tokens.
+ */
+function structuredRequest(decl: JudgeDecl, ctx: CallSettings): RequestSettings {
+	return structuredSettings(decl, ctx, ctx.source.supportsResponseFormat ? 'json_schema' : 'text');
+}
+
 /** A bare call's request, as ./fanout.ts sends it: text, temperature 0, the call's own max tokens. */
-function bareRequest(bare: BareCall, ctx: CallSettings): RequestSettings {
+export function bareRequest(bare: BareCall, ctx: CallSettings): RequestSettings {
 	return {
 		mode: 'text',
 		model: ctx.model,

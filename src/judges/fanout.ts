@@ -11,7 +11,7 @@ import { InputError } from '../core/inputs';
 import { errorScore, notApplicableScore, okScore, type ScoreBase } from '../core/score';
 import type { Score } from '../core/types';
 import { foldScoreCalls } from '../core/usage';
-import { bareKey, cachedCall } from './cache';
+import { bareKey, bareRequest, cachedCall } from './cache';
 import type { JudgeContext } from './context';
 import { ModelCallError } from './errors';
 import { callKey, type ChatRequest } from './model';
@@ -50,11 +50,7 @@ export async function runBareCall(
 	try {
 		const request: ChatRequest = {
 			messages: [{ role: 'user', content: bare.user }],
-			mode: 'text',
-			model: ctx.model,
-			temperature: 0,
-			seed: ctx.seed,
-			maxTokens: bare.maxTokens,
+			...bareRequest(bare, ctx),
 		};
 		const governed = await ctx.governor.run(
 			callKey(ctx.source, ctx.model),

@@ -9,7 +9,7 @@
 import { errorScore, okScore, scoreBase, signatureOf, type ScoreBase } from '../core/score';
 import { sumUsage } from '../core/usage';
 import type { Score, Usage } from '../core/types';
-import { cachedCall, verdictKey } from './cache';
+import { cachedCall, structuredSettings, verdictKey } from './cache';
 import type { JudgeContext } from './context';
 import { ModelCallError } from './errors';
 import type { RowClock } from './governor';
@@ -213,7 +213,6 @@ async function askModel(
 	sign: (model: string) => ScoreBase,
 	started: number,
 ): Promise<Score> {
-	const temperature = ctx.temperature ?? 0;
 	const requestedModel = ctx.model ?? ctx.source.defaultModel;
 	const keys = outputKeys(decl);
 
@@ -246,18 +245,7 @@ async function askModel(
 		];
 		let result: ChatResult;
 		try {
-			const request: ChatRequest = {
-				messages,
-				mode,
-				jsonSchema:
-					mode === 'json_schema'
-						? { name: decl.output.name, schema: decl.output.jsonSchema }
-						: undefined,
-				model: ctx.model,
-				temperature,
-				seed: ctx.seed,
-				maxTokens: ctx.maxTokens,
-			};
+			const request: ChatRequest = { messages, ...structuredSettings(decl, ctx, mode) };
 			const governed = await ctx.governor.run(
 				callKey(ctx.source, ctx.model),
 				(signal) => ctx.source.chat({ ...request, signal }),
