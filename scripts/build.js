@@ -55,10 +55,9 @@ function copyIcon(ref, toDir) {
 	}
 }
 
-const CODEX = {
-	categories: ['AI', 'Development'],
-	subcategories: { AI: ['RAG Evaluation'], Development: ['RAG Evaluation'] },
-};
+// The codex (category and search words) is declared once, in nodes/shared/codex.ts; each node
+// class says what it is found by (its static `search`). Only the documentation link is added here.
+const { nodeCodex } = require(path.join(dist, 'nodes', 'shared', 'codex.js'));
 
 for (const rel of pkg.n8n.nodes) {
 	const file = path.join(root, rel);
@@ -67,16 +66,14 @@ for (const rel of pkg.n8n.nodes) {
 	const d = node.description;
 	const dir = path.dirname(file);
 	copyIcon(d.icon, dir);
+	if (!Cls.search) throw new Error(`${rel}: the node class declares no static search (nodes/shared/codex.ts)`);
 	const codex = {
 		node: `${pkg.name}.${d.name}`,
 		nodeVersion: '1.0',
 		codexVersion: '1.0',
-		...CODEX,
-		alias: ['evaluation', 'eval', 'rag', 'llm', 'judge', 'metric', d.displayName.toLowerCase()],
+		...nodeCodex(d.displayName, Cls.search),
 		resources: {
-			primaryDocumentation: [
-				{ url: `https://www.npmjs.com/package/${pkg.name}#${nodeGroup(d.name)}` },
-			],
+			primaryDocumentation: [{ url: `${pkg.homepage}#${nodeGroup(d.name)}` }],
 		},
 	};
 	fs.writeFileSync(file.replace(/\.js$/, '.json'), JSON.stringify(codex, null, '\t') + '\n');

@@ -8,6 +8,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { prepareDataset, type DatasetSource } from '../../src/dataset/prepare';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 
 /**
@@ -16,6 +17,11 @@ import { iconFor } from '../shared/common';
  * Rows carry their run manifest (`run_manifest`), so Eval Aggregate can tell part of a run.
  */
 export class EvalDataset implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['dataset'],
+		words: ['load dataset', 'ground truth', 'jsonl', 'csv', 'records'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Eval Dataset',
 		name: 'evalDataset',

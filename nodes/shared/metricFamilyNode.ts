@@ -10,6 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { MetricDecl } from '../../src/core/types';
+import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
 import { executeMetric, metricDescription } from './metricNode';
 
 /** The node description: the first declaration's, with a Metric chooser and K shown when used. */
@@ -61,8 +62,14 @@ export function metricFamilyNodeClass(
 	displayName: string,
 	description: string,
 	decls: MetricDecl[],
-): new () => INodeType {
+	words: string[] = [],
+): SearchableNodeClass {
 	return class implements INodeType {
+		static readonly search: NodeSearch = {
+			families: ['metric'],
+			words: [...words, ...decls.map((d) => d.displayName)],
+			anchors: evaluatorNames(decls),
+		};
 		description = metricFamilyDescription(name, displayName, description, decls);
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			const id = this.getNodeParameter('metric', 0) as string;

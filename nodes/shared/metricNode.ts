@@ -26,6 +26,7 @@ import {
 	SCORING_OUTPUTS,
 	splitProperties,
 } from './common';
+import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
 import { scoreItems } from './scoreItems';
 
 /** Node name of a metric: `eval` + PascalCase of its id (`f1_score` -> `evalF1Score`). */
@@ -163,8 +164,9 @@ export async function executeMetric(
 }
 
 /** A node class for a metric: n8n's loader needs one class per file, so each file extends this. */
-export function metricNodeClass(decl: MetricDecl): new () => INodeType {
+export function metricNodeClass(decl: MetricDecl): SearchableNodeClass {
 	return class implements INodeType {
+		static readonly search: NodeSearch = { families: ['metric'], anchors: evaluatorNames([decl]) };
 		description = metricDescription(decl);
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			return executeMetric.call(this, decl);
