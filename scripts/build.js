@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Build: compile TypeScript to dist/, then place beside every node and credential its SVG icons
-// and codex file (the .node.json n8n reads for the node panel), and copy runtime data files.
+// and codex file (the .node.json n8n reads for the node panel) and its output schemas, and copy
+// runtime data files.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -77,6 +78,16 @@ for (const rel of pkg.n8n.nodes) {
 		},
 	};
 	fs.writeFileSync(file.replace(/\.js$/, '.json'), JSON.stringify(codex, null, '\t') + '\n');
+	// The output schemas the editor shows before a run (nodes/shared/outputSchema.ts), served by
+	// n8n from the node's folder: __schema__/v1.0.0.json and __schema__/v1.0.0/<operation>.json.
+	// A metric, judge or safety node declares its schema (its class's static outputSchema); every
+	// other node's is committed beside its source, written by test/engine/output-schemas.test.ts.
+	const schemas = path.join(root, path.relative(dist, dir), '__schema__');
+	if (Cls.outputSchema) {
+		fs.mkdirSync(path.join(dir, '__schema__'), { recursive: true });
+		fs.writeFileSync(path.join(dir, '__schema__', 'v1.0.0.json'), JSON.stringify(Cls.outputSchema, null, '\t') + '\n');
+	} else if (fs.existsSync(schemas)) fs.cpSync(schemas, path.join(dir, '__schema__'), { recursive: true });
+	else throw new Error(`${rel}: no output schema in ${path.relative(root, schemas)} (test/engine/output-schemas.test.ts writes it)`);
 }
 for (const rel of pkg.n8n.credentials) {
 	const file = path.join(root, rel);

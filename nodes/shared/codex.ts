@@ -12,6 +12,7 @@
  */
 import type { INodeType } from 'n8n-workflow';
 import type { EvaluatorFacts } from '../../src/core/types';
+import type { JsonSchema } from './outputSchema';
 
 /** The families a node belongs to; each adds its words to the node's search aliases. */
 export type NodeFamily =
@@ -33,8 +34,14 @@ export interface NodeSearch {
 	anchors?: string[];
 }
 
-/** A node class as the build reads it: n8n's constructor, and what the node is found by. */
-export type SearchableNodeClass = (new () => INodeType) & { readonly search: NodeSearch };
+/**
+ * A node class as the build reads it: n8n's constructor, what the node is found by, and the
+ * output schema of a node whose output its declarations give (nodes/shared/outputSchema.ts).
+ */
+export type SearchableNodeClass = (new () => INodeType) & {
+	readonly search: NodeSearch;
+	readonly outputSchema?: JsonSchema;
+};
 
 /** The codex the build writes beside each node (`<Node>.node.json`), without its resources. */
 export interface NodeCodex {

@@ -35,6 +35,7 @@ import {
 	splitProperties,
 } from './common';
 import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
+import { scoringOutputSchema } from './outputSchema';
 import { priceTableOption } from './collect';
 import {
 	cacheOptions,
@@ -334,6 +335,7 @@ export async function executeJudge(
 export function judgeNodeClass(decl: JudgeDecl): SearchableNodeClass {
 	return class implements INodeType {
 		static readonly search: NodeSearch = { families: ['judge'], anchors: evaluatorNames([decl]) };
+		static readonly outputSchema = scoringOutputSchema(decl.inputs, [decl.id]);
 		description = withServiceBackends(decl, judgeDescription(decl));
 		methods = { credentialTest: { ragEvalLlmApiTest } };
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

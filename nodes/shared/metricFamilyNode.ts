@@ -11,7 +11,8 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 import type { MetricDecl } from '../../src/core/types';
 import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
-import { executeMetric, metricDescription } from './metricNode';
+import { scoringOutputSchema } from './outputSchema';
+import { defaultScoreKey, executeMetric, metricDescription } from './metricNode';
 
 /** The node description: the first declaration's, with a Metric chooser and K shown when used. */
 export function metricFamilyDescription(
@@ -70,6 +71,10 @@ export function metricFamilyNodeClass(
 			words: [...words, ...decls.map((d) => d.displayName)],
 			anchors: evaluatorNames(decls),
 		};
+		// With the Metric option at its default, the family's first metric.
+		static readonly outputSchema = scoringOutputSchema(decls[0].inputs, [
+			defaultScoreKey(decls[0]),
+		]);
 		description = metricFamilyDescription(name, displayName, description, decls);
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			const id = this.getNodeParameter('metric', 0) as string;

@@ -32,6 +32,7 @@ import {
 	type SeverityLevel,
 } from '../../src/safety/levels';
 import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
+import { scoringOutputSchema } from './outputSchema';
 import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from './common';
 import {
 	cacheOptions,
@@ -389,6 +390,11 @@ export function safetyNodeClass(type: SafetyNodeType): SearchableNodeClass {
 				type === 'content_safety' ? HARM_CATEGORIES.map((c) => harmDecls[c]) : [safetyFacts(type)],
 			),
 		};
+		// Content Safety with its default categories: one Score per harm category.
+		static readonly outputSchema = scoringOutputSchema(
+			safetyFacts(type).inputs,
+			type === 'content_safety' ? [...HARM_CATEGORIES] : [safetyFacts(type).id],
+		);
 		description = safetyDescription(type);
 		methods = { credentialTest: { ragEvalLlmApiTest } };
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

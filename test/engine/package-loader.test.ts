@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { PackageDirectoryLoader } from 'n8n-core';
+import { PackageDirectoryLoader, resolveOutputSchemaPath } from 'n8n-core';
 
 const ROOT = path.resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -98,6 +98,29 @@ describe('built package, loaded by n8n', () => {
 		expect(groundedness?.codex?.alias).toEqual(
 			expect.arrayContaining(['GroundednessEvaluator', 'groundedness', 'judge', 'metric']),
 		);
+	});
+
+	// n8n serves GET /schemas/<package>.<node>/1.0.0.json from the file resolveSchema finds.
+	it('ships an output schema n8n finds for every node, and one per Review Labels operation', () => {
+		for (const [type, known] of Object.entries(loader.known.nodes)) {
+			const nodeDir = path.dirname(path.join(ROOT, known.sourcePath.replace(ROOT, '')));
+			const file = resolveOutputSchemaPath({ nodeDir, version: 1 });
+			expect({ type, exists: file !== undefined && existsSync(file) }).toEqual({
+				type,
+				exists: true,
+			});
+			const schema = JSON.parse(readFileSync(file!, 'utf8')) as {
+				type: string;
+				properties: object;
+			};
+			expect(schema.type).toBe('object');
+			expect(Object.keys(schema.properties).length).toBeGreaterThan(0);
+		}
+		const labels = path.dirname(loader.known.nodes.reviewLabels.sourcePath);
+		for (const operation of ['form', 'label', 'promote'])
+			expect(existsSync(resolveOutputSchemaPath({ nodeDir: labels, version: 1, operation })!)).toBe(
+				true,
+			);
 	});
 
 	it('exposes the library from package.json main', () => {
