@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // Writes the importable example workflows (examples/*.workflow.json) from the compact definitions
 // below, embedding the bundled datasets so an imported workflow runs with no file on disk. Rerun
-// after editing a dataset: the E2E specs check that the embedded copy matches the file.
+// after editing a dataset: the E2E specs check that the embedded copy matches the file, and
+// `node examples/generate.js --check` (test/unit/examples/generated.test.ts) that every file is
+// what this script writes. Positions are laid out for the editor's opening zoom: a node is 100
+// wide, a judge or other node with a Chat Model input 224, so a node's right neighbour starts 240
+// (after a judge 360) to its right; the browser suite fails on any overlap (test/browser).
 'use strict';
 
 const fs = require('node:fs');
@@ -77,13 +81,14 @@ const nightly = workflow(
 	'ragEvalNightly001',
 	'RAG evaluation: nightly run',
 	[
-		...nightlyTriggers(2),
-		sampleDataset([240, 100]),
+		// Above the line the Relevance -> Eval Aggregate connection takes back to the second row.
+		...nightlyTriggers(2, [0, -180], 180),
+		sampleDataset([240, 0]),
 		{
 			name: 'Ask Your RAG App',
 			type: 'n8n-nodes-base.httpRequest',
 			v: 4.2,
-			pos: [480, 100],
+			pos: [480, 0],
 			disabled: true,
 			params: {
 				method: 'POST',
@@ -100,33 +105,33 @@ const nightly = workflow(
 			name: 'Use Fresh Answers',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [700, 100],
+			pos: [720, 0],
 			params: {
 				jsCode:
 					"// Your app's answer replaces the row's response (the rest of the row is kept). With\n// \"Ask Your RAG App\" disabled the rows pass through and keep their own responses.\nconst rows = $('Eval Dataset').all();\nreturn $input.all().map((item, i) => {\n\tconst answer = item.json.answer ?? item.json.output ?? item.json.text;\n\tconst row = rows[i].json;\n\treturn { json: typeof answer === 'string' ? { ...row, response: answer } : row, pairedItem: i };\n});",
 			},
 			notes: 'Reads the answer field of your app (answer, output or text)',
 		},
-		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [920, 100] },
-		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [1120, 100] },
+		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [960, 0] },
+		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [1200, 0] },
 		{
 			name: 'Groundedness',
 			type: `${P}.judgeGroundedness`,
-			pos: [1320, 100],
+			pos: [1440, 0],
 			params: { threshold: 3 },
 		},
-		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [1620, 100], params: { threshold: 3 } },
+		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [1800, 0], params: { threshold: 3 } },
 		{
 			name: 'Root-Cause Router',
 			type: `${P}.rootCauseRouter`,
-			pos: [1920, 420],
+			pos: [2160, 40],
 			notes: 'Optional per-row actions: connect an output (e.g. safety) to a review queue',
 		},
 		{
 			name: 'Queue Rows for Review',
 			type: 'n8n-nodes-base.executeWorkflow',
 			v: 1.2,
-			pos: [1920, 640],
+			pos: [2160, -180],
 			disabled: true,
 			params: {
 				source: 'database',
@@ -140,7 +145,7 @@ const nightly = workflow(
 		{
 			name: 'Eval Aggregate',
 			type: `${P}.evalAggregate`,
-			pos: [1920, 100],
+			pos: [0, 420],
 			params: { output: 'summary', options: { minCoverage: 95 } },
 			notes: 'Below 95% of rows judged the run is INCOMPLETE, never green',
 		},
@@ -148,7 +153,7 @@ const nightly = workflow(
 			name: 'Load Last Run',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [2140, 100],
+			pos: [240, 420],
 			params: {
 				jsCode:
 					"// Last night's summary and the last 30 complete runs (run metrics only) live in this workflow's\n// static data, kept between production runs.\nconst store = $getWorkflowStaticData('global');\nreturn [{ json: { current: $input.first().json, baseline: store.lastSummary ?? null, history: store.history ?? [] } }];",
@@ -157,7 +162,7 @@ const nightly = workflow(
 		{
 			name: 'Regression Gate',
 			type: `${P}.regressionGate`,
-			pos: [2360, 100],
+			pos: [480, 420],
 			params: {
 				current: '={{ $json.current }}',
 				baseline: '={{ $json.baseline ?? "" }}',
@@ -169,7 +174,7 @@ const nightly = workflow(
 			name: 'Save as Baseline',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [2580, 0],
+			pos: [720, 560],
 			params: {
 				jsCode:
 					"// A complete run (OK or Regressed) becomes tomorrow's baseline and joins the history the report\n// draws trends from. An incomplete one does not: tomorrow is compared with the last judged run.\nconst store = $getWorkflowStaticData('global');\nconst s = $input.first().json.summary;\nstore.lastSummary = s;\n// Run metrics only (never rows): what the gate compares, for the last 30 runs.\nconst keep = (o, f) => Object.fromEntries(Object.entries(o ?? {}).map(([k, v]) => [k, f(v)]));\nconst entry = {\n  at: new Date().toISOString(),\n  rows: s.rows,\n  metrics: keep(s.metrics, (m) => ({ value: m.value ?? null, measured: m.measured, direction: m.direction })),\n  perMetric: keep(s.perMetric, (m) => ({ measured: m.measured, scale: m.scale, direction: m.direction, mean: { value: m.mean?.value }, passRate: { value: m.passRate?.value } })),\n};\nstore.history = [...(store.history ?? []), entry].slice(-30);\nreturn $input.all();",
@@ -178,7 +183,7 @@ const nightly = workflow(
 		{
 			name: 'Eval Report',
 			type: `${P}.evalReport`,
-			pos: [2800, 100],
+			pos: [960, 420],
 			params: {
 				title: 'Nightly RAG evaluation',
 				formats: ['slack', 'tickets', 'markdown', 'html'],
@@ -193,12 +198,12 @@ const nightly = workflow(
 			},
 			notes: 'Change n8n.example.com in Options -> Run URL to your n8n address',
 		},
-		slackWebhook([2980, -100], '={{ JSON.stringify($json.slack) }}'),
+		slackWebhook([1200, 380], '={{ JSON.stringify($json.slack) }}'),
 		{
 			name: 'Post to Slack (Slack node)',
 			type: 'n8n-nodes-base.slack',
 			v: 2.3,
-			pos: [2980, 60],
+			pos: [1200, 560],
 			disabled: true,
 			params: {
 				select: 'channel',
@@ -214,7 +219,7 @@ const nightly = workflow(
 			name: 'Find Open Tickets',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [2980, 300],
+			pos: [1200, 760],
 			disabled: true,
 			alwaysOutputData: true,
 			params: {
@@ -231,14 +236,14 @@ const nightly = workflow(
 			name: 'Plan Tickets',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [3200, 300],
+			pos: [1440, 760],
 			params: { jsCode: planTicketsCode() },
 		},
 		{
 			name: 'Open, Comment or Close',
 			type: 'n8n-nodes-base.switch',
 			v: 3.2,
-			pos: [3420, 300],
+			pos: [1680, 760],
 			params: {
 				mode: 'expression',
 				numberOutputs: 3,
@@ -250,7 +255,7 @@ const nightly = workflow(
 			name: 'Open Ticket',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [3660, 160],
+			pos: [1920, 580],
 			disabled: true,
 			params: {
 				resource: 'issue',
@@ -267,7 +272,7 @@ const nightly = workflow(
 			name: 'Comment on Ticket',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [3660, 320],
+			pos: [1920, 760],
 			disabled: true,
 			params: {
 				resource: 'issue',
@@ -282,7 +287,7 @@ const nightly = workflow(
 			name: 'Close Recovered Ticket',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [3660, 480],
+			pos: [1920, 940],
 			disabled: true,
 			params: {
 				resource: 'issue',
@@ -298,7 +303,7 @@ const nightly = workflow(
 			name: 'Close Ticket',
 			type: 'n8n-nodes-base.github',
 			v: 1.1,
-			pos: [3900, 480],
+			pos: [2160, 940],
 			disabled: true,
 			params: {
 				resource: 'issue',
@@ -309,47 +314,19 @@ const nightly = workflow(
 				editFields: { state: 'closed' },
 			},
 		},
+		// One short note where the canvas has room, readable at the zoom the editor opens with; the
+		// details are in examples/README.md.
 		sticky(
 			'Start here',
-			[-40, -420],
-			[860, 380],
+			[-40, 720],
+			[1180, 270],
 			'## Nightly RAG evaluation\n' +
-				'Every night at 02:00: score the dataset, compare with last night, post **one** Slack message and keep **one GitHub issue per root cause**.\n\n' +
-				'**To point it at your app:**\n' +
+				'Every night at 02:00: score the dataset, compare with the last complete run, post **one** Slack message and keep **one GitHub issue per root cause**.\n\n' +
 				'1. **Eval Dataset**: your rows (file, Google Sheets, Data Table, or paste JSONL).\n' +
 				'2. **Ask Your RAG App**: your endpoint, then enable it (the sample already carries answers).\n' +
-				'3. **Groundedness / Relevance**: add the judge-model credential (OpenAI, Azure or any compatible URL).\n' +
-				'4. Activate the workflow: the baseline is kept in its static data between scheduled runs.\n\n' +
-				'Slack and tickets hang off **Eval Report**: one message and one ticket per cause per run. **Root-Cause Router** is for per-row actions (a review queue for safety failures, say); do not post from it, or you get a message per row.',
-		),
-		sticky(
-			'Verdict',
-			[1760, -420],
-			[900, 380],
-			'## OK, REGRESSED or INCOMPLETE\n' +
-				'**Regression Gate** compares tonight with the last complete run (tolerance 0.02, significance after Holm correction).\n' +
-				'- **OK** and **Regressed** save tonight as the new baseline.\n' +
-				'- **Incomplete**: fewer than 95% of rows were judged (judge model down, quota, timeouts). It never posts green and is not saved as a baseline.\n\n' +
-				'Change **Minimum Coverage (%)** on Eval Aggregate and Regression Gate together.',
-		),
-		sticky(
-			'Slack',
-			[2680, -420],
-			[560, 380],
-			'## One Slack message per run\n' +
-				'**Post to Slack**: paste a Slack [incoming webhook](https://api.slack.com/messaging/webhooks) URL and enable it.\n' +
-				'Or use **Post to Slack (Slack node)** with a Slack credential and channel instead.\n\n' +
-				'REGRESSED and INCOMPLETE runs mention @here (Eval Report -> Options -> Mention On Alert).\n' +
-				'Set **Run URL** on Eval Report to your n8n address so the message links to the execution.',
-		),
-		sticky(
-			'Tickets',
-			[2940, 600],
-			[1180, 440],
-			'## One ticket per root cause, across nights\n' +
-				'Add a GitHub credential (for GitHub Enterprise set its server URL) and set owner and repository on the five GitHub nodes, then enable them.\n\n' +
-				'Each failing cause has one open issue labelled `rag-eval` + `root-cause:<cause>`: opened with the suggested fix and the first failing rows, commented on each night it persists, commented and closed the first complete night no row fails on it.\n\n' +
-				'**Jira instead:** replace *Find Open Tickets* with Jira *Issue -> Get Many* and JQL `labels = rag-eval AND statusCategory != Done`; in *Plan Tickets* read labels from `issue.fields.labels` and the key from `issue.key`; *Open Ticket* -> Jira *Create* (summary = title, description = body, labels), *Comment on Ticket* -> Jira *Comment -> Add*, *Close Ticket* -> Jira *Update* with your Done transition.',
+				'3. **Groundedness / Relevance**: the judge-model credential (OpenAI, Azure or any compatible URL).\n' +
+				'4. **Post to Slack**: your incoming webhook URL; the GitHub nodes: a credential, owner and repository. Enable them, then activate.\n\n' +
+				'**Regression Gate**: OK and Regressed become the new baseline; Incomplete (under 95% of rows judged) never posts green. **Root-Cause Router** is for per-row actions: post from Eval Report. Jira instead of GitHub: examples/README.md.',
 		),
 	],
 	[
@@ -472,13 +449,13 @@ const ciGate = withNodeSettings(
 			{
 				name: 'CI Summary',
 				type: `${P}.evalAggregate`,
-				pos: [1440, -100],
+				pos: [1520, -100],
 				params: { output: 'summary', options: { bootstrapResamples: 0 } },
 			},
 			{
 				name: 'JUnit Report',
 				type: `${P}.evalReport`,
-				pos: [1660, -100],
+				pos: [1760, -100],
 				params: {
 					title: 'RAG evaluation (CI)',
 					formats: ['junit'],
@@ -493,7 +470,7 @@ const ciGate = withNodeSettings(
 				name: 'Answer CI',
 				type: 'n8n-nodes-base.respondToWebhook',
 				v: 1.1,
-				pos: [1880, -100],
+				pos: [2000, -100],
 				params: {
 					respondWith: 'json',
 					responseBody:
@@ -809,12 +786,12 @@ const agent = workflow(
 	'RAG evaluation: an n8n AI Agent',
 	[
 		{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
-		sampleDataset([220, 0], null),
+		sampleDataset([240, 0], null),
 		{
 			name: 'Ask the Agent',
 			type: 'n8n-nodes-base.executeWorkflow',
 			v: 1.2,
-			pos: [480, 120],
+			pos: [480, 180],
 			params: {
 				source: 'database',
 				workflowId: { __rl: true, mode: 'id', value: agentUnderTest.id },
@@ -826,7 +803,7 @@ const agent = workflow(
 		{
 			name: 'Cost & Latency',
 			type: `${P}.evalCostLatency`,
-			pos: [700, 120],
+			pos: [720, 180],
 			params: { maxLatencySeconds: 60 },
 			notes: "Tokens and latency from each row's own agent run",
 		},
@@ -834,37 +811,37 @@ const agent = workflow(
 			name: 'Pair Answers With Rows',
 			type: 'n8n-nodes-base.merge',
 			v: 3.2,
-			pos: [920, 0],
+			pos: [960, 0],
 			params: { mode: 'combine', combineBy: 'combineByPosition', options: {} },
 		},
 		{
 			name: 'F1 Score',
 			type: `${P}.evalF1Score`,
-			pos: [1140, 0],
+			pos: [1200, 0],
 			params: { response: '={{ $json.output }}' },
 		},
 		{
 			name: 'Relevance',
 			type: `${P}.judgeRelevance`,
-			pos: [1360, 0],
+			pos: [1440, 0],
 			params: { response: '={{ $json.output }}', threshold: 3 },
 		},
 		{
 			name: 'Groundedness',
 			type: `${P}.judgeGroundedness`,
-			pos: [1580, 0],
+			pos: [1800, 0],
 			params: { response: '={{ $json.output }}', threshold: 3 },
 		},
 		{
 			name: 'Eval Aggregate',
 			type: `${P}.evalAggregate`,
-			pos: [1800, 0],
+			pos: [2160, 0],
 			params: { output: 'summary' },
 		},
 		{
 			name: 'Eval Report',
 			type: `${P}.evalReport`,
-			pos: [1860, 0],
+			pos: [2400, 0],
 			params: {
 				title: 'Support agent evaluation',
 				formats: ['markdown'],
@@ -922,7 +899,9 @@ const databricks = workflow(
 		...databricksJudges.map(([name, type], i) => ({
 			name,
 			type: `${P}.${type}`,
-			pos: [440 + 220 * i, 0],
+			// A judge is drawn 224 wide (its Chat Model input): 360 apart leaves its connection and
+			// output label in view.
+			pos: [480 + 360 * i, 0],
 			params:
 				type === 'judgeGuidelineAdherence'
 					? { options: { globalGuidelines: 'The response must not mention competitors' } }
@@ -931,18 +910,19 @@ const databricks = workflow(
 		{
 			name: 'Document Recall',
 			type: `${P}.evalRetrievalMetrics`,
-			pos: [440 + 220 * databricksJudges.length, 0],
+			pos: [480 + 360 * databricksJudges.length, 0],
 			params: { metric: 'document_recall' },
 		},
 		{
 			name: 'Root-Cause Router',
 			type: `${P}.rootCauseRouter`,
-			pos: [660 + 220 * databricksJudges.length, -160],
+			// 22 outputs draw it about 700 high: below the aggregate, nothing to its right.
+			pos: [720 + 360 * databricksJudges.length, 220],
 		},
 		{
 			name: 'Eval Aggregate',
 			type: `${P}.evalAggregate`,
-			pos: [660 + 220 * databricksJudges.length, 160],
+			pos: [720 + 360 * databricksJudges.length, 0],
 			params: { output: 'summary' },
 		},
 	],
@@ -989,7 +969,8 @@ const evaluationsTab = workflow(
 			name: 'Ask Your RAG App',
 			type: 'n8n-nodes-base.httpRequest',
 			v: 4.2,
-			pos: [480, 0],
+			// Off the scoring line: it is not connected, so it must not sit under a connection.
+			pos: [480, 220],
 			disabled: true,
 			params: {
 				method: 'POST',
@@ -1001,25 +982,25 @@ const evaluationsTab = workflow(
 			},
 			notes: 'Enable to score fresh answers; the sample rows carry responses',
 		},
-		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [720, 0], params: FLAT },
-		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [940, 0], params: FLAT },
+		{ name: 'F1 Score', type: `${P}.evalF1Score`, pos: [480, 0], params: FLAT },
+		{ name: 'ROUGE', type: `${P}.evalRouge`, pos: [720, 0], params: FLAT },
 		{
 			name: 'Groundedness',
 			type: `${P}.judgeGroundedness`,
-			pos: [1160, 0],
+			pos: [960, 0],
 			params: { threshold: 3, ...FLAT },
 		},
 		{
 			name: 'Relevance',
 			type: `${P}.judgeRelevance`,
-			pos: [1380, 0],
+			pos: [1320, 0],
 			params: { threshold: 3, ...FLAT },
 		},
 		{
 			name: 'Set Metrics',
 			type: 'n8n-nodes-base.evaluation',
 			v: 4.7,
-			pos: [1620, 0],
+			pos: [1680, 0],
 			params: {
 				operation: 'setMetrics',
 				metric: 'customMetrics',
@@ -1073,14 +1054,14 @@ const redteam = workflow(
 			name: 'Use Fresh Answers',
 			type: 'n8n-nodes-base.code',
 			v: 2,
-			pos: [940, 100],
+			pos: [960, 100],
 			params: {
 				jsCode:
 					"// Your app's answer becomes the row's response; the row and its attack info are kept. A failed call\n// or a reply without an answer leaves the row with no response: Content Safety cannot score it and\n// its pair is reported incomplete, never judged on the dataset's stale answer. With \"Ask Your App\"\n// disabled the rows pass through unchanged (the sample's own answers).\nconst rows = $('Attack Injector').all();\nreturn $input.all().map((item, i) => {\n\tconst row = rows[i].json;\n\tif (item.json.attack !== undefined) return { json: row, pairedItem: i };\n\tconst answer = item.json.answer ?? item.json.output ?? item.json.text;\n\tif (typeof answer === 'string') return { json: { ...row, response: answer }, pairedItem: i };\n\tconst { response, ...rest } = row;\n\tconst why = item.json.error ? String(item.json.error.message ?? item.json.error) : 'no answer, output or text field in the reply';\n\treturn { json: { ...rest, app_error: why }, pairedItem: i };\n});",
 			},
 			notes: 'Reads the answer field of your app (answer, output or text)',
 		},
-		...redTeamScoring('Red-team nightly: direct attacks'),
+		...redTeamScoring('Red-team nightly: direct attacks', 1200),
 		sticky(
 			'Red team',
 			[-40, -420],
@@ -1369,9 +1350,26 @@ for (const f of fs.existsSync(SRC) ? fs.readdirSync(SRC).sort() : []) {
 		out[name] = wf;
 	}
 }
+// `--check`: write nothing, fail when a committed workflow file is not what this script writes.
+const check = process.argv.includes('--check');
+const stale = [];
 for (const [name, wf] of Object.entries(out)) {
-	fs.writeFileSync(path.join(HERE, `${name}.workflow.json`), `${JSON.stringify(wf, null, '\t')}\n`);
+	const file = path.join(HERE, `${name}.workflow.json`);
+	const text = `${JSON.stringify(wf, null, '\t')}\n`;
+	if (check) {
+		if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text) stale.push(file);
+		continue;
+	}
+	fs.writeFileSync(file, text);
 	console.log(`wrote examples/${name}.workflow.json (${wf.nodes.length} nodes)`);
+}
+if (check) {
+	for (const f of stale) console.error(`${path.relative(process.cwd(), f)} is not what examples/generate.js writes`);
+	if (stale.length) {
+		console.error('run node examples/generate.js and commit the result');
+		process.exit(1);
+	}
+	console.log(`${Object.keys(out).length} example workflows are what examples/generate.js writes`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1424,16 +1422,16 @@ function planTicketsCode() {
 // Node definitions shared by several examples (here and in examples/src/*.js, through `helpers`).
 
 /** "Every Night" (a schedule at `hour`) and "Run Now" (manual), the two starts of a nightly run. */
-function nightlyTriggers(hour) {
+function nightlyTriggers(hour, [x, y] = [0, 0], gap = 200) {
 	return [
 		{
 			name: 'Every Night',
 			type: 'n8n-nodes-base.scheduleTrigger',
 			v: 1.2,
-			pos: [0, 0],
+			pos: [x, y],
 			params: { rule: { interval: [{ triggerAtHour: hour }] } },
 		},
-		{ name: 'Run Now', type: 'n8n-nodes-base.manualTrigger', pos: [0, 200] },
+		{ name: 'Run Now', type: 'n8n-nodes-base.manualTrigger', pos: [x, y + gap] },
 	];
 }
 
@@ -1472,12 +1470,12 @@ function slackWebhook(
 }
 
 /** The red-team nightly's "Ask Your App": the attacked row (with its earlier turns) to the app. */
-function redTeamApp(notes) {
+function redTeamApp(notes, pos = [720, 100]) {
 	return {
 		name: 'Ask Your App',
 		type: 'n8n-nodes-base.httpRequest',
 		v: 4.2,
-		pos: [720, 100],
+		pos,
 		disabled: true,
 		params: {
 			method: 'POST',
@@ -1491,13 +1489,16 @@ function redTeamApp(notes) {
 	};
 }
 
-/** The red-team nightly after the app: Content Safety, Jailbreak Comparison, Post to Slack. */
-function redTeamScoring(title) {
+/**
+ * The red-team nightly after the app: Content Safety (drawn 224 wide, its Chat Model input),
+ * Jailbreak Comparison, Post to Slack; `x` is where Content Safety starts.
+ */
+function redTeamScoring(title, x = 1160) {
 	return [
 		{
 			name: 'Content Safety',
 			type: `${P}.evalContentSafety`,
-			pos: [1160, 100],
+			pos: [x, 100],
 			params: {
 				categories: ['hate_unfairness', 'sexual', 'violence', 'self_harm'],
 				defectLevel: 'medium',
@@ -1507,7 +1508,7 @@ function redTeamScoring(title) {
 		{
 			name: 'Jailbreak Comparison',
 			type: `${P}.evalJailbreakComparison`,
-			pos: [1400, 100],
+			pos: [x + 360, 100],
 			params: {
 				defectLevel: 'medium',
 				options: {
@@ -1519,7 +1520,7 @@ function redTeamScoring(title) {
 			notes: 'Outputs: Summary (one item), Pairs (one per attacked row)',
 		},
 		slackWebhook(
-			[1640, 0],
+			[x + 600, -40],
 			"={{ JSON.stringify(Object.assign({}, $json.slack, { text: ($json.verdict === 'pass' ? '' : '<!here> ') + $json.slack.text })) }}",
 		),
 	];
@@ -1691,7 +1692,8 @@ function appendAll(name, pos, tableName) {
  * Latency; `costNotes` is Cost & Latency's note, if any.
  */
 function referenceFreeJudges([x, y], costNotes) {
-	const at = (i) => [x + 220 * i, y];
+	// The four are drawn 224 wide (their Chat Model input): 360 apart keeps their connections in view.
+	const at = (i) => [x + 360 * i, y];
 	return [
 		{ name: 'Groundedness', type: `${P}.judgeGroundedness`, pos: at(0), params: { threshold: 3 } },
 		{ name: 'Relevance to Query', type: `${P}.judgeRelevanceToQuery`, pos: at(1) },

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Build: compile TypeScript to dist/, then place beside every node and credential its SVG icons
-// and codex file (the .node.json n8n reads for the node panel), and copy runtime data files.
+// and codex file (the .node.json n8n reads for the node panel) and its output schemas, and copy
+// runtime data files.
 'use strict';
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -55,10 +56,9 @@ function copyIcon(ref, toDir) {
 	}
 }
 
-const CODEX = {
-	categories: ['AI', 'Development'],
-	subcategories: { AI: ['RAG Evaluation'], Development: ['RAG Evaluation'] },
-};
+// The codex (category and search words) is declared once, in nodes/shared/codex.ts; each node
+// class says what it is found by (its static `search`). Only the documentation link is added here.
+const { nodeCodex } = require(path.join(dist, 'nodes', 'shared', 'codex.js'));
 
 for (const rel of pkg.n8n.nodes) {
 	const file = path.join(root, rel);
@@ -67,19 +67,27 @@ for (const rel of pkg.n8n.nodes) {
 	const d = node.description;
 	const dir = path.dirname(file);
 	copyIcon(d.icon, dir);
+	if (!Cls.search) throw new Error(`${rel}: the node class declares no static search (nodes/shared/codex.ts)`);
 	const codex = {
 		node: `${pkg.name}.${d.name}`,
 		nodeVersion: '1.0',
 		codexVersion: '1.0',
-		...CODEX,
-		alias: ['evaluation', 'eval', 'rag', 'llm', 'judge', 'metric', d.displayName.toLowerCase()],
+		...nodeCodex(d.displayName, Cls.search),
 		resources: {
-			primaryDocumentation: [
-				{ url: `https://www.npmjs.com/package/${pkg.name}#${nodeGroup(d.name)}` },
-			],
+			primaryDocumentation: [{ url: `${pkg.homepage}#${nodeGroup(d.name)}` }],
 		},
 	};
 	fs.writeFileSync(file.replace(/\.js$/, '.json'), JSON.stringify(codex, null, '\t') + '\n');
+	// The output schemas the editor shows before a run (nodes/shared/outputSchema.ts), served by
+	// n8n from the node's folder: __schema__/v1.0.0.json and __schema__/v1.0.0/<operation>.json.
+	// A metric, judge or safety node declares its schema (its class's static outputSchema); every
+	// other node's is committed beside its source, written by test/engine/output-schemas.test.ts.
+	const schemas = path.join(root, path.relative(dist, dir), '__schema__');
+	if (Cls.outputSchema) {
+		fs.mkdirSync(path.join(dir, '__schema__'), { recursive: true });
+		fs.writeFileSync(path.join(dir, '__schema__', 'v1.0.0.json'), JSON.stringify(Cls.outputSchema, null, '\t') + '\n');
+	} else if (fs.existsSync(schemas)) fs.cpSync(schemas, path.join(dir, '__schema__'), { recursive: true });
+	else throw new Error(`${rel}: no output schema in ${path.relative(root, schemas)} (test/engine/output-schemas.test.ts writes it)`);
 }
 for (const rel of pkg.n8n.credentials) {
 	const file = path.join(root, rel);

@@ -185,25 +185,26 @@ module.exports = ({
 			{
 				name: 'Dropped Questions',
 				type: 'n8n-nodes-base.noOp',
-				pos: [880, 160],
+				// The generator is drawn 224 wide (its Chat Model input).
+				pos: [1020, 180],
 				notes: 'Why each dropped question was dropped',
 			},
 			allRowsOf(
 				'Get Drafts',
-				[880, 0],
+				[1020, 0],
 				DRAFTS_TABLE,
 				'Drafts queued before are never queued again',
 			),
-			itemsOf('Generated Rows', [1100, 0], 'Eval Set Generator'),
+			itemsOf('Generated Rows', [1260, 0], 'Eval Set Generator'),
 			{
-				...reviewQueueNode([1320, 0], { maxRows: 100, passingShare: 1, known: 'Get Drafts' }),
+				...reviewQueueNode([1500, 0], { maxRows: 100, passingShare: 1, known: 'Get Drafts' }),
 				notes: 'Every generated draft, once',
 			},
 			{
 				name: 'Add Drafts',
 				type: 'n8n-nodes-base.dataTable',
 				v: 1.1,
-				pos: [1540, -80],
+				pos: [1740, -80],
 				params: {
 					operation: 'insert',
 					dataTableId: table(DRAFTS_TABLE),

@@ -311,10 +311,11 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebh
 				[480, 100],
 				'Tokens and latency of each execution, from its own run data',
 			),
+			// The run's verdict and report on a second row, under the first.
 			{
 				name: 'Eval Aggregate',
 				type: `${P}.evalAggregate`,
-				pos: [1580, 100],
+				pos: [240, 520],
 				params: { output: 'summary', options: { minCoverage: 95 } },
 				notes: 'Below 95% of sampled executions judged the run is INCOMPLETE',
 			},
@@ -322,7 +323,7 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebh
 				name: 'Load History',
 				type: 'n8n-nodes-base.code',
 				v: 2,
-				pos: [1800, 100],
+				pos: [480, 520],
 				params: {
 					jsCode:
 						"// The last 30 complete runs (run metrics only, never rows) live in this workflow's static data.\nconst store = $getWorkflowStaticData('global');\nreturn [{ json: { current: $input.first().json, history: store.history ?? [] } }];",
@@ -331,7 +332,7 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebh
 			{
 				name: 'Regression Gate',
 				type: `${P}.regressionGate`,
-				pos: [2020, 100],
+				pos: [720, 520],
 				params: {
 					current: '={{ $json.current }}',
 					baseline: '',
@@ -348,7 +349,7 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebh
 				name: 'Save to History',
 				type: 'n8n-nodes-base.code',
 				v: 2,
-				pos: [2240, 0],
+				pos: [960, 420],
 				params: {
 					jsCode:
 						"// A complete run (OK or Regressed) joins the history the next runs are gated against.\nconst store = $getWorkflowStaticData('global');\nconst s = $input.first().json.summary;\nconst keep = (o, f) => Object.fromEntries(Object.entries(o ?? {}).map(([k, v]) => [k, f(v)]));\nconst entry = {\n  at: new Date().toISOString(),\n  rows: s.rows,\n  metrics: keep(s.metrics, (m) => ({ value: m.value ?? null, measured: m.measured, direction: m.direction })),\n  perMetric: keep(s.perMetric, (m) => ({ measured: m.measured, scale: m.scale, direction: m.direction, mean: { value: m.mean?.value }, passRate: { value: m.passRate?.value } })),\n};\nstore.history = [...(store.history ?? []), entry].slice(-30);\nreturn $input.all();",
@@ -357,7 +358,7 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebh
 			{
 				name: 'Eval Report',
 				type: `${P}.evalReport`,
-				pos: [2460, 100],
+				pos: [1200, 520],
 				params: {
 					title: 'Support agent in production',
 					formats: ['slack', 'markdown'],
@@ -376,15 +377,15 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebh
 				name: 'Link Failing Executions',
 				type: 'n8n-nodes-base.code',
 				v: 2,
-				pos: [2680, 100],
+				pos: [1440, 520],
 				params: { jsCode: linkFailingExecutionsCode() },
 				notes: "Each failing execution linked to n8n's execution view",
 			},
-			slackWebhook([2900, 100], '={{ JSON.stringify($json.slack) }}'),
+			slackWebhook([1680, 520], '={{ JSON.stringify($json.slack) }}'),
 			sticky(
 				'Monitor',
-				[-40, -360],
-				[1000, 320],
+				[-40, -320],
+				[1000, 280],
 				[
 					'## Monitor the support agent in production',
 					'Every hour: the executions of "RAG monitoring: the support agent in production" that are new',

@@ -51,7 +51,7 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, sla
 				name: 'Accepted',
 				type: 'n8n-nodes-base.respondToWebhook',
 				v: 1.1,
-				pos: [480, -100],
+				pos: [480, -120],
 				params: {
 					respondWith: 'json',
 					responseBody: '={{ { received: $json.received, kept: $json.kept.length } }}',
@@ -61,14 +61,14 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, sla
 			{
 				name: 'Kept Traces',
 				type: 'n8n-nodes-base.splitOut',
-				pos: [480, 100],
+				pos: [480, 120],
 				params: { fieldToSplitOut: 'kept', options: {} },
 			},
 			{
 				name: 'Not Stored Yet',
 				type: 'n8n-nodes-base.dataTable',
 				v: 1.1,
-				pos: [700, 100],
+				pos: [720, 120],
 				params: {
 					operation: 'rowNotExists',
 					dataTableId: table(TRACES_TABLE),
@@ -84,7 +84,7 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, sla
 				name: 'Store Trace',
 				type: 'n8n-nodes-base.dataTable',
 				v: 1.1,
-				pos: [920, 100],
+				pos: [960, 120],
 				params: {
 					operation: 'insert',
 					dataTableId: table(TRACES_TABLE),
@@ -101,15 +101,15 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, sla
 				name: 'Every Night',
 				type: 'n8n-nodes-base.scheduleTrigger',
 				v: 1.2,
-				pos: [0, 460],
+				pos: [0, 400],
 				params: { rule: { interval: [{ triggerAtHour: 3 }] } },
 			},
-			{ name: 'Run Now', type: 'n8n-nodes-base.manualTrigger', pos: [0, 640] },
+			{ name: 'Run Now', type: 'n8n-nodes-base.manualTrigger', pos: [0, 580] },
 			{
 				name: 'New Traces',
 				type: 'n8n-nodes-base.dataTable',
 				v: 1.1,
-				pos: [240, 540],
+				pos: [240, 490],
 				params: {
 					operation: 'get',
 					dataTableId: table(TRACES_TABLE),
@@ -121,7 +121,7 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, sla
 			{
 				name: 'Eval Dataset',
 				type: `${P}.evalDataset`,
-				pos: [480, 540],
+				pos: [480, 490],
 				params: {
 					source: 'items',
 					schema: 'auto',
@@ -129,17 +129,19 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, sla
 				},
 				notes: 'Request, answer, context, tokens and latency from the trace column',
 			},
-			...referenceFreeJudges([720, 540]),
+			// The judges (drawn 224 wide, their Chat Model input) on the night's first row; the summary,
+			// the report and the bookkeeping on a second row under it.
+			...referenceFreeJudges([720, 490]),
 			{
 				name: 'Eval Aggregate',
 				type: `${P}.evalAggregate`,
-				pos: [1820, 540],
+				pos: [480, 860],
 				params: { output: 'summary', options: { minCoverage: 95 } },
 			},
 			{
 				name: 'Eval Report',
 				type: `${P}.evalReport`,
-				pos: [2040, 540],
+				pos: [720, 860],
 				params: {
 					title: 'Traces pushed by our apps',
 					formats: ['slack', 'markdown'],
@@ -153,12 +155,12 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, sla
 				},
 				notes: 'Change localhost:5678 in Options -> Run URL to your n8n address',
 			},
-			slackWebhook([2260, 540], '={{ JSON.stringify($json.slack) }}'),
+			slackWebhook([960, 860], '={{ JSON.stringify($json.slack) }}'),
 			{
 				name: 'Judged Rows',
 				type: 'n8n-nodes-base.code',
 				v: 2,
-				pos: [2480, 540],
+				pos: [1200, 860],
 				params: {
 					jsCode: [
 						'// Every row read tonight leaves the queue: judged, or invalid when its trace could not be read',
@@ -173,7 +175,7 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, sla
 				name: 'Mark Judged',
 				type: 'n8n-nodes-base.dataTable',
 				v: 1.1,
-				pos: [2700, 540],
+				pos: [1440, 860],
 				params: {
 					operation: 'update',
 					dataTableId: table(TRACES_TABLE),
@@ -192,7 +194,7 @@ module.exports = ({ P, workflow, sticky, table, mapped, referenceFreeJudges, sla
 			},
 			sticky(
 				'Pushed traces',
-				[-40, -360],
+				[1200, -160],
 				[980, 300],
 				[
 					'## Traces pushed by other apps',

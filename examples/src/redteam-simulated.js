@@ -32,14 +32,16 @@ module.exports = ({
 				notes:
 					'Add the red-team model credential. Without one: the Attack Injector templates, said on each row (attack.generator)',
 			},
+			// The simulator is drawn 224 wide (its red-team Chat Model input).
 			redTeamApp(
 				'Point at your app and enable. Multi-turn attacks put their earlier user turns in history',
+				[840, 100],
 			),
 			{
 				name: 'Use Fresh Answers',
 				type: 'n8n-nodes-base.code',
 				v: 2,
-				pos: [940, 100],
+				pos: [1080, 100],
 				params: {
 					jsCode: [
 						"// The app's answer replaces the row's response; everything else (the attack info included)",
@@ -60,7 +62,7 @@ module.exports = ({
 				},
 				notes: 'Reads the answer field of your app (answer, output or text)',
 			},
-			...redTeamScoring('Red-team nightly: simulated attacks'),
+			...redTeamScoring('Red-team nightly: simulated attacks', 1320),
 			sticky(
 				'Simulated red team',
 				[-40, -460],

@@ -19,6 +19,7 @@ import {
 	type FinalizeOptions,
 } from '../../src/aggregate';
 import { DEFAULT_PRICES, DEFAULT_PRICES_TAKEN } from '../../src/cost';
+import type { NodeSearch } from '../shared/codex';
 import { choiceSubtitle, iconFor } from '../shared/common';
 import { allPaired, priceTableOption } from '../shared/collect';
 import { policyFromParams, rootCauseProperties } from '../shared/rootCause';
@@ -40,6 +41,11 @@ function minCoverage(ctx: IExecuteFunctions, raw: unknown): number | undefined {
  * Rows are checked against their run manifests (src/manifest): part of a run is never complete.
  */
 export class EvalAggregate implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['run'],
+		words: ['aggregate', 'summary', 'pass rate', 'coverage', 'confidence interval'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Eval Aggregate',
 		name: 'evalAggregate',

@@ -16,6 +16,7 @@ import {
 	pairedRows,
 	readAttackParameters,
 } from '../shared/attackParams';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 
 const rowOptions = attackRowOptions({
@@ -29,6 +30,11 @@ const rowOptions = attackRowOptions({
  * its baseline's pair id, and the same seed gives the same attacks.
  */
 export class EvalAttackInjector implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['red-team'],
+		words: ['injection', 'direct attack', 'indirect attack', 'UPIA', 'XPIA'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Attack Injector',
 		name: 'evalAttackInjector',

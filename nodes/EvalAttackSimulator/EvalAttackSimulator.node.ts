@@ -33,6 +33,7 @@ import {
 	pairedRows,
 	readAttackParameters,
 } from '../shared/attackParams';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor, throwIfFatal } from '../shared/common';
 import { priceTableOption } from '../shared/collect';
 import {
@@ -76,6 +77,12 @@ const simulatorSpendOptions = spendOptionsWithRun(
  * retrieved document), reproducible by seed; without a model, the injector's templates.
  */
 export class EvalAttackSimulator implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['red-team'],
+		words: ['simulator', 'attack simulation', 'multi-turn'],
+		anchors: ['AdversarialSimulator', 'DirectAttackSimulator', 'IndirectAttackSimulator'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Attack Simulator',
 		name: 'evalAttackSimulator',

@@ -14,6 +14,7 @@ import {
 	FIGURE_DATABRICKS_COLUMNS,
 	NO_BUDGET_REASON,
 } from '../../src/cost';
+import type { NodeSearch } from '../shared/codex';
 import { priceTableOption } from '../shared/collect';
 import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from '../shared/common';
 import { scoreItems } from '../shared/scoreItems';
@@ -34,6 +35,11 @@ const budget = (v: unknown): number | undefined => {
  * budgets with Pass / Fail outputs. Prices come from the package's one table, editable here.
  */
 export class EvalCostLatency implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['metric'],
+		words: ['cost', 'latency', 'tokens', 'usage', 'price', 'budget'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Cost & Latency',
 		name: 'evalCostLatency',

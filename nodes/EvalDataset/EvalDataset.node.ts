@@ -9,6 +9,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { prepareDataset, type DatasetSource } from '../../src/dataset/prepare';
+import type { NodeSearch } from '../shared/codex';
 import { choiceSubtitle, iconFor } from '../shared/common';
 
 /** Where the rows come from, as the Source parameter stores it. */
@@ -60,6 +61,11 @@ function onlyEmptyItems(items: INodeExecutionData[]): boolean {
  * Rows carry their run manifest (`source.run_manifest`), so Eval Aggregate can tell part of a run.
  */
 export class EvalDataset implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['dataset'],
+		words: ['load dataset', 'ground truth', 'jsonl', 'csv', 'records'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Eval Dataset',
 		name: 'evalDataset',

@@ -24,6 +24,7 @@ import {
 } from '../../src/executions';
 import { newRunId, withRunManifest, type RunManifest } from '../../src/manifest';
 import { sha256 } from '../../src/record/hash';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 
 /** Where the watermarks live in the node's static data, one per monitored workflow. */
@@ -57,6 +58,11 @@ function workflowIdOf(raw: unknown): string {
  * workflow's static data means no execution is evaluated twice.
  */
 export class EvalExecutions implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['monitoring'],
+		words: ['executions', 'n8n api', 'sample executions'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Eval Executions',
 		name: 'evalExecutions',

@@ -18,6 +18,7 @@ import {
 	type HarmCategory,
 	type SeverityLevel,
 } from '../../src/safety/levels';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 import { allPaired } from '../shared/collect';
 
@@ -28,6 +29,11 @@ import { allPaired } from '../shared/collect';
  * per attacked row beside its baseline, then any row in no pair with the reason.
  */
 export class EvalJailbreakComparison implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['red-team'],
+		words: ['defect rate', 'comparison', 'baseline'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Jailbreak Comparison',
 		name: 'evalJailbreakComparison',

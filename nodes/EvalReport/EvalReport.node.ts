@@ -22,6 +22,7 @@ import {
 	type ReportRow,
 	type ReportSummaryLike,
 } from '../../src/report';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 import { allPaired, jsonOption, rowListOption } from '../shared/collect';
 
@@ -50,6 +51,11 @@ function historyOption(ctx: IExecuteFunctions, raw: unknown): unknown[] | undefi
  * report and JUnit XML. `verdict` on the output says OK, REGRESSED or INCOMPLETE.
  */
 export class EvalReport implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['run'],
+		words: ['report', 'slack', 'markdown', 'html', 'junit', 'ticket', 'verdict'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Eval Report',
 		name: 'evalReport',

@@ -7,4 +7,5 @@ export class EvalRetrievalMetrics extends metricFamilyNodeClass(
 	'Retrieval Metrics',
 	'Document recall, precision@k, recall@k, hit rate@k, MRR and NDCG@k from retrieved and expected doc_uri',
 	retrievalMetrics,
+	['retrieval', 'retriever', 'search quality', 'ranking'],
 ) {}

@@ -24,6 +24,7 @@ import {
 	type GeneratorOptions,
 	type SourceDocument,
 } from '../../src/generate';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor, throwIfFatal } from '../shared/common';
 import { priceTableOption } from '../shared/collect';
 import {
@@ -54,6 +55,11 @@ const DEFAULT_MIX_TEXT = QUESTION_KINDS.map((k) => `${k}=${DEFAULT_MIX[k]}`).joi
  * leaves on Invalid with why, as does every input item that is not a readable document.
  */
 export class EvalSetGenerator implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['dataset'],
+		words: ['generate', 'synthetic data', 'test set generation', 'questions', 'golden dataset'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Eval Set Generator',
 		name: 'evalSetGenerator',

@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 import { judgeAgreement, type AgreementRow } from '../../src/agreement';
 import { reviewAgreement } from '../../src/review';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 import { allPaired, listParam } from '../shared/collect';
 
@@ -30,6 +31,11 @@ function scaleFromLabels(rows: AgreementRow[]): 'binary' | 'likert' | undefined 
  * matrix, weighted kappa for 1-5 judges), the disagreeing rows, and whether it is fit to gate on.
  */
 export class JudgeAgreement implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['judge', 'review'],
+		words: ['agreement', 'kappa', 'calibration', 'human labels', 'accuracy'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Judge Agreement',
 		name: 'judgeAgreement',

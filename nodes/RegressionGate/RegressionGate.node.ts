@@ -10,6 +10,7 @@ import {
 import { minCoverageFromPercent } from '../../src/aggregate';
 import { compareRuns, type GateRow, type GateSummaryLike } from '../../src/gate';
 import { baselineFromHistory } from '../../src/history';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 import { jsonOption } from '../shared/collect';
 
@@ -25,6 +26,11 @@ function isSummary(v: unknown): v is GateSummaryLike {
  * Incomplete 2.
  */
 export class RegressionGate implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['run'],
+		words: ['regression', 'gate', 'baseline', 'compare runs', 'ci', 'significance test'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Regression Gate',
 		name: 'regressionGate',

@@ -19,6 +19,7 @@ import {
 	rowFromSubmission,
 	type ReviewRow,
 } from '../../src/review';
+import type { NodeSearch } from '../shared/codex';
 import { choiceSubtitle, iconFor } from '../shared/common';
 import { allPaired, listParam, rowListOption } from '../shared/collect';
 
@@ -38,6 +39,11 @@ function rowValue(v: unknown): ReviewRow | undefined {
  * deduplicated against the team's dataset.
  */
 export class ReviewLabels implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['review'],
+		words: ['review form', 'record label', 'promote', 'golden set'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Review Labels',
 		name: 'reviewLabels',

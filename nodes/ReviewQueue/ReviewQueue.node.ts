@@ -7,6 +7,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { queuedKeys, selectForReview, storedRow, type ReviewRow } from '../../src/review';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 import { listParam, rowListOption } from '../shared/collect';
 
@@ -19,6 +20,11 @@ const MEMORY = 'reviewQueue';
  * twice). Every input row leaves: on Queued with its reasons, or on Not Queued with why.
  */
 export class ReviewQueue implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['review'],
+		words: ['queue', 'human in the loop', 'sample for review'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Review Queue',
 		name: 'reviewQueue',

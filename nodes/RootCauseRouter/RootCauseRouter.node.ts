@@ -7,6 +7,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { decideRootCause, routerOutputIndex, routerOutputNames } from '../../src/rootcause';
+import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 import { policyFromParams, rootCauseProperties } from '../shared/rootCause';
 
@@ -17,6 +18,11 @@ import { policyFromParams, rootCauseProperties } from '../shared/rootCause';
  * moves a connection.
  */
 export class RootCauseRouter implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['run'],
+		words: ['root cause', 'route', 'diagnosis', 'failure analysis'],
+	};
+
 	description: INodeTypeDescription = {
 		displayName: 'Root-Cause Router',
 		name: 'rootCauseRouter',

@@ -19,6 +19,7 @@ import {
 	type CustomJudgeConfig,
 	type CustomOutputKind,
 } from '../../src/judges/specs/custom';
+import type { NodeSearch } from './codex';
 import { executeJudge, judgeDescription, ragEvalLlmApiTest } from './judgeNode';
 import { inputProperty } from './metricNode';
 
@@ -178,6 +179,10 @@ function description(): INodeTypeDescription {
 
 /** The Custom Judge node class: the user's criterion or prompt, yes/no, 1-5 or named choices. */
 export class CustomJudgeNode implements INodeType {
+	static readonly search: NodeSearch = {
+		families: ['judge'],
+		words: ['custom', 'criteria', 'rubric', 'prompt', 'custom metric'],
+	};
 	description = description();
 	methods = { credentialTest: { ragEvalLlmApiTest } };
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

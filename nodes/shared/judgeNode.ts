@@ -35,6 +35,8 @@ import {
 	SCORING_OUTPUTS,
 	splitProperties,
 } from './common';
+import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
+import { scoringOutputSchema } from './outputSchema';
 import { priceTableOption } from './collect';
 import {
 	cacheOptions,
@@ -338,8 +340,10 @@ export async function executeJudge(
 }
 
 /** A node class for a judge: n8n's loader needs one class per file, so each file extends this. */
-export function judgeNodeClass(decl: JudgeDecl): new () => INodeType {
+export function judgeNodeClass(decl: JudgeDecl): SearchableNodeClass {
 	return class implements INodeType {
+		static readonly search: NodeSearch = { families: ['judge'], anchors: evaluatorNames([decl]) };
+		static readonly outputSchema = scoringOutputSchema(decl.inputs, [decl.id]);
 		description = withServiceBackends(decl, judgeDescription(decl));
 		methods = { credentialTest: { ragEvalLlmApiTest } };
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

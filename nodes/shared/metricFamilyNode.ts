@@ -10,8 +10,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { MetricDecl } from '../../src/core/types';
+import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
 import { choiceSubtitle } from './common';
-import { executeMetric, metricDescription } from './metricNode';
+import { scoringOutputSchema } from './outputSchema';
+import { defaultScoreKey, executeMetric, metricDescription } from './metricNode';
 
 /** The node description: the first declaration's, with a Metric chooser and K shown when used. */
 export function metricFamilyDescription(
@@ -62,8 +64,18 @@ export function metricFamilyNodeClass(
 	displayName: string,
 	description: string,
 	decls: MetricDecl[],
-): new () => INodeType {
+	words: string[] = [],
+): SearchableNodeClass {
 	return class implements INodeType {
+		static readonly search: NodeSearch = {
+			families: ['metric'],
+			words: [...words, ...decls.map((d) => d.displayName)],
+			anchors: evaluatorNames(decls),
+		};
+		// With the Metric option at its default, the family's first metric.
+		static readonly outputSchema = scoringOutputSchema(decls[0].inputs, [
+			defaultScoreKey(decls[0]),
+		]);
 		description = metricFamilyDescription(name, displayName, description, decls);
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			const id = this.getNodeParameter('metric', 0) as string;

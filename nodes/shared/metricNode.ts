@@ -26,6 +26,8 @@ import {
 	SCORING_OUTPUTS,
 	splitProperties,
 } from './common';
+import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
+import { scoringOutputSchema } from './outputSchema';
 import { scoreItems } from './scoreItems';
 
 /** Node name of a metric: `eval` + PascalCase of its id (`f1_score` -> `evalF1Score`). */
@@ -162,9 +164,17 @@ export async function executeMetric(
 	});
 }
 
+/** The key a metric's Score has under `eval` with its parameters at their defaults. */
+export function defaultScoreKey(decl: MetricDecl): string {
+	const params = Object.fromEntries(decl.params.map((p) => [p.name, p.default]));
+	return decl.scoreKey ? decl.scoreKey(params) : decl.id;
+}
+
 /** A node class for a metric: n8n's loader needs one class per file, so each file extends this. */
-export function metricNodeClass(decl: MetricDecl): new () => INodeType {
+export function metricNodeClass(decl: MetricDecl): SearchableNodeClass {
 	return class implements INodeType {
+		static readonly search: NodeSearch = { families: ['metric'], anchors: evaluatorNames([decl]) };
+		static readonly outputSchema = scoringOutputSchema(decl.inputs, [defaultScoreKey(decl)]);
 		description = metricDescription(decl);
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			return executeMetric.call(this, decl);

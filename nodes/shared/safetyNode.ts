@@ -20,6 +20,7 @@ import { openVerdictCache } from '../../src/judges/cache';
 import type { SafetyBackend, SafetyBackendId } from '../../src/safety/backend';
 import { safetySignature, type SafetyRunOptions } from '../../src/safety/evaluate';
 import { safetyEvaluator, safetyFacts, type SafetyKind } from '../../src/safety/evaluator';
+import { harmDecls } from '../../src/safety/specs';
 import {
 	DEFAULT_DEFECT_LEVEL,
 	DEFECT_LEVELS,
@@ -30,6 +31,8 @@ import {
 	type HarmCategory,
 	type SeverityLevel,
 } from '../../src/safety/levels';
+import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
+import { scoringOutputSchema } from './outputSchema';
 import {
 	breakerRow,
 	iconFor,
@@ -384,8 +387,20 @@ export async function executeSafety(
 }
 
 /** A node class for a safety node: n8n's loader needs one class per file, so each file extends this. */
-export function safetyNodeClass(type: SafetyNodeType): new () => INodeType {
+export function safetyNodeClass(type: SafetyNodeType): SearchableNodeClass {
 	return class implements INodeType {
+		static readonly search: NodeSearch = {
+			families: ['safety'],
+			words: type === 'content_safety' ? HARM_CATEGORIES.map((c) => HARM_NAMES[c]) : [],
+			anchors: evaluatorNames(
+				type === 'content_safety' ? HARM_CATEGORIES.map((c) => harmDecls[c]) : [safetyFacts(type)],
+			),
+		};
+		// Content Safety with its default categories: one Score per harm category.
+		static readonly outputSchema = scoringOutputSchema(
+			safetyFacts(type).inputs,
+			type === 'content_safety' ? [...HARM_CATEGORIES] : [safetyFacts(type).id],
+		);
 		description = safetyDescription(type);
 		methods = { credentialTest: { ragEvalLlmApiTest } };
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -159,6 +159,12 @@ export interface EvaluatorFacts {
 	rootCause?: RootCauseDecl;
 	/** Databricks column and run-metric names, when Databricks has the judge or metric. */
 	databricks?: DatabricksNames;
+	/**
+	 * What the anchors call this evaluator (their class, function or scorer names, e.g. Azure's
+	 * `GroundednessEvaluator`, MLflow's `RetrievalGroundedness`): a node is found in n8n's nodes
+	 * panel by the name a user already knows (nodes/shared/codex.ts).
+	 */
+	anchorNames?: string[];
 	/** Folding of per-turn values; default: worst for yes/no and severities, else the mean. */
 	turnRule?: TurnRule;
 }

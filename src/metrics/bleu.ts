@@ -114,6 +114,7 @@ export const bleuMetric: MetricDecl = {
 	description: 'Sentence BLEU of the response against the ground truth, as Azure computes it',
 	reference:
 		'Papineni et al. 2002; Azure AI Evaluation BleuScoreEvaluator = nltk 3.9.2 sentence_bleu, weights 0.25x4, SmoothingFunction().method4, nltk_tokenize',
+	anchorNames: ['BleuScoreEvaluator', 'sentence_bleu'],
 	inputs: responseGroundTruthInputs,
 	params: [],
 	scale: { kind: 'unit', min: 0, max: 1 },

@@ -256,6 +256,7 @@ export const f1ScoreMetric: MetricDecl = {
 	description: 'Shared-word F1 between the response and the ground truth, as Azure computes it',
 	reference:
 		'Azure AI Evaluation F1ScoreEvaluator: SQuAD normalisation (lowercase, strip ASCII punctuation and articles), whitespace tokens, multiset overlap',
+	anchorNames: ['F1ScoreEvaluator', 'SQuAD F1'],
 	inputs: responseGroundTruthInputs,
 	params: [],
 	scale: { kind: 'unit', min: 0, max: 1 },

@@ -52,6 +52,7 @@ export const gleuMetric: MetricDecl = {
 	description: 'Google-BLEU (min of n-gram precision and recall) as Azure computes it',
 	reference:
 		'Wu et al. 2016; Azure AI Evaluation GleuScoreEvaluator = nltk 3.9.2 sentence_gleu, 1-4-grams, nltk_tokenize',
+	anchorNames: ['GleuScoreEvaluator', 'sentence_gleu', 'Google BLEU'],
 	inputs: responseGroundTruthInputs,
 	params: [],
 	scale: { kind: 'unit', min: 0, max: 1 },

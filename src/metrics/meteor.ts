@@ -245,6 +245,7 @@ export const meteorMetric: MetricDecl = {
 		'Word alignment of response and ground truth by exact words, stems and WordNet synonyms, with a word-order penalty',
 	reference:
 		'Azure AI Evaluation MeteorScoreEvaluator: nltk 3.9.2 meteor_score over nltk_tokenize tokens, str.lower, Porter NLTK_EXTENSIONS stems, WordNet 3.0 synonyms with Morphy',
+	anchorNames: ['MeteorScoreEvaluator', 'meteor_score'],
 	inputs: responseGroundTruthInputs,
 	params: weightParams,
 	scale: { kind: 'unit', min: 0, max: 1 },

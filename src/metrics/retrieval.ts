@@ -223,6 +223,7 @@ interface RetrievalMetricSpec {
 	displayName: string;
 	description: string;
 	reference: string;
+	anchorNames: string[];
 	atK: boolean;
 	fn(retrieved: (string | undefined)[], expected: ExpectedDoc[], k: number): number;
 }
@@ -234,6 +235,7 @@ function retrievalMetric(spec: RetrievalMetricSpec, extra: Partial<MetricDecl> =
 		displayName: spec.displayName,
 		description: spec.description,
 		reference: spec.reference,
+		anchorNames: spec.anchorNames,
 		inputs: [retrievedInput, expectedInput],
 		params: spec.atK ? [kParam] : [],
 		scale: { kind: 'unit', min: 0, max: 1 },
@@ -256,6 +258,7 @@ export const documentRecallMetric = retrievalMetric(
 		description: 'Share of the expected documents (by doc_uri) that the retriever returned',
 		reference:
 			'Databricks Agent Evaluation document_recall (seed 001): retrieved_context and expected_retrieved_context[].doc_uri',
+		anchorNames: ['document_recall'],
 		atK: false,
 		fn: (r, e) => documentRecall(r, e),
 	},
@@ -278,6 +281,7 @@ export const precisionAtKMetric = retrievalMetric({
 	displayName: 'Precision@K',
 	description: 'Relevant documents among the top k retrieved, divided by k',
 	reference: 'trec_eval P_k over doc_uri (binary relevance)',
+	anchorNames: ['P_k', 'precision@k'],
 	atK: true,
 	fn: precisionAtK,
 });
@@ -288,6 +292,7 @@ export const recallAtKMetric = retrievalMetric({
 	displayName: 'Recall@K',
 	description: 'Share of the expected documents found among the top k retrieved',
 	reference: 'trec_eval recall_k over doc_uri (binary relevance)',
+	anchorNames: ['recall_k', 'recall@k'],
 	atK: true,
 	fn: recallAtK,
 });
@@ -298,6 +303,7 @@ export const hitRateAtKMetric = retrievalMetric({
 	displayName: 'Hit Rate@K',
 	description: '1 when at least one expected document is among the top k retrieved, else 0',
 	reference: 'hit rate (success@k) over doc_uri',
+	anchorNames: ['success@k', 'hit rate'],
 	atK: true,
 	fn: hitRateAtK,
 });
@@ -308,6 +314,7 @@ export const mrrMetric = retrievalMetric({
 	displayName: 'MRR',
 	description: 'Reciprocal rank of the first expected document retrieved (0 when none)',
 	reference: 'trec_eval recip_rank over doc_uri; the run average is MRR',
+	anchorNames: ['recip_rank', 'mean reciprocal rank'],
 	atK: false,
 	fn: (r, e) => reciprocalRank(r, e),
 });
@@ -320,6 +327,7 @@ export const ndcgAtKMetric = retrievalMetric({
 		'Normalised discounted cumulative gain of the top k, graded when expected documents carry a grade',
 	reference:
 		'Jarvelin & Kekalainen 2002; trec_eval ndcg_cut_k (linear gain, log2 discount) over doc_uri',
+	anchorNames: ['ndcg_cut_k', 'nDCG'],
 	atK: true,
 	fn: ndcgAtK,
 });

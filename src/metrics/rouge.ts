@@ -401,6 +401,7 @@ export const rougeMetric: MetricDecl = {
 		'ROUGE-N / ROUGE-L overlap of the response with the ground truth, as Azure computes it',
 	reference:
 		'Lin 2004; Azure AI Evaluation RougeScoreEvaluator = Google rouge_score RougeScorer([type], use_stemmer=False).score(ground_truth, response)',
+	anchorNames: ['RougeScoreEvaluator', 'rouge_score', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'],
 	inputs: responseGroundTruthInputs,
 	params: [
 		{

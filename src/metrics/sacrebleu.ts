@@ -130,6 +130,7 @@ export const sacreBleuMetric: MetricDecl = {
 	description: 'Sentence BLEU (0-100) with sacreBLEU defaults: 13a tokens, exp smoothing',
 	reference:
 		'Post 2018; sacreBLEU 2.6.0 sentence_bleu (tokenize 13a, smooth exp, effective order) and BLEU().corpus_score for aggregates',
+	anchorNames: ['sentence_bleu', 'corpus_bleu', 'BLEU 13a'],
 	inputs: responseGroundTruthInputs,
 	params: [],
 	scale: { kind: 'count', min: 0, max: 100 },

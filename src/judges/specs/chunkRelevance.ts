@@ -178,6 +178,7 @@ export const chunkRelevance: JudgeDecl<YesNoVerdict> = {
 		'Judges each retrieved chunk relevant or not to the request; the value is the share of relevant chunks',
 	reference:
 		'Databricks Agent Evaluation chunk_relevance (seed 001): request and retrieved_context, a yes/no and rationale per chunk, chunk_relevance/precision per row',
+	anchorNames: ['RetrievalRelevance', 'is_context_relevant'],
 	inputs: [requestInput(true), chunksInput],
 	params: [
 		{

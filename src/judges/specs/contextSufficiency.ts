@@ -19,6 +19,7 @@ export const contextSufficiency: JudgeDecl<FactsVerdict> = {
 		'Says yes when the retrieved context holds everything needed to produce the expected response or facts',
 	reference:
 		'Databricks Agent Evaluation context_sufficiency (seed 001): request, retrieved_context and expected_response (or expected_facts); yes/no with rationale',
+	anchorNames: ['RetrievalSufficiency', 'is_context_sufficient'],
 	inputs: [requestInput(true), contextInput(true), expectedResponseInput, expectedFactsInput],
 	params: [],
 	scale: BINARY,

@@ -68,6 +68,7 @@ export const correctness: JudgeDecl<FactsVerdict> = {
 		'Says yes when the response agrees with the expected response, or supports every expected fact',
 	reference:
 		'Databricks Agent Evaluation correctness (seeds 001, 002): request, response and expected_response or expected_facts; yes/no with rationale',
+	anchorNames: ['is_correct'],
 	inputs: [requestInput(true), responseInput, expectedResponseInput, expectedFactsInput],
 	params: [],
 	scale: BINARY,

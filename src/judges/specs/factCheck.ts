@@ -50,6 +50,7 @@ export const factCheck: JudgeDecl<YesNoVerdict> = {
 		'Says yes when the claim (the response) is supported by the document; a MiniCheck mode serves small fact-checking models',
 	reference:
 		'Spring AI FactCheckingEvaluator (seed 003): Document/Claim template, designed for Bespoke MiniCheck via Ollama (temperature 0, 2-token reply)',
+	anchorNames: ['FactCheckingEvaluator', 'MiniCheck'],
 	inputs: [
 		{ ...contextInput(false), displayName: 'Document (Context)' },
 		{ ...requestInput(false), displayName: 'Document (Request)' },

@@ -39,6 +39,7 @@ export const groundedness: JudgeDecl<LikertVerdict> = {
 	description: 'Rates 1-5 how far the response is supported by the retrieved context',
 	reference:
 		'Azure AI Studio groundedness, prompt-only (seed 000): CONTEXT and ANSWER, 1-5 entailment scale',
+	anchorNames: ['GroundednessEvaluator', 'GroundednessProEvaluator'],
 	inputs: [requestInput(false), contextInput(true), responseInput],
 	params: [],
 	scale: LIKERT,
@@ -76,6 +77,7 @@ export const groundednessVerdict: JudgeDecl<YesNoVerdict> = {
 	description: 'Says yes when every claim of the response is supported by the retrieved context',
 	reference:
 		'Databricks Agent Evaluation groundedness (seed 001): yes/no verdict with rationale; same entailment test as Azure groundedness (seed 000) and Spring AI FactCheckingEvaluator (seed 003, document vs claim)',
+	anchorNames: ['is_grounded', 'RetrievalGroundedness'],
 	inputs: [requestInput(false), contextInput(true), responseInput],
 	params: [],
 	scale: BINARY,

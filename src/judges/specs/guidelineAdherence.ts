@@ -102,6 +102,7 @@ export const guidelineAdherence: JudgeDecl<YesNoVerdict> = {
 		'Says yes when the response follows every applicable guideline (per row and global), one verdict per named guideline',
 	reference:
 		'Databricks Agent Evaluation guideline_adherence (seed 002): request, response, guidelines (list or named map) and global_guidelines; yes/no with rationale',
+	anchorNames: ['Guidelines', 'meets_guidelines'],
 	inputs: [requestInput(false), responseInput, guidelinesInput],
 	params: [
 		{

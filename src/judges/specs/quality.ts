@@ -18,6 +18,7 @@ export const coherence: JudgeDecl<LikertVerdict> = {
 	displayName: 'Coherence',
 	description: 'Rates 1-5 how well the sentences of the response fit together and read naturally',
 	reference: 'Azure AI Studio coherence (seed 000): query and response, 1-5 stars',
+	anchorNames: ['CoherenceEvaluator'],
 	inputs: [requestInput(true), responseInput],
 	params: [],
 	scale: LIKERT,
@@ -53,6 +54,7 @@ export const fluency: JudgeDecl<LikertVerdict> = {
 	displayName: 'Fluency',
 	description: 'Rates 1-5 whether the sentences of the response are well written and grammatical',
 	reference: 'Azure AI Studio fluency (seed 000): query and response, 1-5 stars',
+	anchorNames: ['FluencyEvaluator'],
 	inputs: [requestInput(true), responseInput],
 	params: [],
 	scale: LIKERT,
@@ -89,6 +91,7 @@ export const similarity: JudgeDecl<LikertVerdict> = {
 	description: 'Rates 1-5 how equivalent the response is to the ground truth answer',
 	reference:
 		'Azure AI Studio GPT-similarity (seed 000): query, ground truth, response; 1-5 equivalence',
+	anchorNames: ['SimilarityEvaluator', 'GPT similarity'],
 	inputs: [requestInput(true), groundTruthInput, responseInput],
 	params: [],
 	scale: LIKERT,

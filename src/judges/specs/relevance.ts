@@ -35,6 +35,7 @@ export const relevance: JudgeDecl<LikertVerdict> = {
 		'Rates 1-5 how well the response addresses the main aspects of the query, given the context',
 	reference:
 		'Azure AI Studio relevance, query/response format (seed 000): query, context, response; 1-5 stars',
+	anchorNames: ['RelevanceEvaluator'],
 	inputs: [requestInput(true), contextInput(true), responseInput],
 	params: [],
 	scale: LIKERT,
@@ -79,6 +80,7 @@ export const relevanceConversation: JudgeDecl<ConversationRelevanceVerdict> = {
 		'Rates 1-5 a conversational response against a reference answer built from the history and retrieved documents',
 	reference:
 		'Azure AI Studio relevance, conversation format without ground truth (seed 000): reference answer from history, query and documents; 5 when no documents were retrieved',
+	anchorNames: ['RelevanceEvaluator', 'conversation relevance'],
 	inputs: [requestInput(true), historyInput, contextInput(false), responseInput],
 	params: [
 		{
@@ -153,6 +155,7 @@ export const relevanceConversationGt: JudgeDecl<GroundTruthRelevanceVerdict> = {
 		'Rates 1-5 whether the response answers the query as fully as the ground truth, without contradicting it',
 	reference:
 		'Azure AI Studio relevance, conversation format with ground truth (seed 000): 1-5, contradictions of the ground truth score 1-2',
+	anchorNames: ['RelevanceEvaluator', 'conversation relevance'],
 	inputs: [requestInput(true), historyInput, groundTruthInput, responseInput],
 	params: [],
 	scale: LIKERT,

@@ -14,6 +14,7 @@ export const relevanceToQuery: JudgeDecl<YesNoVerdict> = {
 	description: 'Says yes when the response addresses the request',
 	reference:
 		'Databricks Agent Evaluation relevance_to_query (seed 001): request and response, yes/no with rationale',
+	anchorNames: ['RelevanceToQuery', 'is_context_relevant'],
 	inputs: [requestInput(true), responseInput],
 	params: [],
 	scale: BINARY,

@@ -47,6 +47,7 @@ export const retrieval: JudgeDecl<RetrievalVerdict> = {
 		'Rates 1-5 (float) how relevant the retrieved documents are to the query and its intents',
 	reference:
 		'Azure AI Studio retrieval score (seed 000): intents, per-intent support by the documents, fraction, penalty; ranking-aware 1-5 rubric',
+	anchorNames: ['RetrievalEvaluator'],
 	inputs: [requestInput(true), historyInput, contextInput(true)],
 	params: [],
 	scale: LIKERT,

@@ -24,6 +24,7 @@ export const safety: JudgeDecl<YesNoVerdict> = {
 	description: 'Says yes when the response is free of harmful or toxic content',
 	reference:
 		'Databricks Agent Evaluation safety (seed 001): response (request optional), yes = no harmful or toxic content, with rationale',
+	anchorNames: ['is_safe'],
 	inputs: [requestInput(false), responseInput],
 	params: [],
 	scale: BINARY,

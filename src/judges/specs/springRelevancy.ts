@@ -25,6 +25,7 @@ export const springRelevancy: JudgeDecl<YesNoVerdict> = {
 		'Says yes when the response to the query is in line with the context information (Spring AI RelevancyEvaluator)',
 	reference:
 		'Spring AI RelevancyEvaluator (seed 003): userText, dataList, responseContent; YES/NO on whether the response is in line with the context',
+	anchorNames: ['RelevancyEvaluator'],
 	inputs: [requestInput(true), contextInput(true), responseInput],
 	params: [],
 	scale: BINARY,
