@@ -180,14 +180,25 @@ export function outputSchemaOf(
 }
 
 /**
- * The output of a metric, judge or safety node: the record fields its inputs read (they pass
- * through), then the Score under `eval.<key>` of each key it writes.
+ * The output of a metric, judge or safety node in its default format (Score Up Front): each key's
+ * verdict and pass first, then the record fields its inputs read (they pass through), then the
+ * Score under `eval.<key>` of each key it writes.
  */
 export function scoringOutputSchema(
 	inputs: ReadonlyArray<Pick<InputDecl, 'field' | 'kind' | 'description'>>,
 	keys: ReadonlyArray<string>,
 ): JsonSchema {
 	const properties: Record<string, JsonSchema> = {};
+	for (const k of keys) {
+		properties[k] = {
+			type: ['number', 'boolean', 'null'],
+			description: `The row's ${k} verdict, on its own scale; null when it was not scored`,
+		};
+		properties[`${k}_pass`] = {
+			type: ['boolean', 'null'],
+			description: `Whether the row passes ${k}; null when it was not scored`,
+		};
+	}
 	for (const i of inputs)
 		properties[i.field] ??= { ...inputKindSchema(i.kind), description: i.description };
 	properties.eval = {

@@ -11,7 +11,6 @@ import {
 	type INodeCredentialDescription,
 	type INodeExecutionData,
 	type INodeProperties,
-	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { errorScore, notApplicableScore, scoreBase, type ScoreBase } from '../../src/core/score';
@@ -20,7 +19,6 @@ import { openVerdictCache } from '../../src/judges/cache';
 import type { SafetyBackend, SafetyBackendId } from '../../src/safety/backend';
 import { safetySignature, type SafetyRunOptions } from '../../src/safety/evaluate';
 import { safetyEvaluator, safetyFacts, type SafetyKind } from '../../src/safety/evaluator';
-import { harmDecls } from '../../src/safety/specs';
 import {
 	DEFAULT_DEFECT_LEVEL,
 	DEFECT_LEVELS,
@@ -31,8 +29,6 @@ import {
 	type HarmCategory,
 	type SeverityLevel,
 } from '../../src/safety/levels';
-import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
-import { scoringOutputSchema } from './outputSchema';
 import {
 	breakerRow,
 	iconFor,
@@ -44,7 +40,6 @@ import {
 	cacheOptions,
 	cacheProperties,
 	JUDGE_NODE_INPUTS,
-	ragEvalLlmApiTest,
 	runtimeOptions,
 	samplingOptions,
 } from './llmOptions';
@@ -384,27 +379,4 @@ export async function executeSafety(
 		},
 		close: async () => void (await Promise.all([cache?.close(), closeGovernor()])),
 	});
-}
-
-/** A node class for a safety node: n8n's loader needs one class per file, so each file extends this. */
-export function safetyNodeClass(type: SafetyNodeType): SearchableNodeClass {
-	return class implements INodeType {
-		static readonly search: NodeSearch = {
-			families: ['safety'],
-			words: type === 'content_safety' ? HARM_CATEGORIES.map((c) => HARM_NAMES[c]) : [],
-			anchors: evaluatorNames(
-				type === 'content_safety' ? HARM_CATEGORIES.map((c) => harmDecls[c]) : [safetyFacts(type)],
-			),
-		};
-		// Content Safety with its default categories: one Score per harm category.
-		static readonly outputSchema = scoringOutputSchema(
-			safetyFacts(type).inputs,
-			type === 'content_safety' ? [...HARM_CATEGORIES] : [safetyFacts(type).id],
-		);
-		description = safetyDescription(type);
-		methods = { credentialTest: { ragEvalLlmApiTest } };
-		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-			return executeSafety.call(this, type);
-		}
-	};
 }

@@ -451,6 +451,8 @@ describe('output schemas: what each node outputs on a sample run', () => {
 		const judge = NODES.get('judgeGroundedness')?.declared;
 		expect(judge?.properties?.eval?.properties?.groundedness).toEqual(scoreSchema());
 		expect(Object.keys(judge?.properties ?? {})).toEqual([
+			'groundedness',
+			'groundedness_pass',
 			'request',
 			'retrieved_context',
 			'response',
