@@ -3,7 +3,7 @@
  * "how the root cause is determined"): a row passes when every judge present passes; otherwise
  * the root cause is the first failing judge in a fixed order, because judges correlate causally
  * (a retriever that missed the facts makes grounded, correct answers unlikely). Matched exactly:
- * both default orders, "custom judges last", and chunk relevance failing only when no chunk is
+ * both default orders, custom judges right after safety, and chunk relevance failing only when no chunk is
  * relevant. Our additions: errored judges make a row incomplete, and the fix texts.
  *
  * Every fact about a slot (its place in each order, its fix, its router output, how it fails)
@@ -129,8 +129,9 @@ export interface RootCauseResult {
 
 /**
  * Whether a score without a declared slot counts for the overall verdict although no order lists
- * it: judge-like scales (yes/no, 1-5, severity) do, as custom judges; 0-1 and count metrics
- * (F1, BLEU, ROUGE...) only count when an order names them.
+ * it: judge-like scales (yes/no, 1-5, severity) do, as custom judges; undeclared 0-1 and count
+ * metrics (F1, BLEU, ROUGE, a Code node's ratio) only count when an order names them. Declared
+ * slots always count, whatever their scale.
  */
 export function isImplicitJudge(score: Score): boolean {
 	return (
@@ -167,8 +168,9 @@ function isScore(x: unknown): x is Score {
  * Overall verdict and root cause of one row from its scores (`item.json.eval`).
  * - A score belongs to the slot its evaluator declares (found by the score's `metric`, so a custom
  *   Result Key keeps its slot); a score of an undeclared evaluator is its own slot named by key.
- * - Slots are checked in the order (default: by ground truth); then every other declared slot in
- *   output order; then other judge-like scores ({@link isImplicitJudge}) by key ("custom judges").
+ * - Slots are checked in the order (default: by ground truth), with the user's judges (judge-like
+ *   scores no declaration claims, {@link isImplicitJudge}, by key) right after safety as seed 001
+ *   lists them; then every other declared slot that ran, whatever its scale, by output position.
  * - Absent and not-applicable scores are skipped. An ok score passes or fails by its `pass` (or
  *   by its value for slots that fail only at zero, as chunk relevance does).
  * - The first failing slot is the root cause, unless a slot before it errored: then, as with
@@ -209,13 +211,25 @@ export function determineRootCause(
 		const id = slot && groups.has(slot.slot) ? slot.slot : name;
 		if (groups.has(id) && !sequence.includes(id)) sequence.push(id);
 	};
-	order.forEach(take);
-	// Outside the order, only judge-like scores count: declared slots first (by output position),
-	// then the user's own judges by key. A 0-1 slot such as chunk relevance counts only when the
-	// order names it, as in seed 001 (it is not consulted when ground truth picks the other order).
+	// Seed 001 lists "any judge defined by the customer" right after safety in both orders. The
+	// user's own judges (judge-like scores no declaration claims, by key) go there: after safety
+	// when the order names it, else after the whole order. Undeclared 0-1 and count scores (F1,
+	// BLEU, a Code node's ratio) are metrics, not judges: they count only when an order names them.
 	const judgeLike = (id: string): boolean => groups.get(id)!.scores.some(isImplicitJudge);
-	for (const s of slots) if (groups.has(s.slot) && judgeLike(s.slot)) take(s.slot);
-	for (const key of undeclared) if (judgeLike(key)) take(key);
+	const customs = undeclared.filter(judgeLike);
+	const safetyAt = order.findIndex(
+		(name) => findSlot(name, slots)?.slot === 'safety' || name === 'safety',
+	);
+	const head = safetyAt < 0 ? order : order.slice(0, safetyAt + 1);
+	const tail = safetyAt < 0 ? [] : order.slice(safetyAt + 1);
+	head.forEach(take);
+	customs.forEach(take);
+	tail.forEach(take);
+	// Every other judge that ran counts toward the overall verdict too (seed 001: the row passes
+	// only "if all judges pass"), ranked after the named ones by output position: a declared slot
+	// of any scale, so chunk relevance with ground truth and document recall decide pass/fail even
+	// when the active order does not name them; the order decides only which failure is the cause.
+	for (const s of slots) if (groups.has(s.slot)) take(s.slot);
 
 	const verdicts: Record<string, JudgeVerdict> = {};
 	const errored: string[] = [];

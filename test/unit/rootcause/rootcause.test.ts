@@ -179,12 +179,19 @@ describe('chunk_relevance', () => {
 		});
 	});
 
-	it('is not a judge when ground truth picks the other order (0-1 scale)', () => {
+	it('still counts when ground truth picks the other order, after the named judges (seed 001: every judge must pass)', () => {
+		// No relevant chunk: the row fails although the active order does not name chunk relevance...
 		const r = rc(
 			{ chunk_relevance: chunks(0), correctness: yes('correctness') },
 			{ hasGroundTruth: true },
 		);
-		expect(r).toMatchObject({ overall: 'pass', verdicts: { correctness: 'pass' } });
+		expect(r).toMatchObject({ overall: 'fail', rootCause: 'chunk_relevance' });
+		expect(Object.keys(r.verdicts)).toEqual(['correctness', 'chunk_relevance']);
+		// ...and a named judge that fails too is the cause: the order decides only which failure.
+		expect(
+			rc({ chunk_relevance: chunks(0), correctness: no('correctness') }, { hasGroundTruth: true })
+				.rootCause,
+		).toBe('correctness');
 	});
 });
 
@@ -340,7 +347,7 @@ describe('which scores are judges', () => {
 		expect(r.rationale).toBeUndefined();
 	});
 
-	it('an edited order wins, relevant_to_query is accepted, then declared slots, then custom judges by key', () => {
+	it('an edited order wins, relevant_to_query is accepted, custom judges by key right after safety, then other declared slots', () => {
 		const scores = {
 			safety: no('safety'),
 			relevance_to_query: no('relevance_to_query'),
@@ -353,10 +360,73 @@ describe('which scores are judges', () => {
 		);
 		expect(Object.keys(rc(scores, { order: ['safety'] }).verdicts)).toEqual([
 			'safety',
+			'a_judge',
+			'b_judge',
+			'relevance_to_query',
+		]);
+		// Safety in the middle of an edited order: the custom judges still follow it directly.
+		expect(Object.keys(rc(scores, { order: ['safety', 'relevance_to_query'] }).verdicts)).toEqual([
+			'safety',
+			'a_judge',
+			'b_judge',
+			'relevance_to_query',
+		]);
+		// No safety in the order: the custom judges come after the whole order.
+		expect(Object.keys(rc(scores, { order: ['relevance_to_query'] }).verdicts)).toEqual([
 			'relevance_to_query',
 			'a_judge',
 			'b_judge',
+			'safety',
 		]);
+	});
+
+	it('seed 001 with ground truth: a failing custom judge is the cause before a built-in judge the order does not name', () => {
+		// relevance_to_query is outside the with-ground-truth order; the user's judge comes first.
+		const r = rc(
+			{
+				correctness: yes('correctness'),
+				safety: yes('safety'),
+				relevance_to_query: no('relevance_to_query'),
+				tone: no('tone'),
+			},
+			{ hasGroundTruth: true },
+		);
+		expect(r).toMatchObject({ overall: 'fail', rootCause: 'tone' });
+		expect(Object.keys(r.verdicts)).toEqual([
+			'correctness',
+			'safety',
+			'tone',
+			'relevance_to_query',
+		]);
+	});
+
+	it('document recall (0-1, declared) counts toward pass/fail though no order names it', () => {
+		const recall = (value: number): Score => ({
+			metric: 'document_recall',
+			value,
+			scale: UNIT,
+			threshold: 0.5,
+			direction: 'higher',
+			pass: value >= 0.5,
+			status: 'ok',
+			reason: `recall ${value}`,
+			signature: 'dr',
+		});
+		for (const hasGroundTruth of [true, false]) {
+			expect(
+				rc({ correctness: yes('correctness'), document_recall: recall(0) }, { hasGroundTruth }),
+			).toMatchObject({ overall: 'fail', rootCause: 'document_recall', rationale: 'recall 0' });
+			expect(
+				rc({ correctness: yes('correctness'), document_recall: recall(1) }, { hasGroundTruth })
+					.overall,
+			).toBe('pass');
+		}
+		// An undeclared 0-1 score (a Code node's ratio, F1) is still not a judge unless named.
+		const f1: Score = { ...recall(0), metric: 'f1_score', signature: 'f1' };
+		expect(rc({ correctness: yes('correctness'), f1_score: f1 }).overall).toBe('pass');
+		expect(
+			rc({ correctness: yes('correctness'), f1_score: f1 }, { order: ['f1_score'] }).rootCause,
+		).toBe('f1_score');
 	});
 });
 
