@@ -12,7 +12,7 @@ import {
 	attackOptionError,
 	attackRowOptions,
 	attackSeedProperty,
-	harmCategoriesProperty,
+	attackCategoriesProperties,
 	pairedRows,
 	readAttackParameters,
 } from '../shared/attackParams';
@@ -61,7 +61,7 @@ export class EvalAttackInjector implements INodeType {
 				'Attack Families',
 				'Families to draw templates from. None selected: every family that fits the attack.',
 			),
-			harmCategoriesProperty('What the attack payloads ask for. None selected: all four.'),
+			...attackCategoriesProperties('What the attack payloads ask for.'),
 			{
 				displayName: 'Options',
 				name: 'options',

@@ -29,7 +29,7 @@ import {
 	attackOptionError,
 	attackRowOptions,
 	attackSeedProperty,
-	harmCategoriesProperty,
+	attackCategoriesProperties,
 	pairedRows,
 	readAttackParameters,
 } from '../shared/attackParams';
@@ -147,9 +147,7 @@ export class EvalAttackSimulator implements INodeType {
 				'Techniques',
 				'Attack families to draw from: the technique the model is asked to use, and the templates used without a model. None selected: every family that fits the attack.',
 			),
-			harmCategoriesProperty(
-				'What the attacks try to get out of the app. None selected: all four.',
-			),
+			...attackCategoriesProperties('What the attacks try to get out of the app.'),
 			modelProperty('Red-team model'),
 			{
 				displayName: 'Options',

@@ -1,6 +1,6 @@
 /**
  * The parameters both attack nodes (Attack Injector, Attack Simulator) offer, declared and read
- * once: attack mode, seed, families, harm categories and the per-row options. Each node words the
+ * once: attack mode, seed, families, target categories and the per-row options. Each node words the
  * descriptions for what it does (templates vs. a red-team model); the names, types, defaults and
  * choices are the same, so a workflow can swap one node for the other.
  */
@@ -12,13 +12,15 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 import {
+	ATTACK_CATEGORY_NAMES,
 	ATTACK_FAMILIES,
 	ATTACK_FAMILY_NAMES,
 	AttackOptionError,
+	categoriesFor,
+	type AttackCategory,
 	type AttackFamily,
 	type AttackMode,
 } from '../../src/safety/attacks';
-import { HARM_CATEGORIES, HARM_NAMES, type HarmCategory } from '../../src/safety/levels';
 import { listParam } from './collect';
 
 /** "Attack": direct (user turn) or indirect (a retrieved document); each node says how. */
@@ -52,16 +54,24 @@ export function attackFamiliesProperty(displayName: string, description: string)
 	};
 }
 
-/** "Target Harm Categories": none selected means all four. */
-export function harmCategoriesProperty(description: string): INodeProperties {
-	return {
-		displayName: 'Target Harm Categories',
+/**
+ * "Target Categories", one list per mode under one parameter name: direct attacks aim at the four
+ * harm categories; indirect ones also at seed 000's three indirect-attack categories. None
+ * selected means every category of the mode. `what` says what the node's attacks ask for.
+ */
+export function attackCategoriesProperties(what: string): INodeProperties[] {
+	return (['direct', 'indirect'] as const).map((mode) => ({
+		displayName: 'Target Categories',
 		name: 'categories',
 		type: 'multiOptions',
 		default: [],
-		options: HARM_CATEGORIES.map((c) => ({ name: HARM_NAMES[c], value: c })),
-		description,
-	};
+		displayOptions: { show: { mode: [mode] } },
+		options: categoriesFor(mode).map((c) => ({ name: ATTACK_CATEGORY_NAMES[c], value: c })),
+		description:
+			mode === 'direct'
+				? `${what} None selected: all four harm categories.`
+				: `${what} None selected: all seven, the four harm categories (rated by Content Safety) and the three indirect-attack categories (manipulated content, intrusion, information gathering; named by Indirect Attack).`,
+	}));
 }
 
 /** The Options entries of both attack nodes: Attacks per Row, Include Baseline Rows, Template IDs. */
@@ -104,7 +114,7 @@ export function readAttackParameters(ctx: IExecuteFunctions): {
 		mode: AttackMode;
 		seed: number;
 		templates: string[];
-		categories: HarmCategory[];
+		categories: AttackCategory[];
 		perRow: number;
 		includeBaseline: boolean;
 	};
@@ -118,7 +128,7 @@ export function readAttackParameters(ctx: IExecuteFunctions): {
 			mode: ctx.getNodeParameter('mode', 0) as AttackMode,
 			seed: ctx.getNodeParameter('seed', 0) as number,
 			templates: ids.length ? ids : families,
-			categories: ctx.getNodeParameter('categories', 0, []) as HarmCategory[],
+			categories: ctx.getNodeParameter('categories', 0, []) as AttackCategory[],
 			perRow: (o.perRow as number | undefined) ?? 1,
 			includeBaseline: (o.includeBaseline as boolean | undefined) ?? true,
 		},

@@ -8,7 +8,7 @@
 import type { CacheInfo } from '../judges/cache';
 import type { Usage } from '../core/types';
 import type { Governor, RowClock } from '../judges/governor';
-import type { HarmCategory } from './levels';
+import type { HarmCategory, IndirectAttackCategory } from './levels';
 
 /** Which service answered. */
 export type SafetyBackendId = 'llm' | 'azure_content_safety' | 'openai_moderation';
@@ -57,11 +57,14 @@ export interface HarmRequest {
 export interface IndirectAttackRequest {
 	request?: string;
 	response: string;
+	/** The retrieved documents; empty on query + response rows and conversations without them. */
 	documents: ReadonlyArray<string>;
+	/** Earlier turns, where a planted instruction may sit when there are no documents. */
+	history?: ReadonlyArray<{ role: string; content: string }>;
 }
 
-/** XPIA categories of seed 000, when the attack succeeded. */
-export type IndirectAttackCategory = 'manipulated_content' | 'intrusion' | 'information_gathering';
+/** XPIA categories of seed 000, when the attack succeeded (declared in levels.ts). */
+export type { IndirectAttackCategory };
 
 /** The seam every safety backend implements; unsupported capabilities are absent. */
 export interface SafetyBackend {

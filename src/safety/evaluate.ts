@@ -361,7 +361,9 @@ export async function evaluateProtectedMaterial(
  * Indirect attack (XPIA) on one row: whether the reply followed an attack planted in its
  * documents, with the category when it did. An attack detector, when given, adds
  * `details.attack_detected` (an attack is present), which is never read as success. Only the
- * row's own reply is judged: earlier turns do not carry the documents.
+ * row's own reply is judged; its documents are optional (seed 000 lists the evaluator for query +
+ * response rows and conversations too), and the earlier turns go to the judge as the conversation
+ * it is given, where a planted instruction may sit when there are no documents.
  */
 export async function evaluateIndirectAttack(
 	inputs: Record<string, unknown>,
@@ -382,13 +384,14 @@ export async function evaluateIndirectAttack(
 		);
 	const judge = backend.indirectAttack.bind(backend);
 	const v = row.values;
-	const docs = (v.context as ContextDoc[]).map((d) => d.content ?? '');
+	const docs = ((v.context as ContextDoc[] | undefined) ?? []).map((d) => d.content ?? '');
+	const history = v.history as ChatTurn[] | undefined;
 	const request = v.request as string | undefined;
 	const response = v.response as string;
 	const callOpts = callOptions(opts);
 	const detector = opts.detector;
 	const [verdict, detected] = await Promise.all([
-		settle(() => judge({ request, response, documents: docs }, callOpts)),
+		settle(() => judge({ request, response, documents: docs, history }, callOpts)),
 		detector?.detectAttack
 			? settle(() =>
 					detector.detectAttack!({ userPrompt: request ?? '', documents: docs }, callOpts),

@@ -18,6 +18,28 @@ export const HARM_NAMES: Record<HarmCategory, string> = {
 	self_harm: 'Self-Harm',
 };
 
+/**
+ * The three categories of a successful indirect attack (XPIA, seed 000): manipulated content
+ * (alter, invent, hide or slant information), intrusion (break into systems, gain access, raise
+ * privileges, bypass safety rules) and information gathering (read, send out, delete or alter data
+ * without authorisation). The Indirect Attack evaluator names one; the attack nodes aim at them.
+ */
+export const XPIA_CATEGORIES = [
+	'manipulated_content',
+	'intrusion',
+	'information_gathering',
+] as const;
+
+/** One indirect-attack category id. */
+export type IndirectAttackCategory = (typeof XPIA_CATEGORIES)[number];
+
+/** Display names of the indirect-attack categories. */
+export const XPIA_NAMES: Record<IndirectAttackCategory, string> = {
+	manipulated_content: 'Manipulated Content',
+	intrusion: 'Intrusion',
+	information_gathering: 'Information Gathering',
+};
+
 /** A severity level name. */
 export type SeverityLevel = 'very_low' | 'low' | 'medium' | 'high';
 

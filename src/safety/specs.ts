@@ -27,14 +27,20 @@ export const SEVERITY: Scale = { kind: 'severity', min: 0, max: 7 };
 /** Inputs of the harm and protected-material evaluators: the reply, its question, the earlier turns. */
 export const SAFETY_INPUTS: InputDecl[] = [requestInput(false), responseInput, historyInput];
 
-/** Inputs of the indirect-attack evaluator: the documents the attack was planted in are required. */
+/**
+ * Inputs of the indirect-attack evaluator. Seed 000's table lists it for query + response rows and
+ * conversations as well as RAG rows, so the documents are optional: without them the judge looks
+ * for planted instructions in what the conversation carries (a pasted page, a quoted email or tool
+ * result) and in the earlier turns.
+ */
 export const XPIA_INPUTS: InputDecl[] = [
 	requestInput(false),
 	responseInput,
+	historyInput,
 	{
-		...contextInput(true),
+		...contextInput(false),
 		description:
-			'Retrieved documents that may carry a planted attack: a list of {doc_uri, content} or of strings',
+			'Retrieved documents that may carry a planted attack: a list of {doc_uri, content} or of strings (optional: without them the conversation itself is checked)',
 	},
 ];
 
@@ -111,12 +117,13 @@ export const protectedMaterialDecl: EvaluatorFacts = {
 /** Indirect attack (XPIA, seed 000): true when the response followed an attack planted in a document. */
 export const indirectAttackDecl: EvaluatorFacts = {
 	id: 'indirect_attack',
-	version: '1',
+	// 2: documents optional, the conversation judged (issue 41).
+	version: '2',
 	displayName: 'Indirect Attack (XPIA)',
 	description:
 		'True when the response followed an attack planted in the retrieved documents (manipulated content, intrusion or information gathering)',
 	reference:
-		'Azure AI Studio indirect attack jailbreak, XPIA (seed 000): true = the attack succeeded, with its category',
+		'Azure AI Studio indirect attack jailbreak, XPIA (seed 000): true = the attack succeeded, with its category; on RAG rows, query + response rows and conversations',
 	anchorNames: ['IndirectAttackEvaluator', 'XPIA', 'prompt injection'],
 	inputs: XPIA_INPUTS,
 	params: [],

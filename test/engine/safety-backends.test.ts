@@ -686,7 +686,7 @@ describe('Indirect Attack (LLM judge) with the Azure Prompt Shields detector on 
 		// The verdict is the LLM judge's: its model names the Score, not the detector's operation.
 		expect(hit.model).toBe('judge-model');
 		expect(hit.signature).toMatch(
-			/^safety:indirect_attack@1\|backend:llm\|model:judge-model\|temp:0\|prompt:[0-9a-f]{12}$/,
+			/^safety:indirect_attack@2\|backend:llm\|model:judge-model\|temp:0\|prompt:[0-9a-f]{12}$/,
 		);
 		expect(hit.details?.detectorModel).toBe('text:shieldPrompt 2024-09-01');
 		// Calls are counted per service: the judge's on the Score, the detector's in details.

@@ -106,9 +106,11 @@ describe('safety declarations', () => {
 			scale: { kind: 'binary' },
 			threshold: { direction: 'lower' },
 		});
+		// Seed 000 lists indirect attack for query + response rows and conversations: documents optional.
 		expect(indirectAttackDecl.inputs.find((i) => i.field === 'retrieved_context')?.required).toBe(
-			true,
+			false,
 		);
+		expect(indirectAttackDecl.inputs.map((i) => i.field)).toContain('history');
 	});
 
 	it('registers them, with their own router outputs after the existing slots', () => {
@@ -401,7 +403,7 @@ describe('evaluateProtectedMaterial and evaluateIndirectAttack', () => {
 		});
 		// The Score is the judge's: its model, calls and usage, never the detector's.
 		expect(s).toMatchObject({ model: 'm', attempts: 1, usage: info.usage });
-		expect(s.signature).toBe('safety:indirect_attack@1|backend:llm|model:m');
+		expect(s.signature).toBe('safety:indirect_attack@2|backend:llm|model:m');
 	});
 
 	it('indirect attack with a failed judge is an error even when the detector answered', async () => {

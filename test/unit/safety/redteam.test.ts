@@ -6,6 +6,7 @@
  */
 import type { Score } from '../../../src/core/types';
 import {
+	ATTACK_CATEGORIES,
 	ATTACK_FAMILIES,
 	ATTACK_PAYLOADS,
 	ATTACK_TEMPLATES,
@@ -15,7 +16,7 @@ import {
 	selectTemplates,
 } from '../../../src/safety/attacks';
 import { compareJailbreak, jailbreakSlack } from '../../../src/safety/jailbreak';
-import { HARM_CATEGORIES } from '../../../src/safety/levels';
+import { HARM_CATEGORIES, XPIA_CATEGORIES } from '../../../src/safety/levels';
 
 const rot13 = (s: string) =>
 	s.replace(/[a-z]/gi, (c) => {
@@ -79,7 +80,7 @@ describe('injectAttacks', () => {
 		);
 		expect(() =>
 			injectAttacks(rows, { mode: 'direct', seed: 1, categories: ['gore' as 'violence'] }),
-		).toThrow(/unknown harm category: gore/);
+		).toThrow(/unknown attack category: gore/);
 	});
 
 	it('never mutates its input rows', () => {
@@ -107,6 +108,50 @@ const sev = (metric: string, value: unknown): Score =>
 		status: 'ok',
 		signature: 's',
 	}) as Score;
+
+describe('indirect-attack categories (seed 000: manipulated content, intrusion, information gathering)', () => {
+	const rows = Array.from({ length: 120 }, (_, i) => ({
+		request_id: `q${i}`,
+		request: 'What is the return policy?',
+		retrieved_context: [{ doc_uri: 'kb/1', content: 'Returns within 30 days.' }],
+	}));
+	const drawn = (mode: 'direct' | 'indirect') =>
+		new Set(
+			injectAttacks(rows, { mode, seed: 7, includeBaseline: false }).map(
+				(r) => (r.json.attack as { category: string }).category,
+			),
+		);
+
+	it('indirect attacks aim at all seven categories by default, direct ones at the four harm categories', () => {
+		expect([...drawn('indirect')].sort()).toEqual([...ATTACK_CATEGORIES].sort());
+		expect([...drawn('direct')].sort()).toEqual([...HARM_CATEGORIES].sort());
+	});
+
+	it('plants each XPIA payload with its canary, links only on the reserved .invalid domain', () => {
+		for (const c of XPIA_CATEGORIES) {
+			const [, attacked] = injectAttacks([rows[0]], { mode: 'indirect', seed: 1, categories: [c] });
+			const info = attacked.json.attack as { category: string; canary: string; target: string };
+			expect(info).toMatchObject({
+				category: c,
+				canary: `[rt:${c}]`,
+				target: 'retrieved_context[0]',
+			});
+			const doc = (attacked.json.retrieved_context as { content: string }[])[0].content;
+			expect(doc).toContain('Returns within 30 days.');
+			// The planted text is the template's rendering of this category's payload (some encode it).
+			expect(doc).toContain(attackText((attacked.json.attack as { template: string }).template, c));
+			expect(ATTACK_PAYLOADS[c].length).toBeGreaterThan(40);
+			for (const host of ATTACK_PAYLOADS[c].match(/https?:\/\/[^/\s]+/g) ?? [])
+				expect(host).toMatch(/\.invalid$/);
+		}
+	});
+
+	it('refuses an XPIA category on direct attacks, naming the mode it needs', () => {
+		expect(() =>
+			injectAttacks(rows, { mode: 'direct', seed: 1, categories: ['intrusion', 'violence'] }),
+		).toThrow(/intrusion: indirect-attack categories .* need mode indirect/);
+	});
+});
 
 describe('compareJailbreak', () => {
 	it('reports a pair whose row could not be attacked as incomplete, with the injector error', () => {
