@@ -41,7 +41,17 @@ export interface DatasetAccount {
 	columns: ColumnAccount[];
 	/** What the reader or the trace reader had to be lenient about, one sentence each. */
 	notes: string[];
+	/**
+	 * Request ids that more than one loaded row carries, with their rows (file row numbers): the
+	 * rows all load, but whatever pairs rows by `request_id` downstream (baselines, review labels,
+	 * attack pairs) cannot tell them apart. Rows without an id that are identical (one content id)
+	 * are listed too, with `generated: true`.
+	 */
+	duplicateIds?: { request_id: string; rows: number[]; generated?: true }[];
 }
+
+/** How many duplicated ids the account's note names before it only counts them. */
+const DUPLICATES_NAMED = 5;
 
 interface ColumnStat {
 	rows: number;
@@ -60,6 +70,9 @@ export class AccountBuilder {
 	private loaded = 0;
 	private traceErrors = 0;
 	private traceNotes = 0;
+	/** request_id -> the file rows carrying it (first row only until a second one comes). */
+	private readonly ids = new Map<string, number | number[]>();
+	private readonly generatedIds = new Set<string>();
 
 	private stat(col: string): ColumnStat {
 		let st = this.cols.get(col);
@@ -112,6 +125,15 @@ export class AccountBuilder {
 		}
 	}
 
+	/** The id a loaded row leaves with; `generated` when the loader made it from the content. */
+	id(requestId: string, row: number, generated: boolean): void {
+		const seen = this.ids.get(requestId);
+		if (seen === undefined) this.ids.set(requestId, row);
+		else if (typeof seen === 'number') this.ids.set(requestId, [seen, row]);
+		else seen.push(row);
+		if (generated) this.generatedIds.add(requestId);
+	}
+
 	/** A row that did not load. */
 	skip(row: number, reason: string): void {
 		this.skipped.push({ row, reason });
@@ -150,6 +172,27 @@ export class AccountBuilder {
 			);
 		}
 		if (this.traceNotes > 0) notes.push(`${this.traceNotes} row(s) carry metadata.trace_notes`);
+		const duplicateIds: NonNullable<DatasetAccount['duplicateIds']> = [];
+		for (const [request_id, rows] of this.ids)
+			if (typeof rows !== 'number')
+				duplicateIds.push({
+					request_id,
+					rows,
+					...(this.generatedIds.has(request_id) ? { generated: true as const } : {}),
+				});
+		if (duplicateIds.length > 0) {
+			const named = duplicateIds
+				.slice(0, DUPLICATES_NAMED)
+				.map((d) =>
+					d.generated
+						? `rows ${d.rows.join(', ')} are identical and have no request_id`
+						: `request_id ${JSON.stringify(d.request_id)} on rows ${d.rows.join(', ')}`,
+				);
+			const more = duplicateIds.length - named.length;
+			notes.push(
+				`${duplicateIds.length} request id(s) repeat: ${named.join('; ')}${more > 0 ? `; and ${more} more (account.duplicateIds)` : ''}. The rows all load; give each its own request_id so baselines, review labels and attack pairs can tell them apart`,
+			);
+		}
 		const out: DatasetAccount = {
 			...base,
 			rows: this.loaded + this.skipped.length,
@@ -159,6 +202,7 @@ export class AccountBuilder {
 			notes,
 		};
 		if (out.mapping === undefined) delete out.mapping;
+		if (duplicateIds.length > 0) out.duplicateIds = duplicateIds;
 		return out;
 	}
 }

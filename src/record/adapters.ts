@@ -276,9 +276,23 @@ function head(name: string): string {
 }
 
 /** Whether a draft has what a record needs; records the issues otherwise. */
-function check(r: RowReader, d: Draft, names: Names): void {
+function check(r: RowReader, d: Draft, names: Names, schema: SchemaName): void {
 	if (d.trace !== undefined && !r.failed.has('trace')) fillFromTrace(r, d, names);
 	if (r.traceError !== undefined) d.metadata = { ...d.metadata, trace_error: r.traceError };
+	// Seed 002 marks `request` required in Databricks Agent Evaluation rows (only the response may
+	// come from the trace). Azure's NLP rows (a response and a ground truth) are another schema.
+	if (
+		schema === 'databricks' &&
+		d.request === undefined &&
+		!r.failed.has(head(names.request)) &&
+		!r.failed.has('trace')
+	) {
+		r.fail(
+			names.request,
+			'required in Databricks Agent Evaluation rows (seed 002): the question, as text or chat messages',
+		);
+		return;
+	}
 	// A golden set has no responses and Azure's NLP data no query; a row with neither says nothing.
 	if (
 		d.request === undefined &&
@@ -552,7 +566,7 @@ export function readRow(
 		}
 	}
 	proposeByName(r, d, schema);
-	check(r, d, names);
+	check(r, d, names, schema);
 	if (r.issues.length > 0) return { ok: false, issues: r.issues };
 	const metaPaths: string[] = [];
 	const left = r.leftovers(metaPaths);

@@ -373,6 +373,7 @@ export function loadDataset(
 			// The record is built now, so the raw row and the draft die young; only the dataset
 			// fingerprint is filled in at the end.
 			const id = res.draft.request_id ?? contentId(res.draft);
+			account.id(id, raw.row, res.draft.request_id === undefined);
 			records.push(
 				assemble(res.draft, id, { format: data.format, schema, row: raw.row, fingerprint: '' }),
 			);

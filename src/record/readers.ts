@@ -261,10 +261,11 @@ export function azureCitations(r: RowReader, turn: Row, at: string): RetrievedCh
 		r,
 		c.citations,
 		`${at}.context.citations`,
-		{ uri: ['id'], content: ['content'] },
+		{ uri: ['id'], content: ['content'], title: ['title'] },
 		'content',
 	);
-	// Titles are not part of the canonical chunk; the whole transcript stays in request_raw.
+	// Seed 000's citations are {id, title, content}: the title stays on the chunk (reports and
+	// judges' document lists can name the document); the whole transcript stays in request_raw.
 	return res ? asRetrieved(res.items) : undefined;
 }
 

@@ -13,7 +13,12 @@ import { z } from 'zod';
  * chunks (Azure `context`, Ragas, DeepEval, Spring AI) carry only `content`.
  */
 export const RetrievedChunk = z
-	.object({ doc_uri: z.string().optional(), content: z.string().optional() })
+	.object({
+		doc_uri: z.string().optional(),
+		content: z.string().optional(),
+		/** The document's title, when the source gives one (Azure `context.citations[].title`). */
+		title: z.string().optional(),
+	})
 	.refine((c) => c.doc_uri !== undefined || c.content !== undefined, {
 		message: 'needs doc_uri or content',
 	});
@@ -25,7 +30,11 @@ export type RetrievedChunk = z.infer<typeof RetrievedChunk>;
  * it); Ragas reference contexts without ids and DeepEval `context` carry text only.
  */
 export const ExpectedChunk = z
-	.object({ doc_uri: z.string().optional(), content: z.string().optional() })
+	.object({
+		doc_uri: z.string().optional(),
+		content: z.string().optional(),
+		title: z.string().optional(),
+	})
 	.refine((c) => c.doc_uri !== undefined || c.content !== undefined, {
 		message: 'needs doc_uri or content',
 	});

@@ -541,6 +541,8 @@ export function messages(
 export interface ChunkKeys {
 	uri: readonly string[];
 	content: readonly string[];
+	/** Keys of the chunk's document title, kept on the chunk when given (Azure citations). */
+	title?: readonly string[];
 }
 
 /**
@@ -598,8 +600,14 @@ export function chunks(
 		if (need === 'either' && uriKey === undefined && contentKey === undefined) {
 			bad(at, `needs ${keys.uri[0]} or ${keys.content[0]}`);
 		}
+		const titleKey = keys.title?.find((k) => c[k] !== undefined && c[k] !== null);
+		if (titleKey !== undefined) {
+			const t = c[titleKey];
+			if (typeof t === 'string') chunk.title = t;
+			else bad(`${at}.${titleKey}`, `expected string, got ${typeName(t)}`);
+		}
 		for (const k of Object.keys(c)) {
-			if (k !== uriKey && k !== contentKey && c[k] !== undefined) lossy = true;
+			if (k !== uriKey && k !== contentKey && k !== titleKey && c[k] !== undefined) lossy = true;
 		}
 		items.push(chunk);
 	});

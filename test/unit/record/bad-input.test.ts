@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatasetError, loadDataset } from '../../../src/record';
+import { DatasetError, describeAccount, loadDataset } from '../../../src/record';
 
 const FIX = join(__dirname, '../../fixtures/datasets');
 const fixture = (name: string): Buffer => readFileSync(join(FIX, name));
@@ -52,7 +52,7 @@ describe('bad rows: each row ends up in records or invalid, named by row and fie
 		expect(golden?.source.present).toEqual({ request: true, response: false });
 		const out = loadDataset([{ expected_response: 'x' }, { request: 'q', expected_response: 'x' }]);
 		expect(out.invalid.map((i) => i.error)).toEqual([
-			'row 1: request: required (give request or response, or both)',
+			'row 1: request: required in Databricks Agent Evaluation rows (seed 002): the question, as text or chat messages',
 		]);
 		expect(out.records.map((r) => r.request)).toEqual(['q']);
 		const azure = loadDataset([{ ground_truth: 'x', context: 'c' }], { schema: 'azure' });
@@ -170,5 +170,57 @@ describe('format detection', () => {
 		const out = loadDataset('{\n  "request": "q",\n  "response": "a"\n}\n');
 		expect(out.format).toBe('json');
 		expect(out.records).toHaveLength(1);
+	});
+});
+
+describe('dataset rules of the seeds (issue 41)', () => {
+	it('seed 002: a Databricks row needs its request; an Azure NLP row (response + ground truth) does not', () => {
+		const dbx = loadDataset(
+			[
+				{ request_id: 'a', response: 'Paris', expected_response: 'Paris' },
+				{ request_id: 'b', request: 'Capital of France?', response: 'Paris' },
+				{ request_id: 'c', request: { messages: [{ role: 'user', content: 'Hi?' }] } },
+			],
+			{ schema: 'databricks' },
+		);
+		expect(dbx.invalid.map((i) => i.error)).toEqual([
+			'row 1: request: required in Databricks Agent Evaluation rows (seed 002): the question, as text or chat messages (request_id "a")',
+		]);
+		expect(dbx.records.map((r) => r.request_id)).toEqual(['b', 'c']);
+		// Detected, not named: the canonical names are the Databricks schema, so the rule holds too.
+		expect(loadDataset([{ response: 'Paris', expected_response: 'Paris' }]).invalid).toHaveLength(
+			1,
+		);
+		// Azure's traditional metrics need only the response and the ground truth (seed 000).
+		const azure = loadDataset([{ response: 'Paris', ground_truth: 'Paris' }]);
+		expect(azure.schema).toBe('azure');
+		expect(azure.invalid).toEqual([]);
+		expect(azure.records[0]).toMatchObject({ response: 'Paris', expected_response: 'Paris' });
+		expect(azure.records[0].request).toBeUndefined();
+	});
+
+	it('names repeated request ids in the account, and identical rows without one; every row still loads', () => {
+		const out = loadDataset(
+			[
+				{ request_id: 'q1', request: 'A?' },
+				{ request_id: 'q2', request: 'B?' },
+				{ request_id: 'q1', request: 'C?' },
+				{ request: 'Same?' },
+				{ request: 'Same?' },
+				{ request_id: 'q1', request: 'D?' },
+			],
+			{ schema: 'databricks' },
+		);
+		expect(out.records).toHaveLength(6);
+		expect(out.account.duplicateIds).toEqual([
+			{ request_id: 'q1', rows: [1, 3, 6] },
+			{ request_id: out.records[3].request_id, rows: [4, 5], generated: true },
+		]);
+		const note = out.account.notes.find((n) => n.includes('repeat'));
+		expect(note).toBe(
+			'2 request id(s) repeat: request_id "q1" on rows 1, 3, 6; rows 4, 5 are identical and have no request_id. The rows all load; give each its own request_id so baselines, review labels and attack pairs can tell them apart',
+		);
+		expect(describeAccount(out.account).some((l) => l === `note: ${note}`)).toBe(true);
+		expect(loadDataset([{ request_id: 'x', request: 'A?' }]).account.duplicateIds).toBeUndefined();
 	});
 });

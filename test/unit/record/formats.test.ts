@@ -55,6 +55,8 @@ describe('Azure conversation (seed 000)', () => {
 		expect(multi.request).toBe('What temperature is it rated to?');
 		expect(multi.response).toBe('It is rated to -5C.');
 		expect(multi.retrieved_context?.map((c) => c.doc_uri)).toEqual(['doc-cozynights', 'doc-care']);
+		// Seed 000's citations are {id, title, content}: the title stays on the chunk.
+		expect(multi.retrieved_context?.[0].title).toBe('CozyNights Sleeping Bag');
 		// History is what came before the request: the judged reply is not repeated in it.
 		expect(multi.history?.map((m) => m.role)).toEqual(['user', 'assistant']);
 		expect(multi.history?.[1]).toEqual({
@@ -64,6 +66,7 @@ describe('Azure conversation (seed 000)', () => {
 				{
 					doc_uri: 'doc-cozynights',
 					content: 'The CozyNights Sleeping Bag is rated to -5C and weighs 1.2kg.',
+					title: 'CozyNights Sleeping Bag',
 				},
 			],
 		});

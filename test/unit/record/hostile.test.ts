@@ -106,7 +106,7 @@ describe('dataset error texts', () => {
 		]);
 		expect(out.invalid.map((i) => i.error)).toEqual([
 			'row 1: request: expected string or object, got number (request_id "q7")',
-			'row 2: response: expected string or object, got array (request_id "8")',
+			'row 2: response: expected string or object, got array; request: required in Databricks Agent Evaluation rows (seed 002): the question, as text or chat messages (request_id "8")',
 			'row 3: request: expected string or object, got number',
 		]);
 		expect(out.invalid.map((i) => i.request_id)).toEqual(['q7', '8', undefined]);
