@@ -40,6 +40,13 @@ export function documentText(docs: ContextDoc[]): string {
 		.join('\n\n');
 }
 
+/**
+ * Most tokens a MiniCheck-mode reply may take. Spring AI's example asks Ollama for 2 (`numPredict`);
+ * we allow 5 so "Yes." or a reply with a leading space or newline still fits. The reference text
+ * and docs quote this constant, so they cannot drift from the call.
+ */
+export const MINICHECK_MAX_TOKENS = 5;
+
 /** Spring AI FactCheckingEvaluator. */
 export const factCheck: JudgeDecl<YesNoVerdict> = {
 	id: 'fact_check',
@@ -48,8 +55,7 @@ export const factCheck: JudgeDecl<YesNoVerdict> = {
 	displayName: 'Fact Check (Spring AI)',
 	description:
 		'Says yes when the claim (the response) is supported by the document; a MiniCheck mode serves small fact-checking models',
-	reference:
-		'Spring AI FactCheckingEvaluator (seed 003): Document/Claim template, designed for Bespoke MiniCheck via Ollama (temperature 0, 2-token reply)',
+	reference: `Spring AI FactCheckingEvaluator (seed 003): Document/Claim template, designed for Bespoke MiniCheck via Ollama; MiniCheck mode sends it at temperature 0 with a ${MINICHECK_MAX_TOKENS}-token reply limit (Spring AI's example: 2)`,
 	anchorNames: ['FactCheckingEvaluator', 'MiniCheck'],
 	inputs: [
 		{ ...contextInput(false), displayName: 'Document (Context)' },
@@ -126,7 +132,7 @@ export const factCheck: JudgeDecl<YesNoVerdict> = {
 						values: {},
 						bare: {
 							user: `Document: ${documentText(docs)}\nClaim: ${claim}`,
-							maxTokens: 5,
+							maxTokens: MINICHECK_MAX_TOKENS,
 							parse: bareYesNo,
 						},
 					},
