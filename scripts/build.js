@@ -47,6 +47,11 @@ function nodeGroup(name) {
 	return 'pipeline-nodes';
 }
 
+/** A node version as n8n spells it in a schema path: 2 -> 2.0.0, 1.1 -> 1.1.0. */
+function schemaVersion(v) {
+	return String(v).split('.').concat(['0', '0']).slice(0, 3).join('.');
+}
+
 const icons = path.join(root, 'nodes', 'icons');
 function copyIcon(ref, toDir) {
 	for (const variant of [ref.light, ref.dark]) {
@@ -88,6 +93,16 @@ for (const rel of pkg.n8n.nodes) {
 		fs.writeFileSync(path.join(dir, '__schema__', 'v1.0.0.json'), JSON.stringify(Cls.outputSchema, null, '\t') + '\n');
 	} else if (fs.existsSync(schemas)) fs.cpSync(schemas, path.join(dir, '__schema__'), { recursive: true });
 	else throw new Error(`${rel}: no output schema in ${path.relative(root, schemas)} (test/engine/output-schemas.test.ts writes it)`);
+	// n8n asks for the schema of the node's own version (/schemas/<type>/2.0.0.json for Eval
+	// Dataset v2, the version a new node gets). Our versions change defaults, not the output, so
+	// every version a node declares is served the same schema.
+	const versions = (Array.isArray(d.version) ? d.version : [d.version]).map(schemaVersion);
+	for (const v of versions.filter((x) => x !== '1.0.0')) {
+		const from = path.join(dir, '__schema__');
+		fs.copyFileSync(path.join(from, 'v1.0.0.json'), path.join(from, `v${v}.json`));
+		if (fs.existsSync(path.join(from, 'v1.0.0')))
+			fs.cpSync(path.join(from, 'v1.0.0'), path.join(from, `v${v}`), { recursive: true });
+	}
 }
 for (const rel of pkg.n8n.credentials) {
 	const file = path.join(root, rel);

@@ -100,15 +100,23 @@ describe('built package, loaded by n8n', () => {
 		);
 	});
 
-	// n8n serves GET /schemas/<package>.<node>/1.0.0.json from the file resolveSchema finds.
-	it('ships an output schema n8n finds for every node, and one per Review Labels operation', () => {
+	// n8n serves GET /schemas/<package>.<node>/<version>.json from the file resolveSchema finds,
+	// for the node's own version (Eval Dataset v2 asks for 2.0.0.json).
+	it('ships an output schema n8n finds for every node and version, and one per Review Labels operation', () => {
 		for (const [type, known] of Object.entries(loader.known.nodes)) {
 			const nodeDir = path.dirname(path.join(ROOT, known.sourcePath.replace(ROOT, '')));
+			const declared = (
+				loader.getNode(type).type as { description: { version: number | number[] } }
+			).description.version;
+			for (const version of Array.isArray(declared) ? declared : [declared]) {
+				const file = resolveOutputSchemaPath({ nodeDir, version });
+				expect({ type, version, exists: file !== undefined && existsSync(file) }).toEqual({
+					type,
+					version,
+					exists: true,
+				});
+			}
 			const file = resolveOutputSchemaPath({ nodeDir, version: 1 });
-			expect({ type, exists: file !== undefined && existsSync(file) }).toEqual({
-				type,
-				exists: true,
-			});
 			const schema = JSON.parse(readFileSync(file!, 'utf8')) as {
 				type: string;
 				properties: object;
