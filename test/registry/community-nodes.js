@@ -81,7 +81,7 @@ async function startN8n(userFolder, extraEnv) {
 		N8N_LOG_LEVEL: 'debug',
 		...extraEnv,
 	});
-	const logFile = path.join(ART, 'n8n-server.log');
+	const logFile = path.join(ART, `n8n-server-${path.basename(userFolder)}.log`);
 	const fd = fs.openSync(logFile, 'w');
 	const child = spawn('node', [n8n.n8nBin(), 'start'], { env, stdio: ['ignore', fd, fd] });
 	const base = `http://localhost:${port}`;
@@ -475,6 +475,31 @@ async function main() {
 			);
 		});
 		await server.stop();
+
+		// Why the front: pointed at the local registry by N8N_COMMUNITY_PACKAGES_REGISTRY, the
+		// community edition refuses to install. Should n8n drop that licence check, this fails and
+		// the suite can set the variable instead of routing the default registry's host.
+		await test('N8N_COMMUNITY_PACKAGES_REGISTRY set to the local registry: n8n refuses it as unlicensed', async () => {
+			const other = path.join(ART, 'n8n-user-custom-registry');
+			const s = await startN8n(other, { N8N_COMMUNITY_PACKAGES_REGISTRY: registry.url });
+			try {
+				const ev = require(path.join(REPO, 'scripts', 'n8n-evaluations.js'));
+				const rest = await ev.restSession(
+					`http://127.0.0.1:${new URL(s.base).port}`,
+					EMAIL,
+					PASSWORD,
+				);
+				const err = await rest.post('/community-packages', { name: NAME }).then(
+					() => null,
+					(e) => e,
+				);
+				assert.ok(err, 'the install was accepted');
+				assert.match(err.message, /license does not allow/i);
+				assert.equal(installedVersion(path.join(other, '.n8n', 'nodes')), null);
+			} finally {
+				await s.stop();
+			}
+		});
 
 		// The other path of the README: npm install in ~/.n8n/nodes, then n8n picks it up.
 		await test(`npm install ${NAME} in ~/.n8n/nodes, then n8n runs its nodes`, async () => {
