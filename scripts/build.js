@@ -64,6 +64,8 @@ function copyIcon(ref, toDir) {
 // The codex (category and search words) is declared once, in nodes/shared/codex.ts; each node
 // class says what it is found by (its static `search`). Only the documentation link is added here.
 const { nodeCodex } = require(path.join(dist, 'nodes', 'shared', 'codex.js'));
+// The README as the homepage shows it (the repository page), without the homepage's own anchor.
+const readmeUrl = pkg.homepage.replace(/#.*$/, '');
 
 for (const rel of pkg.n8n.nodes) {
 	const file = path.join(root, rel);
@@ -79,7 +81,7 @@ for (const rel of pkg.n8n.nodes) {
 		codexVersion: '1.0',
 		...nodeCodex(d.displayName, Cls.search),
 		resources: {
-			primaryDocumentation: [{ url: `${pkg.homepage}#${nodeGroup(d.name)}` }],
+			primaryDocumentation: [{ url: `${readmeUrl}#${nodeGroup(d.name)}` }],
 		},
 	};
 	fs.writeFileSync(file.replace(/\.js$/, '.json'), JSON.stringify(codex, null, '\t') + '\n');

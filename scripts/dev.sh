@@ -48,11 +48,11 @@ case "$cmd" in
 		echo "== unit and engine tests"
 		npx jest --ci "$@"
 		if [ -f scripts/e2e.js ] && [ "${SKIP_E2E:-0}" != "1" ]; then
-			# --browser needs chromium, --queue redis-server: left out (and said so above) only
-			# when they are missing outside CI.
+			# --browser needs chromium, --queue redis-server, --registry chromium and openssl: left
+			# out (and said so above) only when they are missing outside CI.
 			read -r -a e2e_flags <<<"$(bash scripts/system-deps.sh --e2e-flags)"
 			echo "== end to end against real n8n: examples${e2e_flags[*]:+ (suites: ${e2e_flags[*]})}"
-			for suite in browser queue; do
+			for suite in browser queue registry; do
 				case " ${e2e_flags[*]:-} " in
 					*" --$suite "*) ;;
 					*) echo "   skipping the $suite suite: its system package is missing (see the system dependencies above)" ;;

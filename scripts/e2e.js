@@ -5,7 +5,7 @@
 // test/e2e/*.spec.js assert on the node outputs. Judge nodes talk to the local OpenAI-compatible
 // test server through an imported credential. Ends with `N passed, N failed`; exit 1 on any failure.
 //
-//   node scripts/e2e.js [--only=<text> | --only <text>] [--browser] [--queue]
+//   node scripts/e2e.js [--only=<text> | --only <text>] [--browser] [--queue] [--registry]
 //
 // --only (or E2E_ONLY) runs just the specs whose name contains the text (case-insensitive; several
 // texts separated by commas); the
@@ -374,10 +374,12 @@ async function main() {
 	if (judge) judge.child.kill();
 	for (const mod of modules) await mod.teardown?.();
 	// Optional suites in their own processes, counted in the one closing line:
-	// --browser (or E2E_BROWSER=1) and --queue (or E2E_QUEUE=1).
+	// --browser (or E2E_BROWSER=1), --queue (or E2E_QUEUE=1) and --registry (or E2E_REGISTRY=1:
+	// installed from a local npm registry through Settings -> Community Nodes, test/registry).
 	const extra = [
 		['browser', path.join(REPO, 'test', 'browser', 'editor.browser.js'), 'E2E_BROWSER'],
 		['queue', path.join(REPO, 'scripts', 'queue.js'), 'E2E_QUEUE'],
+		['registry', path.join(REPO, 'test', 'registry', 'community-nodes.js'), 'E2E_REGISTRY'],
 	];
 	for (const [name, script, envVar] of extra) {
 		if (!process.argv.includes(`--${name}`) && process.env[envVar] !== '1') continue;

@@ -5,7 +5,8 @@
 #
 #   bash scripts/system-deps.sh [test|start]   check, install what is missing as root, print which
 #   bash scripts/system-deps.sh --e2e-flags    print the E2E suites this machine can run
-#                                              (--browser needs chromium, --queue redis-server)
+#                                              (--browser needs chromium, --queue redis-server,
+#                                              --registry chromium and openssl)
 #
 # As root, missing packages are installed with apt-get. Without root nothing is installed: each
 # missing package is named with the checks that will be skipped without it. Under CI (CI set and
@@ -29,6 +30,7 @@ deps_for() {
 			echo "redis-server|redis-server|the Redis verdict-cache tests (test/unit/judges/cache.test.ts) and the queue-mode E2E suite (scripts/queue.js)"
 			echo "chromium|chromium|the HTML report screenshot test (test/unit/report/screenshot.test.ts) and the editor E2E suite in headless Chromium (test/browser)"
 			echo "build tools|build-essential python3|the first install of the pinned n8n, which builds sqlite3 from source with node-gyp (C/C++ compiler, make, python3)"
+			echo "openssl|openssl|the registry E2E suite (test/registry), which makes a CA of its own for the local registry front"
 			;;
 		start)
 			echo "build tools|build-essential python3|the first install of the pinned n8n, which builds sqlite3 from source with node-gyp (C/C++ compiler, make, python3)"
@@ -49,6 +51,7 @@ n8n_dir() {
 where() {
 	case "$1" in
 		redis-server) command -v redis-server || true ;;
+		openssl) command -v openssl || true ;;
 		chromium) if [ -x "$CHROMIUM" ]; then echo "$CHROMIUM"; fi ;;
 		'build tools')
 			# Only the first n8n install builds anything; an installed n8n needs no compiler.
@@ -70,6 +73,7 @@ if [ "${1:-}" = "--e2e-flags" ]; then
 	flags=()
 	if [ -n "$(where chromium)" ] || is_ci; then flags+=(--browser); fi
 	if [ -n "$(where redis-server)" ] || is_ci; then flags+=(--queue); fi
+	if { [ -n "$(where chromium)" ] && [ -n "$(where openssl)" ]; } || is_ci; then flags+=(--registry); fi
 	echo "${flags[*]:-}"
 	exit 0
 fi
@@ -134,7 +138,8 @@ for line in "${deps[@]}"; do
 	if [ -z "$(where "$name")" ]; then
 		case "$name" in
 			redis-server) echo "  skipped: the Redis verdict-cache tests (jest says why) and the queue-mode E2E suite" ;;
-			chromium) echo "  skipped: the HTML report screenshot test and the editor E2E suite (set CHROMIUM_PATH if Chromium lives elsewhere)" ;;
+			chromium) echo "  skipped: the HTML report screenshot test, the editor and registry E2E suites (set CHROMIUM_PATH if Chromium lives elsewhere)" ;;
+			openssl) echo "  skipped: the registry E2E suite (install from a local npm registry through Settings -> Community Nodes)" ;;
 			'build tools') echo "  not skippable: $why_needed; it fails unless n8n is already installed in the cache" ;;
 		esac
 	fi
