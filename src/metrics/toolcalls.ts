@@ -552,7 +552,9 @@ const option = (name: string, value: string) => ({ name, value });
 
 /** Tool Calls, declared once: its node, docs, router slots and aggregate names derive from this. */
 export const toolCallsMetric: MetricDecl = {
-	id: 'tool_calls',
+	// Not `tool_calls`: that is the record field the metric reads, and a Score's columns are
+	// written under its key beside the row's fields.
+	id: 'tool_call_match',
 	version: '1',
 	displayName: 'Tool Calls',
 	description:

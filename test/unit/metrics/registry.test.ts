@@ -25,7 +25,7 @@ describe('metric registry', () => {
 			'hit_rate_at_k',
 			'mrr',
 			'ndcg_at_k',
-			'tool_calls',
+			'tool_call_match',
 		]);
 	});
 

@@ -207,10 +207,15 @@ describe('Tool Calls as a metric: three Scores, row errors and notes', () => {
 	const score = (values: Record<string, unknown>, params: Record<string, unknown> = {}) =>
 		evaluateMetricScores(toolCallsMetric, values, { params });
 
-	it('writes tool_calls, tool_call_arguments and tool_call_errors with their own thresholds', () => {
+	it('writes tool_call_match, tool_call_arguments and tool_call_errors with their own thresholds', () => {
 		const s = score({ toolCalls: [lookup('A2'), refund()], expectedToolCalls: EXPECTED });
-		expect(Object.keys(s)).toEqual(['tool_calls', 'tool_call_arguments', 'tool_call_errors']);
-		expect(s.tool_calls).toMatchObject({ status: 'ok', value: 0.5, pass: false, threshold: 1 });
+		expect(Object.keys(s)).toEqual(['tool_call_match', 'tool_call_arguments', 'tool_call_errors']);
+		expect(s.tool_call_match).toMatchObject({
+			status: 'ok',
+			value: 0.5,
+			pass: false,
+			threshold: 1,
+		});
 		expect(s.tool_call_arguments).toMatchObject({ value: 0.5, pass: false, threshold: 1 });
 		expect(s.tool_call_errors).toMatchObject({
 			value: 0,
@@ -223,8 +228,8 @@ describe('Tool Calls as a metric: three Scores, row errors and notes', () => {
 
 	it('without expected calls only the failed calls are scored', () => {
 		const s = score({ toolCalls: [{ name: 'x', error: 'boom' }] });
-		expect(s.tool_calls.status).toBe('not_applicable');
-		expect(s.tool_calls.reason).toMatch(/missing expected_tool_calls/);
+		expect(s.tool_call_match.status).toBe('not_applicable');
+		expect(s.tool_call_match.reason).toMatch(/missing expected_tool_calls/);
 		expect(s.tool_call_arguments.status).toBe('not_applicable');
 		expect(s.tool_call_errors).toMatchObject({ status: 'ok', value: 1, pass: false });
 	});
@@ -232,10 +237,10 @@ describe('Tool Calls as a metric: three Scores, row errors and notes', () => {
 	it('the value can be any anchor figure, which is also always in details.parity', () => {
 		const values = { toolCalls: [refund(), lookup()], expectedToolCalls: EXPECTED };
 		// Strict order: names [refund, lookup] differ from [lookup, refund], Ragas gives 0.
-		expect(score(values, { score: 'ragas_tool_call_accuracy' }).tool_calls.value).toBe(0);
-		expect(score(values, { score: 'ragas_tool_call_f1' }).tool_calls.value).toBe(1);
-		expect(score(values, { score: 'n8n_tools_used' }).tool_calls.value).toBe(1);
-		const parity = score(values).tool_calls.details?.parity as Record<string, number>;
+		expect(score(values, { score: 'ragas_tool_call_accuracy' }).tool_call_match.value).toBe(0);
+		expect(score(values, { score: 'ragas_tool_call_f1' }).tool_call_match.value).toBe(1);
+		expect(score(values, { score: 'n8n_tools_used' }).tool_call_match.value).toBe(1);
+		const parity = score(values).tool_call_match.details?.parity as Record<string, number>;
 		expect(parity).toMatchObject({
 			ragas_tool_call_accuracy: 0,
 			ragas_tool_call_accuracy_any_order: 1,
@@ -247,7 +252,7 @@ describe('Tool Calls as a metric: three Scores, row errors and notes', () => {
 			{ toolCalls: [lookup()], expectedToolCalls: [] },
 			{ score: 'n8n_tools_used' },
 		);
-		expect(none.tool_calls.status).toBe('not_applicable');
+		expect(none.tool_call_match.status).toBe('not_applicable');
 	});
 
 	it('arguments that are not JSON are kept as text and named; no crash', () => {
@@ -255,7 +260,7 @@ describe('Tool Calls as a metric: three Scores, row errors and notes', () => {
 			toolCalls: [{ name: 'lookup_order', arguments: 'order A1 please' }, refund()],
 			expectedToolCalls: EXPECTED,
 		});
-		const d = s.tool_calls.details as any;
+		const d = s.tool_call_match.details as any;
 		expect(d.wrongArguments[0].differences).toEqual([
 			{
 				key: '(arguments)',
@@ -272,8 +277,8 @@ describe('Tool Calls as a metric: three Scores, row errors and notes', () => {
 			toolCalls: [{ id: 'c1', ...lookup() }, refund()],
 			expectedToolCalls: EXPECTED,
 		});
-		expect(s.tool_calls.value).toBe(1);
-		expect((s.tool_calls.details as any).notes).toEqual([
+		expect(s.tool_call_match.value).toBe(1);
+		expect((s.tool_call_match.details as any).notes).toEqual([
 			'1 of 2 calls carry no id; calls are matched by tool and arguments',
 		]);
 	});
@@ -284,7 +289,7 @@ describe('Tool Calls as a metric: three Scores, row errors and notes', () => {
 			expectedToolCalls: EXPECTED,
 			toolDefinitions: [{ type: 'function', function: { name: 'lookup_order', parameters: {} } }],
 		});
-		const d = s.tool_calls.details as any;
+		const d = s.tool_call_match.details as any;
 		expect(d.missing[0]).toMatchObject({
 			name: 'refund_order',
 			note: 'not among the tools the agent had',
@@ -300,7 +305,7 @@ describe('Tool Calls as a metric: three Scores, row errors and notes', () => {
 			toolCalls: [{ ...lookup(), result: big, error: big }, refund()],
 			expectedToolCalls: EXPECTED,
 		});
-		expect(s.tool_calls.value).toBe(1);
+		expect(s.tool_call_match.value).toBe(1);
 		expect(JSON.stringify(s).length).toBeLessThan(20_000);
 		expect((s.tool_call_errors.details as any).failed[0].error).toMatch(/\(3000000 characters\)$/);
 	});
@@ -317,26 +322,26 @@ describe('Tool Calls as a metric: three Scores, row errors and notes', () => {
 				: { name: `noise_${i % 7}`, arguments: { i } },
 		);
 		const s = score({ toolCalls: actual, expectedToolCalls: expected });
-		const d = s.tool_calls.details as any;
+		const d = s.tool_call_match.details as any;
 		expect([d.matched, d.called, d.extra.length]).toEqual([10, 1000, 990]);
 		// P = 10/1000, R = 1, F1 = 2(0.01)/(1.01).
-		expect(s.tool_calls.value).toBeCloseTo(0.02 / 1.01, 12);
+		expect(s.tool_call_match.value).toBeCloseTo(0.02 / 1.01, 12);
 		expect(d.order.ok).toBe(true);
 	});
 
 	it('unreadable calls are the row error naming the field and the call', () => {
 		const a = score({ toolCalls: 'not json at all', expectedToolCalls: EXPECTED });
-		expect(a.tool_calls).toMatchObject({ status: 'error', pass: null, value: null });
-		expect(a.tool_calls.error).toBe(
+		expect(a.tool_call_match).toMatchObject({ status: 'error', pass: null, value: null });
+		expect(a.tool_call_match.error).toBe(
 			'tool_calls: expected a list of tool calls, got text that is not JSON',
 		);
 		const b = score({ toolCalls: [], expectedToolCalls: [{ arguments: {} }] });
-		expect(b.tool_calls.error).toBe(
+		expect(b.tool_call_match.error).toBe(
 			"expected_tool_calls[0].name: expected the tool's name, got undefined",
 		);
 		expect(b.tool_call_errors.status).toBe('error');
 		const c = score({ toolCalls: [], expectedToolCalls: EXPECTED }, { order: 'sideways' });
-		expect(c.tool_calls.error).toMatch(/^Order must be one of/);
+		expect(c.tool_call_match.error).toMatch(/^Order must be one of/);
 	});
 });
 
