@@ -64,6 +64,9 @@ export function validateEvaluators<T extends ReadonlyArray<EvaluatorFacts>>(list
 /** Every metric, judge and risk/safety evaluator of the package, each list in its own order. */
 export const evaluatorRegistry: ReadonlyArray<EvaluatorFacts> = validateEvaluators([
 	...metricRegistry,
+	// Scores a metric writes beside its own (Tool Calls' arguments and failed calls): they have
+	// their own slots, thresholds and run-metric names, so they are evaluators here too.
+	...metricRegistry.flatMap((m) => m.companions ?? []),
 	...judgeRegistry,
 	...safetyRegistry,
 ]);

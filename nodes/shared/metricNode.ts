@@ -152,7 +152,8 @@ export async function executeMetric(
 	return scoreItems(this, {
 		inputs: decl.inputs,
 		threshold: decl.threshold.default,
-		factsOf: () => decl,
+		// A metric with companions (Tool Calls) writes their Scores too, each with its own facts.
+		factsOf: (key) => evaluator.factsOf(key),
 		unreadable: (error, row) => {
 			const p = withDefaults(decl, paramsOf(row.index));
 			const key = scoreKeyOf(decl, p);
@@ -174,7 +175,10 @@ export function defaultScoreKey(decl: MetricDecl): string {
 export function metricNodeClass(decl: MetricDecl): SearchableNodeClass {
 	return class implements INodeType {
 		static readonly search: NodeSearch = { families: ['metric'], anchors: evaluatorNames([decl]) };
-		static readonly outputSchema = scoringOutputSchema(decl.inputs, [defaultScoreKey(decl)]);
+		static readonly outputSchema = scoringOutputSchema(decl.inputs, [
+			defaultScoreKey(decl),
+			...(decl.companions ?? []).map((c) => c.id),
+		]);
 		description = metricDescription(decl);
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			return executeMetric.call(this, decl);

@@ -174,6 +174,12 @@ export interface MetricResult {
 	value: number;
 	details?: Record<string, unknown>;
 	stats?: Record<string, number | number[]>;
+	/** Why the row has no value (the Score is then not applicable; `value` is ignored). */
+	notApplicable?: string;
+	/** One sentence for the Score's reason (Tool Calls names its missing and wrong calls). */
+	reason?: string;
+	/** Values of the declaration's `companions`, by companion id (absent: not applicable). */
+	companions?: Record<string, MetricResult>;
 }
 
 /**
@@ -191,4 +197,12 @@ export interface MetricDecl extends EvaluatorFacts {
 	passes?(result: MetricResult, params: Record<string, unknown>, threshold: number): boolean;
 	/** Corpus-level value from the summed `stats` of many rows (BLEU's n-gram counts). */
 	corpus?(summed: Record<string, number | number[]>): number;
+	/**
+	 * Further Scores one computation writes beside the main one, each under its own id with its
+	 * own facts (threshold, root-cause slot, Databricks names): Tool Calls writes the share of
+	 * calls with right arguments and the share of failed calls, so the router can name either as
+	 * the cause. Their thresholds are their declared defaults; `compute` fills
+	 * `MetricResult.companions`. They join the evaluator registry (src/registry.ts).
+	 */
+	companions?: EvaluatorFacts[];
 }

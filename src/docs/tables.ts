@@ -5,7 +5,7 @@
  */
 import type { EvaluatorFacts, MetricDecl } from '../core/types';
 import { retrievalMetrics } from '../metrics/retrieval';
-import { routerOutputNames } from '../rootcause';
+import { defaultOrder, routerOutputNames } from '../rootcause';
 
 const esc = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const pascal = (id: string): string =>
@@ -88,7 +88,8 @@ export function evaluatorTables(
 			);
 		}
 	}
-	const all = [...metrics, ...judges, ...safety];
+	// Companion Scores (Tool Calls' arguments and failed calls) have slots of their own.
+	const all = [...metrics, ...metrics.flatMap((m) => m.companions ?? []), ...judges, ...safety];
 	lines.push('', '### Root-cause slots and router outputs', '');
 	lines.push(
 		'Outputs of the Root-Cause Router, in index order. Positions never change: new slots are added at the end.',
@@ -109,8 +110,9 @@ export function evaluatorTables(
 			return;
 		}
 		const by = all.filter((d) => d.rootCause?.slot === name).map((d) => `\`${d.id}\``);
+		// The place in the default order (ranks are only relative: the agent slots rank below 1).
 		const rank = (o: 'withGroundTruth' | 'withoutGroundTruth') =>
-			rc.rank?.[o] !== undefined ? `#${rc.rank[o]}` : 'after the order';
+			rc.rank?.[o] !== undefined ? `#${defaultOrder(o, all).indexOf(name) + 1}` : 'after the order';
 		lines.push(
 			`| ${i} | \`${name}\` | ${rank('withGroundTruth')} | ${rank('withoutGroundTruth')} | ${by.join(', ')} | ${esc(rc.fix)} |`,
 		);

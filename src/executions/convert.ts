@@ -460,6 +460,8 @@ export function convertExecution(e: ApiExecution, o: ConvertOptions): Converted 
 	if (parsed.retrieved_context && parsed.retrieved_context.length > 0)
 		row.retrieved_context = parsed.retrieved_context;
 	if (parsed.tool_calls && parsed.tool_calls.length > 0) row.tool_calls = parsed.tool_calls;
+	if (parsed.tool_definitions && parsed.tool_definitions.length > 0)
+		row.tool_definitions = parsed.tool_definitions;
 	for (const k of [
 		'total_token_count',
 		'total_input_token_count',

@@ -41,6 +41,18 @@ export {
 } from './sacrebleu';
 export type { SacreBleuResult, SacreBleuStats } from './sacrebleu';
 export {
+	compareToolCalls,
+	toolCallArgumentsFacts,
+	toolCallErrorsFacts,
+	toolCallsMetric,
+} from './toolcalls';
+export {
+	deepevalToolCorrectness,
+	n8nToolsUsed,
+	ragasToolCallAccuracy,
+	ragasToolCallF1,
+} from './toolcallsParity';
+export {
 	isAscii,
 	nistInternationalTokenize,
 	nltkTokenize,

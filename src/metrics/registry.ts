@@ -11,6 +11,7 @@ import { meteorMetric } from './meteor';
 import { retrievalMetrics } from './retrieval';
 import { rougeMetric } from './rouge';
 import { sacreBleuMetric } from './sacrebleu';
+import { toolCallsMetric } from './toolcalls';
 
 /** Throws an Error describing the first problem in `metrics`; returns them unchanged. */
 export function validateMetricRegistry(metrics: MetricDecl[]): MetricDecl[] {
@@ -46,6 +47,7 @@ export const metricRegistry: MetricDecl[] = validateMetricRegistry([
 	rougeMetric,
 	sacreBleuMetric,
 	...retrievalMetrics,
+	toolCallsMetric,
 ]);
 
 /** Corpus finalizers by metric id, from the declarations that have one (`bleu`, `sacrebleu`). */

@@ -244,6 +244,13 @@ function fillFrom(r: RowReader, d: Draft, names: Names, t: ParsedTrace): void {
 	if (t.tool_calls !== undefined && d.tool_calls === undefined && !r.failed.has('tool_calls')) {
 		d.tool_calls = t.tool_calls;
 	}
+	if (
+		t.tool_definitions !== undefined &&
+		d.tool_definitions === undefined &&
+		!r.failed.has('tool_definitions')
+	) {
+		d.tool_definitions = t.tool_definitions;
+	}
 	if (notes.length > 0) {
 		// A copy: the user's metadata object is their input and stays untouched.
 		if (d.metadata?.trace_notes === undefined) d.metadata = { ...d.metadata, trace_notes: notes };
@@ -263,6 +270,7 @@ const TRACE_FILLS = [
 	'response',
 	'retrieved_context',
 	'tool_calls',
+	'tool_definitions',
 	'latency_seconds',
 	'total_input_token_count',
 	'total_output_token_count',

@@ -48,6 +48,7 @@ export const FIELDS = [
 	'tool_calls',
 	'expected_tool_calls',
 	'tool_definitions',
+	'expected_outcome',
 	'trace',
 	'latency_seconds',
 	'total_input_token_count',
@@ -118,6 +119,8 @@ export const ALIASES: Readonly<Record<string, Field>> = {
 	grading_notes: 'guidelines',
 	reference_tool_calls: 'expected_tool_calls',
 	expected_tools: 'expected_tool_calls',
+	expected_outcome: 'expected_outcome',
+	reference_outcome: 'expected_outcome',
 	expectedTools: 'expected_tool_calls',
 	tools_called: 'tool_calls',
 	toolsCalled: 'tool_calls',
@@ -273,6 +276,9 @@ export function readField(
 			return;
 		case 'tool_definitions':
 			d.tool_definitions = toolDefinitions(r, value, path);
+			return;
+		case 'expected_outcome':
+			d.expected_outcome = referenceText(r, value, path);
 			return;
 		case 'trace':
 			d.trace = readTrace(r, value, path);

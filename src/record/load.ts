@@ -18,6 +18,7 @@ import {
 import { hashCanonical, sha256, sortedCopy } from './hash';
 import { readRows, type DatasetFormat, type RawRow } from './parse';
 import { SCHEMAS, type EvalRecord, type RecordSource, type SchemaName } from './schema';
+import { legacyToolCalls } from './toolcalls';
 import {
 	deeperThan,
 	isObject,
@@ -133,6 +134,7 @@ const RECORD_FIELDS = [
 	'tool_calls',
 	'expected_tool_calls',
 	'tool_definitions',
+	'expected_outcome',
 	'trace',
 	'latency_seconds',
 	'total_input_token_count',
@@ -175,6 +177,10 @@ function contentFields(d: Draft): Record<string, unknown> {
  */
 function legacyContent(d: Draft): string {
 	const o = contentFields(d);
+	// Tool calls as earlier versions stored them (no position, turn or error), so ids hold.
+	if (o.tool_calls !== undefined) o.tool_calls = legacyToolCalls(o.tool_calls);
+	if (o.expected_tool_calls !== undefined)
+		o.expected_tool_calls = legacyToolCalls(o.expected_tool_calls);
 	for (const k of Object.keys(o)) {
 		// History turns may hold tool-call arguments as the user wrote them: sort those.
 		const built = BUILT.has(k) && !(k === 'history' && d.history?.some((m) => m.tool_calls));

@@ -12,6 +12,7 @@ import type {
 	ToolCall,
 	ToolDefinition,
 } from './schema';
+import { finishCalls, readCall, readDefinition } from './toolcalls';
 import {
 	asRetrieved,
 	chunks,
@@ -116,6 +117,20 @@ export function readResponse(r: RowReader, raw: unknown, path: string, d: Draft)
 		return;
 	}
 	d.response_raw = v;
+	// An n8n AI Agent's output with its intermediate steps returned: the answer and the calls.
+	if (typeof v.output === 'string' && Array.isArray(v.intermediateSteps)) {
+		d.response = v.output;
+		if (d.tool_calls === undefined && v.intermediateSteps.length > 0) {
+			try {
+				d.tool_calls = finishCalls(
+					v.intermediateSteps.map((s, i) => readCall(s, `${path}.intermediateSteps[${i}]`)),
+				);
+			} catch (e) {
+				r.fail(`${path}.intermediateSteps`, (e as Error).message);
+			}
+		}
+		return;
+	}
 	const choice = Array.isArray(v.choices) ? (v.choices[0] as unknown) : undefined;
 	if (isObject(choice) && isObject(choice.message) && typeof choice.message.content === 'string') {
 		d.response = choice.message.content;
@@ -183,9 +198,12 @@ export function zipIds(
 export function pairToolCalls(msgs: ChatMessage[], raw: unknown[]): ToolCall[] | undefined {
 	const calls: ToolCall[] = [];
 	const byId = new Map<string, ToolCall>();
+	let turn = -1;
 	msgs.forEach((m, i) => {
+		if (m.role === 'assistant') turn++;
 		for (const c of m.tool_calls ?? []) {
-			const call = { ...c };
+			const call: ToolCall = { ...c };
+			if (turn >= 0) call.turn = turn;
 			calls.push(call);
 			if (call.id !== undefined) byId.set(call.id, call);
 		}
@@ -197,7 +215,7 @@ export function pairToolCalls(msgs: ChatMessage[], raw: unknown[]): ToolCall[] |
 		const results = parts.filter((p): p is Row => isObject(p) && p.type === 'tool_result');
 		call.result = results.length === 1 ? results[0].tool_result : m.content;
 	});
-	return calls.length > 0 ? calls : undefined;
+	return calls.length > 0 ? finishCalls(calls) : undefined;
 }
 
 /** Index of the last assistant turn after `after` that says something (not only tool calls). */
@@ -321,9 +339,11 @@ export function toolCalls(r: RowReader, raw: unknown, path: string): ToolCall[] 
 		if (args !== undefined && args !== null) call.arguments = args;
 		const result = c.result ?? c.output;
 		if (result !== undefined && result !== null) call.result = result;
+		if (typeof c.error === 'string' && c.error !== '') call.error = c.error;
+		if (typeof c.turn === 'number' && Number.isInteger(c.turn) && c.turn >= 0) call.turn = c.turn;
 		out.push(call);
 	});
-	return ok ? out : undefined;
+	return ok ? finishCalls(out) : undefined;
 }
 
 /** Tool definitions (Azure agent data): objects with a string `name`, kept as given. */
@@ -339,13 +359,19 @@ export function toolDefinitions(
 		return r.fail(path, `expected array of tool definitions, got ${typeName(v)}`);
 	}
 	let ok = true;
+	const out: ToolDefinition[] = [];
 	list.forEach((t, i) => {
-		if (isObject(t) && typeof t.name === 'string') return;
-		ok = false;
-		if (!isObject(t)) r.fail(`${path}[${i}]`, `expected a tool definition, got ${typeName(t)}`);
-		else r.fail(`${path}[${i}].name`, `expected string, got ${typeName(t.name)}`);
+		// OpenAI `{type: 'function', function: {...}}`, MCP `inputSchema` and the canonical shape.
+		try {
+			out.push(readDefinition(t, `${path}[${i}]`));
+		} catch (e) {
+			ok = false;
+			const m = (e as Error).message;
+			const at = m.slice(0, m.indexOf(': '));
+			r.fail(at, m.slice(m.indexOf(': ') + 2));
+		}
 	});
-	return ok ? (list as ToolDefinition[]) : undefined;
+	return ok ? out : undefined;
 }
 
 export function readGuidelines(

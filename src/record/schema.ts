@@ -42,20 +42,38 @@ export const ExpectedChunk = z
 export type ExpectedChunk = z.infer<typeof ExpectedChunk>;
 
 /**
- * A tool call the application made (Azure agent data, OpenAI `tool_calls`, DeepEval `tools_called`):
- * `arguments` and `result` keep their structure; `result` is paired by `id` from the tool turn.
+ * A tool call the application made, one shape for every source (n8n executions and AI Agent
+ * intermediate steps, OpenAI messages, Azure agent messages, Ragas, DeepEval, trace tool spans;
+ * src/record/toolcalls.ts). `arguments` keep their structure (JSON text is parsed); arguments that
+ * are text but not JSON stay in `arguments_raw` and `arguments` is then absent. `result` is what
+ * the tool returned (paired by `id` from the tool turn), `error` why it failed. `position` is the
+ * call's 0-based place in the trajectory, `turn` the 0-based assistant turn (agent step) that
+ * made it, when the source says.
  */
 export const ToolCall = z.object({
 	id: z.string().optional(),
 	name: z.string(),
 	arguments: z.unknown().optional(),
+	arguments_raw: z.string().optional(),
 	result: z.unknown().optional(),
+	error: z.string().optional(),
+	position: z.number().int().nonnegative().optional(),
+	turn: z.number().int().nonnegative().optional(),
 });
 /** A tool call the application made. */
 export type ToolCall = z.infer<typeof ToolCall>;
 
-/** A tool the application could call (Azure `tool_definitions`): a name plus what the source gave. */
-export const ToolDefinition = z.object({ name: z.string() }).passthrough();
+/**
+ * A tool the application could call: its name, description and parameter JSON schema (OpenAI
+ * `function.parameters`, MCP `inputSchema`, n8n `$fromAI` parameters), plus what the source gave.
+ */
+export const ToolDefinition = z
+	.object({
+		name: z.string(),
+		description: z.string().optional(),
+		parameters: z.unknown().optional(),
+	})
+	.passthrough();
 /** A tool the application could call. */
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
 
@@ -127,6 +145,8 @@ const EvalRecordObject = z.object({
 	tool_calls: z.array(ToolCall).optional(),
 	expected_tool_calls: z.array(ToolCall).optional(),
 	tool_definitions: z.array(ToolDefinition).optional(),
+	/** What the agent should have achieved (Ragas `reference` of agent goal accuracy, a task's end state). */
+	expected_outcome: z.string().optional(),
 	trace: z.unknown().optional(),
 	latency_seconds: z.number().nonnegative().optional(),
 	total_input_token_count: count.optional(),

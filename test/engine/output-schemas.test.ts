@@ -91,6 +91,25 @@ const trace = (name: string): IDataObject =>
  * trace (its schema keeps the figures, not the trace it read).
  */
 const START: Record<string, { rows: IDataObject[]; omit: string[] }> = {
+	// Tool Calls reads what an agent did: its calls, the expected ones and its tools.
+	evalToolCallMatch: {
+		rows: [1, 2].map((i) => ({
+			request_id: `q-${i}`,
+			request: 'Refund order A1',
+			tool_calls: [
+				{
+					id: 'c1',
+					name: 'lookup_order',
+					arguments: { order_id: 'A1' },
+					result: 'ok',
+					position: 0,
+				},
+			],
+			expected_tool_calls: [{ name: 'lookup_order', arguments: { order_id: `A${i}` } }],
+			tool_definitions: [{ name: 'lookup_order', description: 'Look an order up' }],
+		})),
+		omit: [],
+	},
 	evalCostLatency: {
 		rows: [
 			{ request: 'How do I enable CDF?', trace: trace('mlflow2-rag.json') },

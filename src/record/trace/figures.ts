@@ -4,6 +4,7 @@
  * spans, the root's request and response, and the documents of the last retrieval in time.
  */
 import type { RetrievedChunk, ToolCall } from '../schema';
+import { finishCalls } from '../toolcalls';
 import { isObject, type Row } from '../values';
 import { genAiInput, genAiOutput, type Span, type Usage } from './normalise';
 import { attr, decoded, present } from './read';
@@ -197,25 +198,37 @@ function deep(v: unknown): unknown {
 }
 
 /**
- * Tool calls from tool spans, in time order: the name (Vercel `ai.toolCall.name`, OpenInference
- * `tool.name`, else the span name), the arguments (span inputs) and the result (span outputs).
+ * Tool calls from tool spans, in time order: the name (GenAI `gen_ai.tool.name`, Vercel
+ * `ai.toolCall.name`, OpenInference `tool.name`, else the span name), the arguments (GenAI
+ * `gen_ai.tool.call.arguments`, else span inputs), the result (span outputs), the span's error,
+ * and the turn: how many LLM calls started before it, less one (the agent step that asked for it).
  */
 function toolCallsOf(spans: Span[]): ToolCall[] | undefined {
 	const tools = spans.filter((s) => s.kind === 'tool');
 	if (tools.length === 0) return undefined;
-	tools.sort((a, b) => (later(a, b) ? 1 : later(b, a) ? -1 : 0));
-	return tools.map((s) => {
+	const byTime = (a: Span, b: Span) => (later(a, b) ? 1 : later(b, a) ? -1 : 0);
+	tools.sort(byTime);
+	const llms = spans.filter((s) => s.kind === 'llm').sort(byTime);
+	const calls = tools.map((s) => {
 		const a = s.attrs;
-		const name = a['ai.toolCall.name'] ?? attr(a, 'tool.name') ?? s.name;
+		const name = a['gen_ai.tool.name'] ?? a['ai.toolCall.name'] ?? attr(a, 'tool.name') ?? s.name;
 		const call: ToolCall = { name: typeof name === 'string' ? name : s.name };
-		const id = a['ai.toolCall.id'] ?? attr(a, 'tool_call.id');
+		const id = a['gen_ai.tool.call.id'] ?? a['ai.toolCall.id'] ?? attr(a, 'tool_call.id');
 		if (typeof id === 'string' && id !== '') call.id = id;
-		const args = a['ai.toolCall.args'] ?? attr(a, 'tool.parameters') ?? s.inputs;
-		const result = a['ai.toolCall.result'] ?? s.outputs;
+		const args =
+			a['gen_ai.tool.call.arguments'] ??
+			a['ai.toolCall.args'] ??
+			attr(a, 'tool.parameters') ??
+			s.inputs;
+		const result = a['gen_ai.tool.call.result'] ?? a['ai.toolCall.result'] ?? s.outputs;
 		if (present(args)) call.arguments = deep(args);
 		if (present(result)) call.result = deep(result);
+		if (s.error !== undefined) call.error = s.error;
+		const before = llms.filter((l) => later(s, l)).length;
+		if (llms.length > 0 && before > 0) call.turn = before - 1;
 		return call;
 	});
+	return finishCalls(calls);
 }
 
 /** Documents of the latest retriever span that has any; only that span's output is decoded. */

@@ -62,7 +62,7 @@ export function parseTrace(trace: unknown): ParsedTrace {
 		return parseLangfuse(t, t.observations);
 	if (isDeepEvalTrace(t)) return parseDeepEval(t);
 	const n8n = n8nRunData(t);
-	if (n8n) return parseN8n(n8n.exec, n8n.runData, n8n.connections);
+	if (n8n) return parseN8n(n8n.exec, n8n.runData, n8n.connections, n8n.nodes);
 	if (Array.isArray(t.spans)) return parseSpanList(t.spans, 'spans');
 	if (Array.isArray(t.data) && t.data.every(isObject)) return parseSpanList(t.data, 'data');
 	const keys = Object.keys(t).slice(0, 5).join(', ');

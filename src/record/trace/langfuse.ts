@@ -42,6 +42,10 @@ function observation(o: Row, i: number): Span {
 	// Langfuse reports zero usage for spans that are not model calls: only generations count.
 	if (usage && span.kind === 'llm') span.usage = usage;
 	if (typeof o.model === 'string' && o.model !== '') span.model = o.model;
+	if (o.level === 'ERROR') {
+		const m = o.statusMessage ?? o.status_message;
+		span.error = typeof m === 'string' && m !== '' ? m : 'the observation ended in error';
+	}
 	return span;
 }
 

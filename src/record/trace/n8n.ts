@@ -3,6 +3,8 @@
  * their `tokenUsage` or `tokenUsageEstimate`, retriever and vector store runs with their
  * documents, and the agent's or chain's answer as the response.
  */
+import type { ToolDefinition } from '../schema';
+import { errorText, fromAiSchema, n8nToolName, readCall } from '../toolcalls';
 import { isObject, typeName, type Row } from '../values';
 import { checkSkew, fromSpans, later } from './figures';
 import { usageOf, type Span } from './normalise';
@@ -79,6 +81,61 @@ export function aiParents(connections: unknown): Map<string, string> {
 	return out;
 }
 
+/** Nodes connected to another node through an `ai_tool` connection: the agent's tools. */
+export function aiToolNodes(connections: unknown): Set<string> {
+	const out = new Set<string>();
+	if (!isObject(connections)) return out;
+	for (const [node, byType] of Object.entries(connections)) {
+		if (isObject(byType) && Array.isArray(byType.ai_tool) && byType.ai_tool.length > 0)
+			out.add(node);
+	}
+	return out;
+}
+
+/**
+ * The name the agent calls a tool node by: the node's `name` parameter for the tool nodes that
+ * have one (Code, Workflow and Vector Store tools of older versions), else n8n's tool name of
+ * the node name (`nodeNameToToolName`).
+ */
+export function n8nToolNameOf(node: string, nodes: Map<string, Row>): string {
+	const p = nodes.get(node)?.parameters;
+	if (isObject(p) && typeof p.name === 'string' && /^[a-zA-Z0-9_-]+$/.test(p.name)) return p.name;
+	return n8nToolName(node);
+}
+
+/** The workflow's nodes by name (`workflowData.nodes`), when the execution carries its workflow. */
+export function nodesByName(nodes: unknown): Map<string, Row> {
+	const out = new Map<string, Row>();
+	if (!Array.isArray(nodes)) return out;
+	for (const n of nodes) if (isObject(n) && typeof n.name === 'string') out.set(n.name, n);
+	return out;
+}
+
+/**
+ * Definitions of the tools connected to an agent: name as the agent sees it, the description the
+ * node gives the model (`toolDescription`, `description`) and the `$fromAI` parameters as a JSON
+ * schema. Disabled nodes are left out.
+ */
+export function n8nToolDefinitions(
+	toolNodes: Set<string>,
+	nodes: Map<string, Row>,
+): ToolDefinition[] {
+	const out: ToolDefinition[] = [];
+	for (const name of toolNodes) {
+		const n = nodes.get(name);
+		if (!n || n.disabled === true) continue;
+		const def: ToolDefinition = { name: n8nToolNameOf(name, nodes), node: name };
+		const p = isObject(n.parameters) ? n.parameters : {};
+		const d = p.toolDescription ?? p.description;
+		if (typeof d === 'string' && d !== '') def.description = d;
+		const schema = fromAiSchema(p);
+		if (schema) def.parameters = schema;
+		if (typeof n.type === 'string') def.type = n.type;
+		out.push(def);
+	}
+	return out;
+}
+
 /**
  * n8n execution data (`resultData.runData`: node name -> runs). A Chat Model sub-node's run holds
  * `data.ai_languageModel` items `{response, tokenUsage | tokenUsageEstimate}` (n8n's
@@ -87,8 +144,15 @@ export function aiParents(connections: unknown): Map<string, string> {
  * nodes those runs report to (`source[0].previousNode`) are the AI Agent / chain nodes, whose main
  * output carries the answer (`output` for agents, `text` for chains).
  */
-export function parseN8n(exec: Row, runData: Row, connections?: unknown): ParsedTrace {
+export function parseN8n(
+	exec: Row,
+	runData: Row,
+	connections?: unknown,
+	workflowNodes?: unknown,
+): ParsedTrace {
 	const linked = aiParents(connections);
+	const toolNodes = aiToolNodes(connections);
+	const nodes = nodesByName(workflowNodes);
 	const spans: Span[] = [];
 	const aiRoots = new Set<string>();
 	let request: unknown;
@@ -162,19 +226,26 @@ export function parseN8n(exec: Row, runData: Row, connections?: unknown): Parsed
 				});
 				continue;
 			}
-			if (data.ai_tool !== undefined) {
-				// A tool the agent called: its input (the agent's arguments) and its response.
+			// A tool the agent called: its input (the agent's arguments) and its response; a run
+			// that failed has no response but an error, and is a call all the same.
+			if (data.ai_tool !== undefined || (toolNodes.has(node) && run.error !== undefined)) {
 				if (parentNode) aiRoots.add(parentNode);
 				const args = firstJson(input.ai_tool);
 				const out = firstJson(data.ai_tool);
-				spans.push({
+				const span: Span = {
 					...base,
 					id: `${node}#${r}`,
 					kind: 'tool',
 					inputs: args ? (args.query ?? args.input ?? args) : undefined,
 					outputs: out ? (out.response ?? out) : undefined,
+					attrs: { 'gen_ai.tool.name': n8nToolNameOf(node, nodes) },
 					order: order++,
-				});
+				};
+				const err =
+					errorText(run.error) ??
+					(run.executionStatus === 'error' ? 'the tool run failed' : undefined);
+				if (err !== undefined) span.error = err;
+				spans.push(span);
 				continue;
 			}
 			const main = firstJson(data.main);
@@ -212,7 +283,19 @@ export function parseN8n(exec: Row, runData: Row, connections?: unknown): Parsed
 		let answer = o.output ?? o.text ?? o.response;
 		if (isObject(answer) && typeof answer.text === 'string') answer = answer.text;
 		if (present(answer)) out.response = answer;
+		// No tool sub-node runs (a streaming agent drops its steps; older executions): the
+		// agent's intermediate steps, when it returned them, are the calls.
+		if (!out.tool_calls && Array.isArray(o.intermediateSteps) && o.intermediateSteps.length > 0) {
+			try {
+				out.tool_calls = o.intermediateSteps.map((s, i) => readCall(s, `intermediateSteps[${i}]`));
+				out.tool_calls.forEach((c, i) => (c.position = i));
+			} catch (e) {
+				out.notes.push(`intermediate steps not read: ${(e as Error).message}`);
+			}
+		}
 	}
+	const defs = n8nToolDefinitions(toolNodes, nodes);
+	if (defs.length > 0) out.tool_definitions = defs;
 	return out;
 }
 
@@ -220,7 +303,9 @@ export function parseN8n(exec: Row, runData: Row, connections?: unknown): Parsed
  * The execution and its `runData`, under `resultData` (at the top or in `data`) or bare, with the
  * workflow's connections when the execution carries its workflow (`workflowData`).
  */
-export function n8nRunData(t: Row): { exec: Row; runData: Row; connections?: unknown } | undefined {
+export function n8nRunData(
+	t: Row,
+): { exec: Row; runData: Row; connections?: unknown; nodes?: unknown } | undefined {
 	const candidates: Row[] = [t];
 	if (isObject(t.data)) candidates.push(t.data);
 	const wf = isObject(t.workflowData)
@@ -229,10 +314,11 @@ export function n8nRunData(t: Row): { exec: Row; runData: Row; connections?: unk
 			? t.data.workflowData
 			: undefined;
 	const connections = wf?.connections;
+	const nodes = wf?.nodes;
 	for (const c of candidates) {
 		if (isObject(c.resultData) && isObject(c.resultData.runData))
-			return { exec: t, runData: c.resultData.runData, connections };
+			return { exec: t, runData: c.resultData.runData, connections, nodes };
 	}
-	if (isObject(t.runData)) return { exec: t, runData: t.runData, connections };
+	if (isObject(t.runData)) return { exec: t, runData: t.runData, connections, nodes };
 	return undefined;
 }

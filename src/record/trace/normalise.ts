@@ -35,6 +35,31 @@ export interface Span {
 	attrs: Row;
 	/** Position in the input, to break time ties by order. */
 	order: number;
+	/** Why the span failed, when its status says it did (tool calls that failed). */
+	error?: string;
+}
+
+/**
+ * The failure a span's status records: OTel / MLflow 3 `status {code: ERROR | 2, message}`,
+ * MLflow 2 `status {status_code: ERROR, description}`, or a GenAI `error.type` attribute.
+ */
+function spanError(raw: Row, attrs: Row): string | undefined {
+	const st = raw.status;
+	if (isObject(st)) {
+		const code = st.code ?? st.status_code ?? st.statusCode;
+		if (code === 2 || (typeof code === 'string' && /ERROR$/i.test(code))) {
+			const m = st.message ?? st.description;
+			return typeof m === 'string' && m !== '' ? m : 'the span ended in error';
+		}
+	} else if (typeof st === 'string' && /^(STATUS_CODE_)?ERROR$/i.test(st)) {
+		return 'the span ended in error';
+	}
+	const type = attrs['error.type'];
+	if (typeof type === 'string' && type !== '') {
+		const m = attrs['error.message'] ?? attrs['exception.message'];
+		return typeof m === 'string' && m !== '' ? `${type}: ${m}` : type;
+	}
+	return undefined;
 }
 
 /** Token usage objects use MLflow names (input/output), OpenAI's (prompt/completion) or n8n's. */
@@ -123,6 +148,8 @@ function spanFrom(
 	if (c.model !== undefined) span.model = c.model;
 	span.attrs = attrs;
 	span.order = order;
+	const error = spanError(raw, attrs);
+	if (error !== undefined) span.error = error;
 	return span;
 }
 

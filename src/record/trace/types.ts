@@ -2,7 +2,7 @@
  * What reading a trace gives: the recognised format, the per-row figures and record fields
  * (`ParsedTrace`), each LLM call counted (`LlmCall`), and the error for unreadable traces.
  */
-import type { RetrievedChunk, ToolCall } from '../schema';
+import type { RetrievedChunk, ToolCall, ToolDefinition } from '../schema';
 
 /** Which trace shape `parseTrace` recognised. */
 export type TraceFormat =
@@ -40,6 +40,8 @@ export interface ParsedTrace {
 	retrieved_context?: RetrievedChunk[];
 	/** Tool calls the trace records (tool spans, n8n tool sub-nodes), in time order. */
 	tool_calls?: ToolCall[];
+	/** Tools the agent had (n8n: the tool nodes connected to the agent), when the trace says. */
+	tool_definitions?: ToolDefinition[];
 	/** Input + output tokens over every LLM span (seed 001). */
 	total_token_count?: number;
 	/** Input tokens over every LLM span (seed 001). */

@@ -34,9 +34,15 @@ describe('convertExecution: an AI Agent with tools and a retriever', () => {
 	it('has the tool calls, the retrieved documents, tokens, latency and model of the trace', () => {
 		const parsed = parseTrace(e);
 		expect(r.tool_calls).toEqual(parsed.tool_calls);
+		// Named as the agent calls them: n8n's tool name of the node, or a Vector Store tool's
+		// own `name` parameter.
 		expect((r.tool_calls as { name: string }[]).map((t) => t.name)).toEqual([
-			'Get Order',
-			'Docs Tool',
+			'Get_Order',
+			'product_docs',
+		]);
+		expect((r.tool_definitions as { name: string }[]).map((t) => t.name)).toEqual([
+			'Get_Order',
+			'product_docs',
 		]);
 		expect(r.retrieved_context).toEqual([
 			{ doc_uri: 'kb/returns.md', content: expect.stringContaining('30 days') },

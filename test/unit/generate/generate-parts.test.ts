@@ -67,13 +67,7 @@ describe('chunkText', () => {
 			],
 			{ size: 200, overlap: 20 },
 		);
-		expect(chunks.map((c) => c.id)).toEqual([
-			'a.md#1',
-			'a.md#2',
-			'a.md#3',
-			'a.md#4',
-			'b.md#1',
-		]);
+		expect(chunks.map((c) => c.id)).toEqual(['a.md#1', 'a.md#2', 'a.md#3', 'a.md#4', 'b.md#1']);
 		expect(chunks[4]).toMatchObject({ docUri: 'b.md', index: 0, content: 'short', itemIndex: 3 });
 	});
 });

@@ -120,7 +120,9 @@ describe('breaker state shared through Redis', () => {
 		const raw = redisCli(port, 'get', key);
 		expect(decodeBreaker(raw)).toMatchObject({
 			state: 'down',
-			opened: expect.stringMatching(/^2 rows in a row timed out \([2-4] calls, no answer in between\)$/),
+			opened: expect.stringMatching(
+				/^2 rows in a row timed out \([2-4] calls, no answer in between\)$/,
+			),
 		});
 		expect(raw).not.toContain(SECRET);
 		expect(raw).not.toContain(server.baseUrl);
@@ -216,7 +218,9 @@ describe('a Redis that is down', () => {
 		expect(governor.breakerState(source.key)).toBe('unavailable');
 		for (const s of scores) {
 			expect(s).toMatchObject({ status: 'error', value: null, pass: null });
-			expect(s.error).toMatch(/judge model unavailable: 2 rows in a row timed out \([2-4] calls, no answer in between\)/);
+			expect(s.error).toMatch(
+				/judge model unavailable: 2 rows in a row timed out \([2-4] calls, no answer in between\)/,
+			);
 		}
 		expect(governor.shareProblem()).toMatch(/circuit-breaker state not shared/);
 	});

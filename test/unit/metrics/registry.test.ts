@@ -1,13 +1,17 @@
 import { metricRegistry, retrievalMetrics, validateMetricRegistry } from '../../../src/metrics';
 import { rougeMetric } from '../../../src/metrics/rouge';
 import { sacreBleuMetric } from '../../../src/metrics/sacrebleu';
+import { toolCallsMetric } from '../../../src/metrics/toolcalls';
 import type { MetricDecl } from '../../../src/core/types';
 
-// The text metrics; the retrieval metrics read doc_uri lists and have tests of their own.
-const textMetrics = metricRegistry.filter((m) => !retrievalMetrics.includes(m));
+// The text metrics; the retrieval metrics read doc_uri lists and Tool Calls reads tool calls,
+// and both have tests of their own.
+const textMetrics = metricRegistry.filter(
+	(m) => !retrievalMetrics.includes(m) && m !== toolCallsMetric,
+);
 
 describe('metric registry', () => {
-	it('lists the traditional metrics once each, then the retrieval metrics', () => {
+	it('lists the traditional metrics once each, then the retrieval metrics, then Tool Calls', () => {
 		expect(metricRegistry.map((m) => m.id)).toEqual([
 			'f1_score',
 			'bleu',
@@ -21,6 +25,7 @@ describe('metric registry', () => {
 			'hit_rate_at_k',
 			'mrr',
 			'ndcg_at_k',
+			'tool_call_match',
 		]);
 	});
 

@@ -385,6 +385,8 @@ const EXPECT: Record<string, Expect> = {
 						{ url: 'https://abrigo.com/changelog/2026-q1', title: 'Q1 2026 CECL updates' },
 						{ url: 'https://abrigo.com/docs/cecl-forecasting', title: 'CECL Forecasting Guide' },
 					],
+					position: 0,
+					turn: 0,
 				},
 			]);
 			expect(tc.metadata.trace_notes).toEqual([
@@ -406,8 +408,10 @@ const EXPECT: Record<string, Expect> = {
 		format: 'json',
 		schema: 'deepeval',
 		rows: 3,
-		metadata: ['scenario', 'expected_outcome', 'user_description', 'name', 'comments'],
+		// DeepEval's expected_outcome is the record's expected_outcome (what the agent should achieve).
+		metadata: ['scenario', 'user_description', 'name', 'comments'],
 		check: ({ records: [paris, , japanese] }) => {
+			expect(paris.expected_outcome).toEqual(expect.any(String));
 			expect(paris).toMatchObject({
 				request: "What's the weather like in Paris this weekend?",
 				response: "It's expected to be rainy with temperatures around 18°C.",
@@ -423,7 +427,7 @@ const EXPECT: Record<string, Expect> = {
 		format: 'json',
 		schema: 'deepeval',
 		rows: 3,
-		metadata: ['scenario', 'expected_outcome', 'user_description'],
+		metadata: ['scenario', 'user_description'],
 		check: ({ records: [paris, reminder, japanese] }) => {
 			expect(paris.request).toBe("What's the weather like in Paris this weekend?");
 			expect(paris.response).toBe("It's expected to be rainy with temperatures around 18°C.");
@@ -459,7 +463,7 @@ const EXPECT: Record<string, Expect> = {
 		check: ({ records: [sf, , , , london] }) => {
 			expect(sf.request).toBe("What's the weather like in San Francisco?");
 			expect(sf.expected_tool_calls).toEqual([
-				{ name: 'weatherTool', arguments: { location: 'San Francisco' } },
+				{ name: 'weatherTool', arguments: { location: 'San Francisco' }, position: 0 },
 			]);
 			expect(london.expected_tool_calls?.[0].arguments).toEqual({ location: 'London' });
 		},

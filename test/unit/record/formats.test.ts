@@ -204,7 +204,14 @@ describe('Databricks (seed 002)', () => {
 		const [rec] = out.records;
 		expect(rec.response).toBe('It is -3 C in Oslo.');
 		expect(rec.tool_calls).toEqual([
-			{ id: 'c1', name: 'weather', arguments: { city: 'Oslo' }, result: '{"temp": -3}' },
+			{
+				id: 'c1',
+				name: 'weather',
+				arguments: { city: 'Oslo' },
+				result: '{"temp": -3}',
+				position: 0,
+				turn: 0,
+			},
 		]);
 		expect(rec.tool_definitions).toEqual([{ name: 'weather', parameters: { type: 'object' } }]);
 		expect(out.invalid[0].error).toBe(

@@ -34,7 +34,7 @@ describe('CSV', () => {
 			{ doc_uri: 'b.html', content: 'b' },
 		]);
 		expect(r.expected_tool_calls).toEqual([
-			{ name: 'search', arguments: { q: 'x', n: 2, exact: true } },
+			{ name: 'search', arguments: { q: 'x', n: 2, exact: true }, position: 0 },
 		]);
 		const idsOnly = loadDataset(
 			`request,expected_retrieved_context\nq,"[{'doc_uri': 'a.html'}, {'doc_uri': 'b.html'}]"\n`,
@@ -185,6 +185,8 @@ describe('JSON', () => {
 			{
 				name: 'temperature_conversion',
 				arguments: { temperature_fahrenheit: 75 },
+				position: 0,
+				turn: 0,
 			},
 		]);
 		expect(r.expected_tool_calls?.map((c) => c.arguments)).toEqual([

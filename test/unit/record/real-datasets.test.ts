@@ -111,6 +111,8 @@ const EXPECT: Record<
 					name: 'fetch_weather',
 					arguments: { location: 'London' },
 					result: { weather: 'Cloudy, 18\u00b0C' },
+					position: 0,
+					turn: 0,
 				},
 			]);
 			expect(london.tool_definitions).toHaveLength(11);
@@ -205,7 +207,7 @@ const EXPECT: Record<
 			});
 			expect(csv.records.map(pick)).toEqual(json.records.map(pick));
 			expect(csv.records[1].tool_calls).toEqual([
-				{ name: 'calculator', arguments: { query: '5 * 7' } },
+				{ name: 'calculator', arguments: { query: '5 * 7' }, position: 0 },
 			]);
 			expect(csv.records[1].expected_tool_calls).toEqual(csv.records[1].tool_calls);
 		},
@@ -222,7 +224,11 @@ const EXPECT: Record<
 				content: 'France is a country in Western Europe with Paris as its capital city.',
 			});
 			expect(paris.tool_calls).toEqual([
-				{ name: 'search_population_data', arguments: { query: 'Paris France population 2024' } },
+				{
+					name: 'search_population_data',
+					arguments: { query: 'Paris France population 2024' },
+					position: 0,
+				},
 			]);
 			expect(paris.expected_tool_calls?.[0].arguments).toEqual({
 				query: 'Paris France population statistics',
@@ -254,7 +260,7 @@ const EXPECT: Record<
 			expect(laptop.response).toBe(turns[turns.length - 1].content);
 			expect(laptop.history).toEqual(turns.slice(0, -2));
 			expect(laptop.expected_retrieved_context?.map((c) => c.content)).toEqual(raw[0].context);
-			expect(laptop.metadata.expected_outcome).toMatch(/^The customer should receive a prepaid/);
+			expect(laptop.expected_outcome).toMatch(/^The customer should receive a prepaid/);
 			// The fifth golden ends on its opening user turn: no response yet.
 			const pasta = records[4];
 			expect(pasta.request).toBe(raw[4].turns[0].content);

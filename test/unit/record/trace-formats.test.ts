@@ -38,6 +38,8 @@ describe('parseTrace: Langfuse exports', () => {
 				name: 'getWeather',
 				arguments: { location: 'San Francisco' },
 				result: { location: 'San Francisco', temperature: 64 },
+				position: 0,
+				turn: 1,
 			},
 		]);
 	});
@@ -130,7 +132,14 @@ describe('parseTrace: OpenTelemetry JS spans (Vercel AI SDK)', () => {
 		]);
 		expect(t.request).toEqual({ messages: [{ role: 'user', content: 'test-input' }] });
 		expect(t.tool_calls).toEqual([
-			{ name: 'tool1', id: 'call-1', arguments: { value: 'value' }, result: 'value-result' },
+			{
+				name: 'tool1',
+				id: 'call-1',
+				arguments: { value: 'value' },
+				result: 'value-result',
+				position: 0,
+				turn: 0,
+			},
 		]);
 		expect(t.notes).toEqual([
 			'the spans belong to 2 traces; read the first (4bf92f3577b34da6a3ce929d0e0e4736, 3 of 5 spans); give each trace its own row to read the others',
@@ -190,15 +199,21 @@ describe('parseTrace: n8n executions linked through the workflow connections', (
 		expect(t.response).toBe('Order 4417 shipped on 28 November via DHL, tracking JD0146.');
 		expect(t.total_token_count).toBe(508 + 560);
 		expect(t.tool_calls).toEqual([
+			// Named as the agent calls them (n8n's tool name of the node, or the tool's own `name`);
+			// a text input that is not JSON is kept as raw text.
 			{
-				name: 'Get Order',
+				name: 'Get_Order',
 				arguments: { order_id: '4417' },
 				result: { status: 'shipped', carrier: 'DHL' },
+				position: 0,
+				turn: 0,
 			},
 			{
-				name: 'Docs Tool',
-				arguments: 'shipping policy for order delays',
+				name: 'product_docs',
+				arguments_raw: 'shipping policy for order delays',
 				result: 'Orders ship within 2 business days; DHL tracking is sent by email.',
+				position: 1,
+				turn: 0,
 			},
 		]);
 		expect(t.retrieved_context).toEqual([

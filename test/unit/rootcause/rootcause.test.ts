@@ -82,14 +82,19 @@ function rec(entries: [string, Score][]): Record<string, Score> {
 }
 
 describe('default orders (seed 001)', () => {
-	it('are the seed lists', () => {
+	// The agent's tool-call slots come first in both orders (what the agent did precedes what it
+	// said: docs/agents.md), then the seed's own judges in the seed's order.
+	const AGENT = ['tool_arguments', 'tool_errors', 'tool_calls'];
+	it('are the seed lists, after the agent slots', () => {
 		expect(defaultOrder('withGroundTruth', REG)).toEqual([
+			...AGENT,
 			'context_sufficiency',
 			'groundedness',
 			'correctness',
 			'safety',
 		]);
 		expect(defaultOrder('withoutGroundTruth', REG)).toEqual([
+			...AGENT,
 			'chunk_relevance',
 			'groundedness',
 			'relevance_to_query',
