@@ -11,7 +11,7 @@
  *   node bench/toolcalls.bench.js [--rows 10000] [--repeat 3]
  */
 const path = require('node:path');
-const { ROOT } = require('./env');
+const { ROOT, mulberry32 } = require('./env');
 
 const argOf = (name) => {
 	const i = process.argv.indexOf(`--${name}`);
@@ -26,20 +26,8 @@ const { runWorkflow } = require('./engine');
 
 const TOOLS = ['search_kb', 'lookup_order', 'lookup_customer', 'refund_order', 'send_email'];
 
-/** A seeded stream, so every run scores the same rows. */
-function stream(seed) {
-	let s = seed >>> 0;
-	return () => {
-		s = (s + 0x6d2b79f5) >>> 0;
-		let t = s;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 function rows() {
-	const rand = stream(36);
+	const rand = mulberry32(36);
 	const out = [];
 	for (let r = 0; r < ROWS; r++) {
 		const expected = Array.from({ length: 10 }, (_, i) => ({
@@ -114,8 +102,12 @@ async function main() {
 	}
 	console.log(`Tool Calls, ${ROWS} rows of 10-call trajectories (best of ${REPEAT}, CPU time)`);
 	console.log(`  library (evaluateMetricScores): ${perRow(best.lib)}`);
-	console.log(`  Tool Calls node (engine):       ${perRow(best.node)}  ${(best.node / best.lib).toFixed(2)}x the library`);
-	console.log(`  NoOp node (engine, same items): ${perRow(best.noop)}  node / NoOp ${(best.node / best.noop).toFixed(1)}x`);
+	console.log(
+		`  Tool Calls node (engine):       ${perRow(best.node)}  ${(best.node / best.lib).toFixed(2)}x the library`,
+	);
+	console.log(
+		`  NoOp node (engine, same items): ${perRow(best.noop)}  node / NoOp ${(best.node / best.noop).toFixed(1)}x`,
+	);
 }
 
 main().catch((e) => {
