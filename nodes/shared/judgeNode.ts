@@ -12,7 +12,13 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
+import {
+	errorScore,
+	labelRowError,
+	NO_JUDGE_MODEL,
+	notApplicableScore,
+	scoreBase,
+} from '../../src/core/score';
 import { turnRuleOf } from '../../src/core/turns';
 import type { Score, TurnRule } from '../../src/core/types';
 import { openVerdictCache } from '../../src/judges/cache';
@@ -299,9 +305,7 @@ export async function executeJudge(
 		}),
 		evaluateRow: async (values, { item, index, threshold }) => {
 			if (!source) {
-				const why =
-					'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model';
-				return { [decl.id]: notApplicableScore(signed('none', threshold), why) };
+				return { [decl.id]: notApplicableScore(signed('none', threshold), NO_JUDGE_MODEL) };
 			}
 			const raw: Record<string, unknown> = { ...params, ...values };
 			if (turns === 'every' && item.json.history !== undefined) {

@@ -79,6 +79,18 @@ export function okScore(
 	return withExtras(score, extras);
 }
 
+/**
+ * The reason a judge gives every row when it has no model to ask. Such a row was meant to be
+ * judged and was not: root cause never calls it a pass (src/rootcause), whatever else passed.
+ */
+export const NO_JUDGE_MODEL =
+	'no judge model configured: add a RAG Eval LLM API credential or connect a Chat Model';
+
+/** Whether a Score is a judge's "not applicable" for want of a model, not for want of inputs. */
+export function isUnjudgedForWantOfModel(score: Pick<Score, 'status' | 'reason'>): boolean {
+	return score.status === 'not_applicable' && score.reason === NO_JUDGE_MODEL;
+}
+
 /** A row the evaluator cannot score (missing inputs, nothing to judge): `reason` says why. */
 export function notApplicableScore(base: ScoreBase, reason: string, extras: ScoreExtras = {}) {
 	return withExtras(

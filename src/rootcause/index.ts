@@ -11,7 +11,7 @@
  * applies them. It is called once per row, by the Root-Cause Router or, without a router
  * upstream, by Eval Aggregate, with the same policy object.
  */
-import { passesSlot } from '../core/score';
+import { isUnjudgedForWantOfModel, passesSlot } from '../core/score';
 import type { EvaluatorFacts, RootCauseOrderName, Score } from '../core/types';
 import { evaluatorRegistry, slotsOf, type SlotInfo } from '../registry';
 
@@ -175,7 +175,9 @@ function isScore(x: unknown): x is Score {
  *   by its value for slots that fail only at zero, as chunk relevance does).
  * - The first failing slot is the root cause, unless a slot before it errored: then, as with
  *   errors and no failure, the row is `incomplete` (the errored judge might have been the cause).
- * - A row on which no judge gave a verdict is `incomplete` too: nothing vouches for it.
+ * - A row on which no judge gave a verdict is `incomplete` too: nothing vouches for it. So is a
+ *   row a judge was meant to judge but had no model to ask: a metric that passed (document
+ *   recall, say) does not make up for a judge that never ran.
  */
 export function determineRootCause(
 	scores: Record<string, unknown>,
@@ -235,8 +237,10 @@ export function determineRootCause(
 	const errored: string[] = [];
 	let firstError: string | undefined;
 	let failure: { id: string; text?: string } | undefined;
+	let unjudged: string | undefined;
 	for (const id of sequence) {
 		const g = groups.get(id)!;
+		unjudged ??= g.scores.find(isUnjudgedForWantOfModel)?.reason;
 		// Within a slot (two groundedness scales, several harm categories) a fail outranks an error.
 		let fail: SlotVerdict | undefined;
 		let error: SlotVerdict | undefined;
@@ -267,12 +271,13 @@ export function determineRootCause(
 			verdicts,
 		};
 	}
-	if (errored.length > 0 || Object.keys(verdicts).length === 0) {
+	if (errored.length > 0 || unjudged !== undefined || Object.keys(verdicts).length === 0) {
+		const rationale = firstError ?? unjudged;
 		return {
 			overall: 'incomplete',
 			rootCause: null,
 			suggestedFix: INCOMPLETE_FIX,
-			...(firstError !== undefined ? { rationale: firstError } : {}),
+			...(rationale !== undefined ? { rationale } : {}),
 			verdicts,
 			erroredJudges: errored,
 		};

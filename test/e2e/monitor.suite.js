@@ -414,7 +414,7 @@ async function main() {
 				);
 				if (sent.q.startsWith('Where is my order'))
 					assert.ok(
-						(row.tool_calls ?? []).some((t) => /^look up order$/i.test(t.name)),
+						(row.tool_calls ?? []).some((t) => t.name === 'Look_Up_Order'),
 						`execution ${id}: the order lookup`,
 					);
 			}

@@ -1,3 +1,4 @@
+import { NO_JUDGE_MODEL } from '../../../src/core/score';
 import type { Score, Scale } from '../../../src/core/types';
 import {
 	decideRootCause,
@@ -259,6 +260,35 @@ describe('absent, not applicable and errored judges', () => {
 			erroredJudges: [],
 		});
 		expect(rc({})).toMatchObject({ overall: 'incomplete' });
+	});
+
+	it('a judge with no model to ask keeps a row incomplete though a metric passed; a failure still fails', () => {
+		const recall: Score = {
+			metric: 'document_recall',
+			value: 1,
+			scale: UNIT,
+			threshold: 0.5,
+			direction: 'higher',
+			pass: true,
+			status: 'ok',
+			signature: 'dr',
+		};
+		const noModel: Score = { ...na('groundedness_verdict'), reason: NO_JUDGE_MODEL };
+		expect(rc({ document_recall: recall, groundedness_verdict: noModel })).toMatchObject({
+			overall: 'incomplete',
+			rootCause: null,
+			rationale: NO_JUDGE_MODEL,
+			verdicts: { document_recall: 'pass' },
+		});
+		// Not applicable for want of inputs is not the same: the metric's pass stands.
+		expect(
+			rc({ document_recall: recall, groundedness_verdict: na('groundedness_verdict') }).overall,
+		).toBe('pass');
+		const low: Score = { ...recall, value: 0, pass: false, reason: 'recall 0' };
+		expect(rc({ document_recall: low, groundedness_verdict: noModel })).toMatchObject({
+			overall: 'fail',
+			rootCause: 'document_recall',
+		});
 	});
 });
 
