@@ -5,7 +5,10 @@
 //   night 1: two causes fail (groundedness on 2 rows, relevance on 1): two issues are opened;
 //   night 2: groundedness still fails, relevance recovered: a comment on the first issue, a
 //            closing comment on the second and the second closed; no new issue;
-//   night 3: the judge model is down: the one Slack message says INCOMPLETE, never green, and
+//   night 3: groundedness fails on twice as many rows: the gate leaves on Regressed, the one
+//            Slack message says REGRESSED and alerts the channel, the run still becomes the
+//            baseline, and the open groundedness issue is commented;
+//   night 4: the judge model is down: the one Slack message says INCOMPLETE, never green, and
 //            no ticket is closed (the causes may hide in the rows that were not judged).
 // Each night posts exactly one Slack message, valid Block Kit within Slack's limits, with a
 // plain-text fallback.
@@ -201,14 +204,72 @@ module.exports = [
 				},
 			},
 			{
-				name: 'night 3: the judge model is down: INCOMPLETE, never green, nothing closed',
+				name: 'night 3: groundedness fails on twice the rows: REGRESSED, one alert, still the baseline',
+				before() {
+					s.rag.state.answer = answers({
+						0: '[[groundedness=1]]',
+						1: '[[groundedness=2]]',
+						3: '[[groundedness=1]]',
+						4: '[[groundedness=2]]',
+					});
+					s.opsBefore = ghOps().length;
+				},
+				check(run, ctx) {
+					const { out } = ctx;
+					saveArtifacts(run, 3, ctx);
+					const [summary] = out(run, 'Eval Aggregate');
+					assert.equal(summary.status, 'complete');
+					assert.deepEqual(
+						summary.rootCauses.map((c) => [c.cause, c.count]),
+						[['groundedness', 4]],
+					);
+					assert.equal(out(run, 'Regression Gate', 0).length, 0, 'not OK');
+					assert.equal(out(run, 'Regression Gate', 2).length, 0, 'not incomplete');
+					const [gated] = out(run, 'Regression Gate', 1);
+					assert.ok(gated, 'the gate leaves on Regressed');
+					assert.equal(gated.gate.status, 'regressed');
+					const regressed = gated.gate.table.filter((m) => m.verdict === 'regressed');
+					assert.ok(regressed.length > 0);
+					// Only groundedness got worse (4 rows rated 1-2 instead of 2; summaries without rows,
+					// so the tolerance decides); relevance, unchanged, is not named.
+					assert.deepEqual(
+						regressed.map((m) => [m.metric, m.test, m.delta < 0]),
+						[['groundedness/mean', 'tolerance-only', true]],
+					);
+					assert.ok(
+						run.data.resultData.runData['Save as Baseline'],
+						'a complete run is the baseline',
+					);
+					const { msg, all } = slackChecks(run, 3);
+					assert.match(
+						msg.blocks[0].text.text,
+						new RegExp(
+							`^Nightly RAG evaluation — 8 rows: REGRESSED \\(${regressed.length} metrics?\\)$`,
+						),
+					);
+					assert.match(msg.text, /^<!here> Nightly RAG evaluation — 8 rows: REGRESSED/);
+					assert.match(all, /<!here> :red_circle: \*Regressed\* on `[^`]*groundedness/);
+					assert.match(all, /Pass rate 50\.0% \(4 of 8 rows\)/);
+					assert.doesNotMatch(JSON.stringify(msg), /large_green_circle|INCOMPLETE/);
+					// The known cause is commented, not opened again.
+					assert.deepEqual(s.github.unexpected, []);
+					assert.deepEqual(ghOps().slice(s.opsBefore), ['POST /issues/1/comments']);
+					assert.equal(s.github.issues.length, 2, 'no new issue for a known cause');
+					assert.match(
+						s.github.comments.at(-1).body,
+						/still failing on \*\*groundedness\*\*: 4 of 8 rows/,
+					);
+				},
+			},
+			{
+				name: 'night 4: the judge model is down: INCOMPLETE, never green, nothing closed',
 				before() {
 					s.judge.state.down = true;
 					s.opsBefore = ghOps().length;
 				},
 				check(run, ctx) {
 					const { out } = ctx;
-					saveArtifacts(run, 3, ctx);
+					saveArtifacts(run, 4, ctx);
 					const [summary] = out(run, 'Eval Aggregate');
 					assert.equal(summary.status, 'incomplete');
 					assert.equal(summary.overall.incomplete, rows.length);
@@ -216,7 +277,7 @@ module.exports = [
 					assert.equal(out(run, 'Regression Gate', 1).length, 0);
 					assert.equal(out(run, 'Regression Gate', 2).length, 1, 'gate leaves on Incomplete');
 					assert.ok(!run.data.resultData.runData['Save as Baseline'], 'not saved as baseline');
-					const { msg, all } = slackChecks(run, 3);
+					const { msg, all } = slackChecks(run, 4);
 					assert.equal(
 						msg.blocks[0].text.text,
 						'Nightly RAG evaluation — 8 rows: INCOMPLETE (8 of 8 rows not judged)',
