@@ -17,6 +17,14 @@ export {
 } from './parse';
 export type { ParseOutcome } from './parse';
 export * from './run';
+export {
+	evaluate,
+	evaluationRecord,
+	EvaluationError,
+	type EvaluationMetadata,
+	type EvaluationRequest,
+	type EvaluationResponse,
+} from './evaluate';
 export { newRunState, type JudgeRunState } from './context';
 export type { TurnContext } from './turns';
 export * from './registry';
