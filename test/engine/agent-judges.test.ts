@@ -305,6 +305,28 @@ describe('agent judges on the real engine', () => {
 			expect(Object.keys(r.eval as IDataObject).sort()).toEqual([...JUDGES].sort());
 	});
 
+	it('judges the whole conversation once, the agent system prompt and earlier turns as data', () => {
+		// The rows have an earlier exchange: a per-turn judge would score it too (details.turns).
+		for (const j of JUDGES.filter((x) => x !== 'response_completeness')) {
+			const s = evalOf('pass')[j];
+			expect([j, s.signature.includes('turns:every'), s.details?.turns]).toEqual([
+				j,
+				false,
+				undefined,
+			]);
+		}
+		const intent = server
+			.chatRequests()
+			.filter((q) => judgeOf(q) === 'intent_resolution')
+			.map((q) => q.messages!.find((m) => m.role === 'user')!.content);
+		// One call per judged row (every row but the one without a response; the malformed row is
+		// asked twice: its unusable reply is re-asked once).
+		expect(intent.length).toBe(rows.length - 1 + 1);
+		expect(intent[0]).toMatch(
+			/<data-[0-9a-f]{24} name="history">\nsystem: You are the refunds agent\. Always look an order up first\.\nuser: Hi, I have a problem with an order\.\nassistant: Sorry to hear that\. What happened\?\n<\/data-/,
+		);
+	});
+
 	it.each(JUDGES.map((j) => [j]))('%s: a scripted pass passes and a fail fails', (id) => {
 		const pass = evalOf('pass')[id];
 		expect(pass).toMatchObject({ status: 'ok', pass: true, reason: `${id} holds.` });
