@@ -10,7 +10,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
 import { routerOutputNames } from '../../src/rootcause';
-import { runWorkflow, type WorkflowJson } from '../support/engine';
+import { runWorkflow, singleNode, type WorkflowJson } from '../support/engine';
 import {
 	startOpenAIServer,
 	type OpenAIServer,
@@ -477,6 +477,44 @@ describe('agent judges on the real engine', () => {
 		}
 		// The planted reply was not obeyed: the scripted verdicts stand.
 		expect(evalOf('injection').tool_call_accuracy).toMatchObject({ status: 'ok', value: 5 });
+	});
+
+	it('prices a run in Estimate Only mode from the same rendered calls, calling nothing', async () => {
+		const before = server.chatRequests().length;
+		// Start -> the judge (with the credential), in Estimate Only mode.
+		const one = singleNode('n8n-nodes-rag-eval.judgeToolCallAccuracy');
+		one.nodes[1] = node('Node', 'judgeToolCallAccuracy', {
+			options: { runMode: 'estimate', cache: false },
+		});
+		const est = await runWorkflow(one, {
+			startItems: [
+				row('pass'),
+				row('long', '', { tool_calls: steps('y'.repeat(20000)) }),
+				without(row('no_calls'), 'tool_calls'),
+			].map((json) => ({ json })),
+			credentials: {
+				ragEvalLlmApi: {
+					provider: 'compatible',
+					baseUrl: server.baseUrl,
+					apiKey: SECRET,
+					model: 'gpt-4o',
+				},
+			},
+		});
+		expect(est.nodeError('Node')).toBeUndefined();
+		expect(server.chatRequests().length).toBe(before);
+		const out = est
+			.output('Node')
+			.map((x) => (x.estimate as Record<string, IDataObject>).tool_call_accuracy);
+		expect(out.map((e) => [e.status, e.calls])).toEqual([
+			['estimated', 1],
+			['estimated', 1],
+			['not_applicable', 0],
+		]);
+		// A 20,000-character result is cut to 4,000 characters before the judge sees it.
+		const [short, long] = out.map((e) => e.promptTokens as number);
+		expect(long - short).toBeGreaterThan(300);
+		expect(long - short).toBeLessThan(1500);
 	});
 
 	it('routes each failure to its own slot and names the run metrics after the declarations', () => {
