@@ -112,37 +112,47 @@ type TurnsChoice = 'last' | 'every' | 'every_worst';
  * Judges whose turns fold by the mean (the 1-5 ratings) also offer the worst turn: one bad turn
  * then fails the conversation instead of being averaged away.
  */
-function conversationTurnsProperty(decl: JudgeDecl): INodeProperties {
+function conversationTurnsProperty(decl: JudgeDecl): INodeProperties[] {
 	const rule = turnRuleOf(decl);
-	return {
-		displayName: 'Conversation Turns',
-		name: 'conversationTurns',
-		type: 'options',
-		default: decl.scale.kind === 'binary' ? 'last' : 'every',
-		options: [
-			{ name: 'Last Turn', value: 'last' },
-			{
-				name: rule === 'mean' ? 'Every Assistant Turn (Mean)' : 'Every Assistant Turn',
-				value: 'every',
-				description:
-					rule === 'mean'
-						? 'The mean of the turn scores (a 5 and a 2 score 3.5); per-turn scores in details.turns'
-						: `The ${rule} turn decides (yes only when every turn is yes); per-turn scores in details.turns`,
-			},
-			...(rule === 'mean'
-				? [
-						{
-							name: 'Every Assistant Turn (Worst)',
-							value: 'every_worst',
-							description:
-								'The lowest turn score decides (a 5 and a 2 score 2): one bad turn fails the conversation; per-turn scores in details.turns',
-						},
-					]
-				: []),
-		],
-		description:
-			'For rows with a conversation history: judge only the last reply, or every assistant turn. Turns before the last have no retrieved context or ground truth unless the row carries turn_contexts.',
-	};
+	// A judge of the whole conversation (the agent judges: turn rule `last`) reads the history as
+	// one input and scores the last exchange once: judging every turn would only repeat that call.
+	if (wholeConversation(decl)) return [];
+	return [
+		{
+			displayName: 'Conversation Turns',
+			name: 'conversationTurns',
+			type: 'options',
+			default: decl.scale.kind === 'binary' ? 'last' : 'every',
+			options: [
+				{ name: 'Last Turn', value: 'last' },
+				{
+					name: rule === 'mean' ? 'Every Assistant Turn (Mean)' : 'Every Assistant Turn',
+					value: 'every',
+					description:
+						rule === 'mean'
+							? 'The mean of the turn scores (a 5 and a 2 score 3.5); per-turn scores in details.turns'
+							: `The ${rule} turn decides (yes only when every turn is yes); per-turn scores in details.turns`,
+				},
+				...(rule === 'mean'
+					? [
+							{
+								name: 'Every Assistant Turn (Worst)',
+								value: 'every_worst',
+								description:
+									'The lowest turn score decides (a 5 and a 2 score 2): one bad turn fails the conversation; per-turn scores in details.turns',
+							},
+						]
+					: []),
+			],
+			description:
+				'For rows with a conversation history: judge only the last reply, or every assistant turn. Turns before the last have no retrieved context or ground truth unless the row carries turn_contexts.',
+		},
+	];
+}
+
+/** Whether a judge reads the conversation as one input and is never run turn by turn. */
+function wholeConversation(decl: JudgeDecl): boolean {
+	return decl.turnRule === 'last';
 }
 
 /** The n8n description of a judge node. */
@@ -209,7 +219,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 						default: '',
 						description: `Key under \`eval\` for this score. Defaults to ${decl.id}.`,
 					},
-					conversationTurnsProperty(decl),
+					...conversationTurnsProperty(decl),
 				],
 			},
 		],
@@ -272,7 +282,9 @@ export async function executeJudge(
 			}
 		: undefined;
 	const binary = decl.scale.kind === 'binary';
-	const turnsChoice = (options.conversationTurns ?? (binary ? 'last' : 'every')) as TurnsChoice;
+	const turnsChoice = (
+		wholeConversation(decl) ? 'last' : (options.conversationTurns ?? (binary ? 'last' : 'every'))
+	) as TurnsChoice;
 	const turns: 'every' | 'last' = turnsChoice === 'last' ? 'last' : 'every';
 	// The worst-turn choice overrides the declaration's rule; the signature names the rule used.
 	const turnRule: TurnRule | undefined = turnsChoice === 'every_worst' ? 'worst' : undefined;

@@ -106,6 +106,32 @@ export function inputKindSchema(kind: InputKind): JsonSchema {
 		case 'json':
 			// Any JSON (a named map or a list); the editor shows the first type.
 			return { type: ['object', 'array', 'string'] };
+		case 'toolCalls':
+			return {
+				type: 'array',
+				items: {
+					type: 'object',
+					properties: {
+						name: { type: 'string' },
+						arguments: { type: 'object' },
+						result: { type: 'string' },
+						error: { type: 'string' },
+						position: { type: 'number' },
+					},
+				},
+			};
+		case 'toolDefinitions':
+			return {
+				type: 'array',
+				items: {
+					type: 'object',
+					properties: {
+						name: { type: 'string' },
+						description: { type: 'string' },
+						parameters: { type: 'object' },
+					},
+				},
+			};
 	}
 }
 

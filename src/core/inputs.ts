@@ -2,6 +2,8 @@
  * Coercion of raw field values (from items, CSV cells, expressions) into a declared input kind.
  * Missing values are reported separately from wrong ones: missing -> not applicable, wrong -> error.
  */
+import type { ToolCall, ToolDefinition } from '../record/schema';
+import { readToolCalls, readToolDefinitions } from '../record/toolcalls';
 import { deeperThan, TOO_DEEP } from '../record/values';
 import type { InputDecl, InputKind } from './types';
 
@@ -34,7 +36,13 @@ function typeName(v: unknown): string {
 	return typeof v;
 }
 
-const LIST_KINDS = new Set<InputKind>(['contexts', 'messages', 'texts']);
+const LIST_KINDS = new Set<InputKind>([
+	'contexts',
+	'messages',
+	'texts',
+	'toolCalls',
+	'toolDefinitions',
+]);
 
 /**
  * True when a value counts as absent (so the evaluator is not applicable rather than wrong):
@@ -142,6 +150,27 @@ export function coerceInput(
 			return toMessages(value, label);
 		case 'json':
 			return value;
+		case 'toolCalls':
+			return agentList(() => readToolCalls(value, label), label);
+		case 'toolDefinitions':
+			return agentList(() => readToolDefinitions(value, label), label);
+	}
+}
+
+/**
+ * Tool calls or definitions read by the record's one reader (src/record/toolcalls.ts); its
+ * TypeError (`tool_calls[2].name: expected string, got undefined`) becomes the row's InputError
+ * naming the same field.
+ */
+function agentList<T extends ToolCall | ToolDefinition>(read: () => T[], label: string): T[] {
+	try {
+		return read();
+	} catch (e) {
+		if (!(e instanceof TypeError)) throw e;
+		const cut = e.message.indexOf(': ');
+		if (cut > 0 && e.message.startsWith(label))
+			throw new InputError(e.message.slice(0, cut), e.message.slice(cut + 2));
+		throw new InputError(label, e.message);
 	}
 }
 
@@ -158,9 +187,16 @@ export type ReadInputs =
  */
 export function missingReason(fields: string[]): string {
 	const list = fields.join(', ');
-	const hint = fields.includes('response')
-		? ': the row has no response yet; connect the node that calls your app (for example an HTTP Request) before this one, or map the Response field'
-		: '';
+	let hint = '';
+	if (fields.includes('response'))
+		hint =
+			': the row has no response yet; connect the node that calls your app (for example an HTTP Request) before this one, or map the Response field';
+	else if (fields.includes('tool_calls'))
+		hint =
+			": the agent made no tool call on this row, so there are no calls to judge (map Tool Calls to the agent's intermediateSteps, or read the run with Eval Executions)";
+	else if (fields.includes('tool_definitions'))
+		hint =
+			': the row does not say which tools the agent had, so its calls cannot be judged against them (map Tool Definitions, or read the run with Eval Executions)';
 	return `missing ${list}${hint}`;
 }
 
@@ -182,6 +218,15 @@ export function readInputs(decls: InputDecl[], raw: Record<string, unknown>): Re
 		} catch (e) {
 			if (e instanceof InputError) return { ok: false, error: e };
 			throw e;
+		}
+		// `{intermediateSteps: []}` or a transcript without a call holds no call: as absent as `[]`.
+		if (
+			(d.kind === 'toolCalls' || d.kind === 'toolDefinitions') &&
+			(values[d.name] as unknown[]).length === 0
+		) {
+			delete values[d.name];
+			if (d.required) missing.push(d.field);
+			continue;
 		}
 		if (d.kind === 'contexts' && d.needsContent) {
 			const docs = values[d.name] as ContextDoc[];

@@ -62,7 +62,16 @@ export interface Score {
 }
 
 /** Kinds of values a declared input accepts; the node factory coerces item fields into these. */
-export type InputKind = 'text' | 'texts' | 'contexts' | 'messages' | 'json';
+export type InputKind =
+	| 'text'
+	| 'texts'
+	| 'contexts'
+	| 'messages'
+	| 'json'
+	/** What an agent did: read into `ToolCall[]` by src/record/toolcalls.ts (any source's shape). */
+	| 'toolCalls'
+	/** The tools an agent had: read into `ToolDefinition[]` (OpenAI, MCP, LangChain, n8n shapes). */
+	| 'toolDefinitions';
 
 /** One input of a metric or judge, with the canonical record field it maps from by default. */
 export interface InputDecl {

@@ -44,6 +44,22 @@ export { springRelevancy } from './specs/springRelevancy';
 export { factCheck, bareYesNo } from './specs/factCheck';
 export { customJudge, customJudgeDecl, customJudgeProblems } from './specs/custom';
 export type { CustomJudgeConfig, CustomChoice, CustomOutputKind } from './specs/custom';
+export {
+	intentResolution,
+	toolCallAccuracy,
+	taskAdherence,
+	taskCompletion,
+	responseCompleteness,
+	failedDimensions,
+	toolCallAccuracyDetails,
+} from './specs/azureAgent';
+export type {
+	TaskAdherenceVerdict,
+	TaskCompletionVerdict,
+	ToolCallAccuracyVerdict,
+} from './specs/azureAgent';
+export { agentGoalAccuracy, agentGoalAccuracyWithoutReference } from './specs/goalAccuracy';
+export type { GoalVerdict } from './specs/goalAccuracy';
 export { runFanOut, runBareCall } from './fanout';
 export { sumUsage } from '../core/usage';
 export {

@@ -7,6 +7,7 @@
 import { createHash, randomFillSync } from 'node:crypto';
 import type { ChatTurn, ContextDoc } from '../core/inputs';
 import type { InputDecl } from '../core/types';
+import type { ToolCall, ToolDefinition } from '../record/schema';
 import { DATA_TAG_PLACEHOLDER, type JudgeDecl, type JudgePrompt } from './types';
 
 // `{name}` is a placeholder; `\{` is a literal brace. Any other brace (JSON in a prompt) is text.
@@ -142,9 +143,49 @@ export function renderValue(kind: InputDecl['kind'], v: unknown): string {
 			return (v as string[]).map((t, i) => `${i + 1}. ${t}`).join('\n');
 		case 'json':
 			return typeof v === 'string' ? v : (JSON.stringify(v, null, 2) ?? String(v));
+		case 'toolCalls':
+			return (v as ToolCall[]).map(renderCall).join('\n\n');
+		case 'toolDefinitions':
+			return (v as ToolDefinition[])
+				.map(
+					(d, i) =>
+						`[tool ${i + 1}] ${d.name}: ${d.description ?? '(no description)'}\nparameters: ${d.parameters === undefined ? '(none declared)' : jsonText(d.parameters)}`,
+				)
+				.join('\n\n');
 		default:
 			return String(v);
 	}
+}
+
+/**
+ * Longest text of one tool result or argument value shown to a judge: a tool that returns a whole
+ * web page would otherwise fill the judge's context. The cut says how long the text was.
+ */
+export const TOOL_TEXT_SHOWN = 4000;
+
+function jsonText(v: unknown): string {
+	const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+	return text.length <= TOOL_TEXT_SHOWN
+		? text
+		: `${text.slice(0, TOOL_TEXT_SHOWN)}... (cut: ${text.length} characters in all)`;
+}
+
+/** One call as the judge reads it: its place, tool, arguments, and result or error. */
+function renderCall(c: ToolCall, i: number): string {
+	const step = c.turn !== undefined ? ` (agent step ${c.turn + 1})` : '';
+	const args =
+		c.arguments !== undefined
+			? jsonText(c.arguments)
+			: c.arguments_raw !== undefined
+				? `${jsonText(c.arguments_raw)} (not JSON)`
+				: '(none)';
+	const outcome =
+		c.error !== undefined
+			? `error: ${jsonText(c.error)}`
+			: c.result !== undefined
+				? `result: ${jsonText(c.result)}`
+				: 'result: (not recorded)';
+	return `[call ${i + 1}]${step} ${c.name}\narguments: ${args}\n${outcome}`;
 }
 
 /** The rendered messages of one call plus the nonce used. */

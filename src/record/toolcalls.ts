@@ -267,3 +267,33 @@ export function readDefinition(t: unknown, at: string): ToolDefinition {
 	if (params !== undefined) def.parameters = params;
 	return def;
 }
+
+/**
+ * Tool definitions from whatever a node's input holds: a list of definitions in any shape
+ * {@link readDefinition} reads, one definition, an object `{tools}` / `{tool_definitions}`, or JSON
+ * text of any of them. Throws a TypeError naming the field and what is wrong.
+ */
+export function readToolDefinitions(v: unknown, field: string): ToolDefinition[] {
+	let value = v;
+	if (typeof value === 'string') {
+		const t = value.trim();
+		if (t === '') return [];
+		try {
+			value = JSON.parse(t) as unknown;
+		} catch {
+			throw new TypeError(
+				`${field}: expected a list of tool definitions, got text that is not JSON`,
+			);
+		}
+	}
+	if (value === undefined || value === null) return [];
+	if (isObject(value)) {
+		if (Array.isArray(value.tools)) return readToolDefinitions(value.tools, `${field}.tools`);
+		if (Array.isArray(value.tool_definitions))
+			return readToolDefinitions(value.tool_definitions, `${field}.tool_definitions`);
+		return [readDefinition(value, field)];
+	}
+	if (!Array.isArray(value))
+		throw new TypeError(`${field}: expected a list of tool definitions, got ${kind(value)}`);
+	return value.map((t, i) => readDefinition(t, `${field}[${i}]`));
+}

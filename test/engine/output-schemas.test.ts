@@ -119,6 +119,24 @@ const START: Record<string, { rows: IDataObject[]; omit: string[] }> = {
 	},
 };
 
+// The agent judges read what an agent did and what it should achieve besides the canonical fields.
+const AGENT_ROWS: IDataObject[] = ROWS.map((r) => ({
+	...r,
+	tool_calls: [{ name: 'lookup_order', arguments: { order_id: 'A1' }, result: 'ok', position: 0 }],
+	tool_definitions: [{ name: 'lookup_order', description: 'Look an order up' }],
+	expected_outcome: 'The customer knows when the refund arrives.',
+}));
+for (const name of [
+	'judgeIntentResolution',
+	'judgeToolCallAccuracy',
+	'judgeTaskAdherence',
+	'judgeTaskCompletion',
+	'judgeResponseCompleteness',
+	'judgeAgentGoalAccuracy',
+	'judgeAgentGoalAccuracyWithoutReference',
+])
+	START[name] = { rows: AGENT_ROWS, omit: [] };
+
 /** Parameters a node needs to run at all (the rest stay at their defaults). */
 const PARAMS: Record<string, INodeParameters> = {
 	judgeCustomJudge: { judgeName: 'tone', criterion: 'The response is polite.' },

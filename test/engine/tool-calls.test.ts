@@ -157,7 +157,10 @@ describe('Tool Calls -> Root-Cause Router and Eval Aggregate on the real engine'
 			tool_errors: ['failed'],
 			tool_calls: ['missing', 'loop'],
 		});
-		expect(names.slice(-3)).toEqual(['tool_calls', 'tool_arguments', 'tool_errors']);
+		// The Tool Calls slots keep their fixed outputs, side by side; later slots come after them.
+		const at = names.indexOf('tool_calls');
+		expect(names.slice(at, at + 3)).toEqual(['tool_calls', 'tool_arguments', 'tool_errors']);
+		expect(names.slice(at + 3, at + 4)).toEqual(['tool_call_accuracy']);
 		const [wrong] = r.output('Root-Cause Router', names.indexOf('tool_arguments'));
 		expect(wrong.root_cause).toBe('tool_arguments');
 		expect(wrong.suggested_fix).toMatch(/right tool with wrong arguments/);

@@ -103,6 +103,9 @@ function fill(schema, score, key, index = 0) {
 			if (key && /contradict/.test(key)) return score <= 2 ? 'yes' : 'no';
 			return score >= 3 ? 'yes' : 'no';
 		}
+		// Per-dimension pass/fail (Task Adherence, Tool Call Accuracy's tools) agree with the verdict.
+		if (schema.enum.includes('pass') && schema.enum.includes('fail'))
+			return score >= 3 ? 'pass' : 'fail';
 		return schema.enum[0];
 	}
 	switch (schema.type) {
@@ -113,6 +116,9 @@ function fill(schema, score, key, index = 0) {
 			return out;
 		}
 		case 'array': {
+			// Tool Call Accuracy's excess and missing calls cap its level (2 with missing, 3 with
+			// excess): none listed keeps any score consistent.
+			if (key === 'excess_calls' || key === 'missing_calls') return [];
 			// A list whose description says how many items it needs ("5 in all": a batched judge
 			// asking one verdict per chunk) gets that many, numbered from 1.
 			const n = /(\d+) in all/.exec(schema.description || '');

@@ -102,7 +102,8 @@ describe('a judge added by one declaration', () => {
 		const tables = evaluatorTables(metricRegistry as MetricDecl[], [...judgeRegistry, decl]);
 		expect(tables).toContain('**Verbosity Judge**');
 		expect(tables).toContain('`response/llm_judged/verbosity/rating/average`');
-		// Rank 5 without ground truth: after the three agent slots and the seed's four judges, 8th.
-		expect(tables).toMatch(/\| \d+ \| `verbosity` \| after the order \| #8 \| `verbosity` \|/);
+		// Rank 5 without ground truth: after the three Tool Calls slots, the five agent-judge slots
+		// and the seed's four judges, 13th.
+		expect(tables).toMatch(/\| \d+ \| `verbosity` \| after the order \| #13 \| `verbosity` \|/);
 	});
 });

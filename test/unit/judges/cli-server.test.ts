@@ -25,6 +25,10 @@ const row = {
 	expected_response: 'Parts and labour, two years.',
 	history: [{ role: 'user', content: 'Hello' }],
 	guidelines: ['The response must be brief'],
+	// What an agent did, for the agent judges (Tool Call Accuracy needs calls and definitions).
+	tool_calls: [{ name: 'warranty_lookup', arguments: { product: 'kettle' }, result: '2 years' }],
+	tool_definitions: [{ name: 'warranty_lookup', description: 'Warranty terms of a product' }],
+	expected_outcome: 'The customer knows the warranty terms.',
 };
 
 describe('openai-server-cli', () => {

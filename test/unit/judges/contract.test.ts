@@ -47,6 +47,18 @@ function sampleValue(input: InputDecl): unknown {
 			];
 		case 'json':
 			return ['The response must be in English.', 'The response must not use slang.'];
+		case 'toolCalls':
+			return [
+				{ name: 'bridge_facts', arguments: { bridge: 'Harbour' }, result: 'Opened 1932; cost 4M.' },
+			];
+		case 'toolDefinitions':
+			return [
+				{
+					name: 'bridge_facts',
+					description: 'Facts about a bridge',
+					parameters: { type: 'object', properties: { bridge: { type: 'string' } } },
+				},
+			];
 	}
 }
 

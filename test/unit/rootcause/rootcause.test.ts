@@ -84,8 +84,18 @@ function rec(entries: [string, Score][]): Record<string, Score> {
 
 describe('default orders (seed 001)', () => {
 	// The agent's tool-call slots come first in both orders (what the agent did precedes what it
-	// said: docs/agents.md), then the seed's own judges in the seed's order.
-	const AGENT = ['tool_arguments', 'tool_errors', 'tool_calls'];
+	// said: docs/agents.md), then the agent judges (what it made of the task), then the seed's own
+	// judges in the seed's order.
+	const AGENT = [
+		'tool_arguments',
+		'tool_errors',
+		'tool_calls',
+		'tool_call_accuracy',
+		'intent_resolution',
+		'task_adherence',
+		'task_completion',
+		'agent_goal_accuracy',
+	];
 	it('are the seed lists, after the agent slots', () => {
 		expect(defaultOrder('withGroundTruth', REG)).toEqual([
 			...AGENT,

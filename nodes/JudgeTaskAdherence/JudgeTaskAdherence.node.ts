@@ -1,0 +1,5 @@
+import { taskAdherence } from '../../src/judges/specs/azureAgent';
+import { judgeNodeClass } from '../shared/judgeNode';
+
+/** The Task Adherence judge as an n8n node; everything about it is declared in src/judges/specs/azureAgent.ts. */
+export class JudgeTaskAdherence extends judgeNodeClass(taskAdherence) {}
