@@ -738,7 +738,6 @@ const queueParent = workflow(
 // ones included). The answers are paired back with the rows, judged, and Tool Calls compares the
 // calls with the golden set's expected calls. One Slack message per run, gated against the last
 // run. The three tools are Code tools standing in for the shop's systems.
-const AGENT_TOOL_NOTE = 'Stand-in: replace with an HTTP Request tool to your API';
 const agentTool = (name, pos, description, inputSchema, jsCode) => ({
 	name,
 	type: '@n8n/n8n-nodes-langchain.toolCode',
@@ -752,7 +751,6 @@ const agentTool = (name, pos, description, inputSchema, jsCode) => ({
 		schemaType: 'manual',
 		inputSchema: JSON.stringify(inputSchema, null, 2),
 	},
-	notes: AGENT_TOOL_NOTE,
 });
 const SHOP_ORDERS = {
 	10234: { order_id: 'ord_7f3a', status: 'shipped', total: 25 },
@@ -775,7 +773,7 @@ const agentUnderTest = workflow(
 			name: 'Support Agent',
 			type: '@n8n/n8n-nodes-langchain.agent',
 			v: 3,
-			pos: [360, 0],
+			pos: [480, 0],
 			params: {
 				promptType: 'define',
 				text: '={{ $json.request }}',
@@ -793,7 +791,7 @@ const agentUnderTest = workflow(
 			name: 'Chat Model',
 			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
 			v: 1.2,
-			pos: [120, 260],
+			pos: [60, 260],
 			params: {
 				model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
 				options: { temperature: 0 },
@@ -802,7 +800,7 @@ const agentUnderTest = workflow(
 		},
 		agentTool(
 			'Search Knowledge Base',
-			[360, 260],
+			[420, 260],
 			"Searches the shop's policies (returns, shipping, payment, support hours, passwords, discounts) and returns the best matching documents as JSON",
 			{
 				type: 'object',
@@ -835,7 +833,7 @@ const agentUnderTest = workflow(
 		),
 		agentTool(
 			'Look Up Order',
-			[600, 260],
+			[720, 260],
 			'Looks up one order by the order number the customer gives; returns its order_id, status and total as JSON',
 			{
 				type: 'object',
@@ -858,7 +856,7 @@ const agentUnderTest = workflow(
 		),
 		agentTool(
 			'Refund Order',
-			[840, 260],
+			[1020, 260],
 			'Refunds a delivered order to the original payment method. Needs the order_id that Look Up Order returned and the amount (at most the order total)',
 			{
 				type: 'object',
@@ -885,7 +883,7 @@ const agentUnderTest = workflow(
 		sticky(
 			'The agent under test',
 			[-40, -330],
-			[980, 290],
+			[1180, 290],
 			[
 				'## The AI Agent under test',
 				'Run once per golden-set row by "RAG evaluation: an n8n AI Agent". **Change**: the OpenAI',
@@ -1038,7 +1036,7 @@ const agent = workflow(
 			},
 			notes: 'Change n8n.example.com in Options -> Run URL to your n8n address',
 		},
-		slackWebhook([1200, 420], '={{ JSON.stringify($json.slack) }}'),
+		slackWebhook([1200, 380], '={{ JSON.stringify($json.slack) }}'),
 		sticky(
 			'Start here',
 			[-40, 720],
