@@ -732,10 +732,31 @@ const queueParent = workflow(
 	],
 );
 
-// An n8n AI Agent answers every dataset question in its own sub-workflow run (Execute Workflow,
-// once per row); Cost & Latency reads each run's stored execution data, so every row gets the
-// agent's own token counts (each Chat Model call's tokenUsage) and latency. The answers are paired
-// back with the rows and judged. The Chat Model uses n8n's own OpenAI credential.
+// An n8n AI Agent with tools answers every golden-set question in its own sub-workflow run
+// (Execute Workflow, once per row); Cost & Latency reads each run's stored execution data, so every
+// row gets the agent's own token counts, latency and tool calls (every tool sub-node run, failed
+// ones included). The answers are paired back with the rows, judged, and Tool Calls compares the
+// calls with the golden set's expected calls. One Slack message per run, gated against the last
+// run. The three tools are Code tools standing in for the shop's systems.
+const agentTool = (name, pos, description, inputSchema, jsCode) => ({
+	name,
+	type: '@n8n/n8n-nodes-langchain.toolCode',
+	v: 1.3,
+	pos,
+	params: {
+		description,
+		language: 'javaScript',
+		jsCode,
+		specifyInputSchema: true,
+		schemaType: 'manual',
+		inputSchema: JSON.stringify(inputSchema, null, 2),
+	},
+});
+const SHOP_ORDERS = {
+	10234: { order_id: 'ord_7f3a', status: 'shipped', total: 25 },
+	10235: { order_id: 'ord_91c2', status: 'delivered', total: 60 },
+	10236: { order_id: 'ord_4d8e', status: 'delivered', total: 40 },
+};
 const agentUnderTest = workflow(
 	'agentsub',
 	'ragEvalAgentSub001',
@@ -752,13 +773,17 @@ const agentUnderTest = workflow(
 			name: 'Support Agent',
 			type: '@n8n/n8n-nodes-langchain.agent',
 			v: 3,
-			pos: [240, 0],
+			pos: [480, 0],
 			params: {
 				promptType: 'define',
 				text: '={{ $json.request }}',
 				options: {
-					systemMessage:
-						'=You answer customer support questions in one or two sentences, using only these documents:\n{{ ($json.retrieved_context || []).map((c) => c.content).join("\\n") }}',
+					systemMessage: [
+						'You are the support assistant of an online shop. Answer in one or two sentences.',
+						'For questions about policies (returns, shipping, payment, support hours), call Search Knowledge Base and answer only from what it returns.',
+						'For a question about one order, call Look Up Order with the order number first.',
+						'Refund only when the customer asks for it and the lookup says the order was delivered: call Refund Order with the order_id the lookup returned and the order total, never more.',
+					].join('\n'),
 				},
 			},
 		},
@@ -766,17 +791,116 @@ const agentUnderTest = workflow(
 			name: 'Chat Model',
 			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
 			v: 1.2,
-			pos: [240, 200],
+			pos: [60, 260],
 			params: {
 				model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' },
 				options: { temperature: 0 },
 			},
 			notes: 'Set an OpenAI credential (or an OpenAI-compatible base URL)',
 		},
+		agentTool(
+			'Search Knowledge Base',
+			[420, 260],
+			"Searches the shop's policies (returns, shipping, payment, support hours, passwords, discounts) and returns the best matching documents as JSON",
+			{
+				type: 'object',
+				properties: { query: { type: 'string', description: 'What to look up, in a few words' } },
+				required: ['query'],
+			},
+			[
+				'// Stands in for your knowledge base: replace with an HTTP Request tool to your search API.',
+				`const docs = ${JSON.stringify(
+					[
+						...new Set(
+							dataset('rag-support-sample.jsonl')
+								.split('\n')
+								.map((l) => JSON.parse(l).context),
+						),
+					].map((content, i) => ({ doc_uri: `kb/doc-${i + 1}`, content })),
+					null,
+					'\t',
+				)};`,
+				'const words = (t) => new Set(String(t).toLowerCase().match(/[a-z0-9]+/g) || []);',
+				'const asked = words(query.query);',
+				'const hits = docs',
+				'\t.map((d) => ({ ...d, shared: [...words(d.content)].filter((w) => asked.has(w)).length }))',
+				'\t.filter((d) => d.shared > 0)',
+				'\t.sort((a, b) => b.shared - a.shared)',
+				'\t.slice(0, 2)',
+				'\t.map(({ doc_uri, content }) => ({ doc_uri, content }));',
+				'return JSON.stringify(hits);',
+			].join('\n'),
+		),
+		agentTool(
+			'Look Up Order',
+			[720, 260],
+			'Looks up one order by the order number the customer gives; returns its order_id, status and total as JSON',
+			{
+				type: 'object',
+				properties: {
+					order_number: {
+						type: 'string',
+						description: 'The order number, digits only, e.g. 10234',
+					},
+				},
+				required: ['order_number'],
+			},
+			[
+				'// Stands in for your order system: replace with an HTTP Request tool to your orders API.',
+				`const orders = ${JSON.stringify(SHOP_ORDERS)};`,
+				'const number = String(query.order_number).trim();',
+				'const order = orders[number];',
+				'if (!order) return JSON.stringify({ found: false, order_number: number });',
+				'return JSON.stringify({ found: true, order_number: number, ...order, currency: "EUR" });',
+			].join('\n'),
+		),
+		agentTool(
+			'Refund Order',
+			[1020, 260],
+			'Refunds a delivered order to the original payment method. Needs the order_id that Look Up Order returned and the amount (at most the order total)',
+			{
+				type: 'object',
+				properties: {
+					order_id: {
+						type: 'string',
+						description: 'The order_id Look Up Order returned, e.g. ord_91c2',
+					},
+					amount: { type: 'number', description: 'Amount to refund in EUR' },
+				},
+				required: ['order_id', 'amount'],
+			},
+			[
+				'// Stands in for your payment system: replace with an HTTP Request tool to your refunds API.',
+				'// It refuses (the tool run fails) as a real one would: unknown id, not delivered, too much.',
+				`const orders = Object.values(${JSON.stringify(SHOP_ORDERS)});`,
+				'const order = orders.find((o) => o.order_id === query.order_id);',
+				'if (!order) throw new Error(`Refund refused: no order has the id ${query.order_id}; pass the order_id Look Up Order returned`);',
+				"if (order.status !== 'delivered') throw new Error(`Refund refused: order ${order.order_id} is ${order.status}, not delivered`);",
+				'if (!(query.amount > 0) || query.amount > order.total) throw new Error(`Refund refused: ${query.amount} is not between 0 and the order total ${order.total}`);',
+				'return JSON.stringify({ refunded: true, order_id: order.order_id, amount: query.amount, currency: "EUR" });',
+			].join('\n'),
+		),
+		sticky(
+			'The agent under test',
+			[-40, -330],
+			[1180, 290],
+			[
+				'## The AI Agent under test',
+				'Run once per golden-set row by "RAG evaluation: an n8n AI Agent". **Change**: the OpenAI',
+				'credential of **Chat Model** (any OpenAI-compatible server works). The three tools are **Code',
+				'tools standing in for your systems**: replace each with an HTTP Request tool to your API and',
+				'keep its name, or rename the tools in the golden set too (n8n calls "Look Up Order"',
+				'`Look_Up_Order`). n8n must save successful executions with their data (the default): the',
+				'evaluation reads each run for tokens, latency and tool calls.',
+			].join('\n'),
+		),
 	],
 	[
 		['Question In', 'Support Agent'],
 		['Chat Model', 'Support Agent', 0, 'ai_languageModel'],
+		['Search Knowledge Base', 'Support Agent', 0, 'ai_tool'],
+		['Look Up Order', 'Support Agent', 0, 'ai_tool'],
+		['Refund Order', 'Support Agent', 0, 'ai_tool'],
 	],
 );
 
@@ -785,8 +909,19 @@ const agent = workflow(
 	'ragEvalAgent000001',
 	'RAG evaluation: an n8n AI Agent',
 	[
-		{ name: 'Run', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
-		sampleDataset([240, 0], null),
+		...nightlyTriggers(3, [0, -180], 180),
+		{
+			name: 'Eval Dataset',
+			type: `${P}.evalDataset`,
+			pos: [240, 0],
+			params: {
+				source: 'text',
+				text: dataset('agent-support-golden.jsonl'),
+				format: 'jsonl',
+				schema: 'auto',
+			},
+			notes: 'Golden set: examples/datasets/agent-support-golden.jsonl',
+		},
 		{
 			name: 'Ask the Agent',
 			type: 'n8n-nodes-base.executeWorkflow',
@@ -805,7 +940,7 @@ const agent = workflow(
 			type: `${P}.evalCostLatency`,
 			pos: [720, 180],
 			params: { maxLatencySeconds: 60 },
-			notes: "Tokens and latency from each row's own agent run",
+			notes: "Tokens, latency and tool calls from each row's own agent run",
 		},
 		{
 			name: 'Pair Answers With Rows',
@@ -833,28 +968,96 @@ const agent = workflow(
 			params: { response: '={{ $json.output }}', threshold: 3 },
 		},
 		{
+			name: 'Tool Calls',
+			type: `${P}.evalToolCallMatch`,
+			pos: [2160, 0],
+			params: { argumentMatch: 'expected_keys' },
+			notes: 'Calls made vs expected_tool_calls',
+		},
+		{
+			name: 'Root-Cause Router',
+			type: `${P}.rootCauseRouter`,
+			pos: [2400, 220],
+			params: {},
+			notes: 'Optional per-row actions, e.g. tool_errors to the team owning the tools',
+		},
+		{
 			name: 'Eval Aggregate',
 			type: `${P}.evalAggregate`,
-			pos: [2160, 0],
-			params: { output: 'summary' },
+			pos: [0, 420],
+			params: { output: 'summary', options: { minCoverage: 95 } },
+			notes: 'Below 95% of rows judged the run is INCOMPLETE, never green',
+		},
+		{
+			name: 'Load Last Run',
+			type: 'n8n-nodes-base.code',
+			v: 2,
+			pos: [240, 420],
+			params: {
+				jsCode:
+					"// The last complete run's summary lives in this workflow's static data (kept between\n// production runs: activate the workflow).\nconst store = $getWorkflowStaticData('global');\nreturn [{ json: { current: $input.first().json, baseline: store.lastSummary ?? null } }];",
+			},
+		},
+		{
+			name: 'Regression Gate',
+			type: `${P}.regressionGate`,
+			pos: [480, 420],
+			params: {
+				current: '={{ $json.current }}',
+				baseline: '={{ $json.baseline ?? "" }}',
+				options: { minCoverage: 95 },
+			},
+			notes: 'Outputs: OK, Regressed, Incomplete',
+		},
+		{
+			name: 'Save as Baseline',
+			type: 'n8n-nodes-base.code',
+			v: 2,
+			pos: [720, 560],
+			params: {
+				jsCode:
+					"// A complete run (OK or Regressed) is the next run's baseline; an incomplete one is not.\n$getWorkflowStaticData('global').lastSummary = $input.first().json.summary;\nreturn $input.all();",
+			},
 		},
 		{
 			name: 'Eval Report',
 			type: `${P}.evalReport`,
-			pos: [2400, 0],
+			pos: [960, 420],
 			params: {
 				title: 'Support agent evaluation',
-				formats: ['markdown'],
+				formats: ['slack', 'markdown', 'html'],
 				options: {
-					rows: "={{ $('Groundedness').all().map((item) => Object.assign({}, item.json, { response: item.json.output })) }}",
+					rows: "={{ $('Tool Calls').all().map((item) => Object.assign({}, item.json, { response: item.json.output })) }}",
+					runUrl:
+						"={{ 'https://n8n.example.com/workflow/' + $workflow.id + '/executions/' + $execution.id }}",
 					maxWorstRows: 5,
+					mention: 'here',
 				},
 			},
-			notes: 'Markdown summary of the agent run (metrics, root causes, worst answers)',
+			notes: 'Change n8n.example.com in Options -> Run URL to your n8n address',
 		},
+		slackWebhook([1200, 380], '={{ JSON.stringify($json.slack) }}'),
+		sticky(
+			'Start here',
+			[-40, 720],
+			[1180, 250],
+			[
+				'## Evaluate an n8n AI Agent with tools',
+				'Every golden-set row runs the agent once ("RAG evaluation: the AI Agent under test"); **Tool Calls**',
+				'compares the calls it made (read from its own execution, failed calls included) with the',
+				"row's `expected_tool_calls`, beside F1, Relevance and Groundedness.",
+				'',
+				'1. **Eval Dataset**: your golden set (questions, reference answers, expected tool calls).',
+				'2. **Chat Model** of the agent and **Relevance / Groundedness**: your credentials.',
+				'3. **Post to Slack**: your incoming webhook URL, then enable it and activate the workflow.',
+				'',
+				'**Regression Gate**: OK and Regressed become the next baseline; Incomplete never posts green.',
+			].join('\n'),
+		),
 	],
 	[
-		['Run', 'Eval Dataset'],
+		['Every Night', 'Eval Dataset'],
+		['Run Now', 'Eval Dataset'],
 		['Eval Dataset', 'Pair Answers With Rows', 0, 'main', 0],
 		['Eval Dataset', 'Ask the Agent'],
 		['Ask the Agent', 'Cost & Latency'],
@@ -862,8 +1065,16 @@ const agent = workflow(
 		['Pair Answers With Rows', 'F1 Score'],
 		['F1 Score', 'Relevance'],
 		['Relevance', 'Groundedness'],
-		['Groundedness', 'Eval Aggregate'],
-		['Eval Aggregate', 'Eval Report'],
+		['Groundedness', 'Tool Calls'],
+		['Tool Calls', 'Eval Aggregate'],
+		['Tool Calls', 'Root-Cause Router'],
+		['Eval Aggregate', 'Load Last Run'],
+		['Load Last Run', 'Regression Gate'],
+		['Regression Gate', 'Save as Baseline', 0],
+		['Regression Gate', 'Save as Baseline', 1],
+		['Regression Gate', 'Eval Report', 2],
+		['Save as Baseline', 'Eval Report'],
+		['Eval Report', 'Post to Slack'],
 	],
 );
 
@@ -1364,7 +1575,8 @@ for (const [name, wf] of Object.entries(out)) {
 	console.log(`wrote examples/${name}.workflow.json (${wf.nodes.length} nodes)`);
 }
 if (check) {
-	for (const f of stale) console.error(`${path.relative(process.cwd(), f)} is not what examples/generate.js writes`);
+	for (const f of stale)
+		console.error(`${path.relative(process.cwd(), f)} is not what examples/generate.js writes`);
 	if (stale.length) {
 		console.error('run node examples/generate.js and commit the result');
 		process.exit(1);

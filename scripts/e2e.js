@@ -312,6 +312,7 @@ async function main() {
 			ctx.coldJudgeCache();
 			const r = await n8n.runN8n(['execute', '--id', spec.workflowId, '--rawOutput'], env, {
 				timeoutMs: 240000,
+				stdoutFile: path.join(ARTIFACTS, `${spec.workflowId}.stdout.tmp`),
 			});
 			timings.push(`execute ${spec.workflowId} ${r.seconds.toFixed(1)} s`);
 			fs.writeFileSync(

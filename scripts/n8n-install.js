@@ -599,18 +599,33 @@ function freePort() {
 	});
 }
 
-/** Runs one n8n CLI command to completion; resolves to { status, stdout, stderr, seconds }. */
-function runN8n(args, env, { timeoutMs = 300000 } = {}) {
+/**
+ * Runs one n8n CLI command to completion; resolves to { status, stdout, stderr, seconds }.
+ * `stdoutFile`: n8n's stdout goes to that file (read back, then removed) instead of a pipe. `n8n
+ * execute --rawOutput` prints the run data in one write and exits right after, and a pipe not yet
+ * drained by then loses the end of a large run (seen at about 700 KB); writes to a file are
+ * synchronous in Node, so nothing is lost.
+ */
+function runN8n(args, env, { timeoutMs = 300000, stdoutFile } = {}) {
 	return new Promise((resolve) => {
 		const started = Date.now();
-		const child = spawn('node', [n8nBin(), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+		const fd = stdoutFile ? fs.openSync(stdoutFile, 'w') : null;
+		const child = spawn('node', [n8nBin(), ...args], {
+			env,
+			stdio: ['ignore', fd ?? 'pipe', 'pipe'],
+		});
 		let stdout = '';
 		let stderr = '';
-		child.stdout.on('data', (d) => (stdout += d));
+		child.stdout?.on('data', (d) => (stdout += d));
 		child.stderr.on('data', (d) => (stderr += d));
 		const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
 		child.on('close', (status) => {
 			clearTimeout(timer);
+			if (fd !== null) {
+				fs.closeSync(fd);
+				stdout = fs.readFileSync(stdoutFile, 'utf8');
+				fs.rmSync(stdoutFile, { force: true });
+			}
 			resolve({ status, stdout, stderr, seconds: (Date.now() - started) / 1000 });
 		});
 	});

@@ -14,6 +14,7 @@ import {
 	FIGURE_DATABRICKS_COLUMNS,
 	NO_BUDGET_REASON,
 } from '../../src/cost';
+import { parseTrace } from '../../src/record/trace';
 import type { NodeSearch } from '../shared/codex';
 import { priceTableOption } from '../shared/collect';
 import { iconFor, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from '../shared/common';
@@ -61,7 +62,7 @@ export class EvalCostLatency implements INodeType {
 				type: 'json',
 				default: '={{ $json.trace }}',
 				description:
-					"The row's trace: MLflow 2/3, OTLP JSON (GenAI or OpenInference attributes), a list of spans, or n8n execution data. When empty, rows coming straight from Execute Workflow (once for each item) use their sub-execution's run data; rows with neither use their token and latency fields.",
+					"The row's trace: MLflow 2/3, OTLP JSON (GenAI or OpenInference attributes), a list of spans, or n8n execution data. When empty, rows coming straight from Execute Workflow (once for each item) use their sub-execution's run data (and get its tool calls as tool_calls, failed runs included); rows with neither use their token and latency fields.",
 			},
 			{
 				displayName: 'Model',
@@ -146,6 +147,7 @@ export class EvalCostLatency implements INodeType {
 				// Rows from Execute Workflow ("run once for each item") name the sub-execution that
 				// produced them: its run data is the agent's own trace (tokens of every Chat Model call).
 				const sub = items[index].metadata?.subExecution;
+				const agent: IDataObject = {};
 				if ((trace === undefined || trace === null || trace === '') && sub?.executionId) {
 					const data = await this.getExecutionDataById(String(sub.executionId));
 					if (!data) {
@@ -153,6 +155,16 @@ export class EvalCostLatency implements INodeType {
 						return { [key]: costLatencyError(why, key) };
 					}
 					trace = data;
+					// The same run data holds what the agent did: every tool sub-node run, failed ones
+					// included (an agent's intermediate steps do not say which failed), for Tool Calls.
+					const row = items[index].json;
+					if (row.tool_calls === undefined) {
+						try {
+							agent.tool_calls = (parseTrace(data).tool_calls ?? []) as unknown as IDataObject[];
+						} catch {
+							// costLatency below names what is wrong with the trace on the row's score.
+						}
+					}
 				}
 				const r = costLatency(items[index].json, trace, {
 					prices,
@@ -162,7 +174,7 @@ export class EvalCostLatency implements INodeType {
 					maxCostUsd: budget(values.maxCostUsd),
 					key,
 				});
-				figures[index] = { ...r.figures };
+				figures[index] = { ...r.figures, ...agent };
 				return { [key]: r.score };
 			},
 		});

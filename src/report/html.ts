@@ -130,7 +130,9 @@ ${gateLines(gate)
 								(f) =>
 									`<li><code>${h(f.metric)}</code> <span class="badge" style="background:${f.errored ? '#757575' : VERDICT_COLOURS.regressed}">${h(f.value)}</span> ${h(f.reason)}</li>`,
 							)
-							.join('')}</ul></article>`,
+							.join(
+								'',
+							)}</ul>${w.toolCalls.length ? `<p><b>Failing tool calls:</b></p><ul class="calls">${w.toolCalls.map((c) => `<li><code>${h(c)}</code></li>`).join('')}</ul>` : ''}</article>`,
 				)
 				.join('\n')}</section>`
 		: '';

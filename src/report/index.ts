@@ -13,6 +13,8 @@ export * from '../history';
 export {
 	firstErrors,
 	redactSecrets,
+	failingToolCalls,
+	MAX_FAILING_CALLS,
 	agreementLines,
 	unfitJudges,
 	type ReportAgreementLike,

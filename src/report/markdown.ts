@@ -118,6 +118,10 @@ export function markdownReport(input: ReportInput): string {
 				out.push(
 					`- **${mdCell(f.metric)}** ${mdText(f.value)}${f.reason ? `: ${mdText(f.reason)}` : ''}`,
 				);
+			if (w.toolCalls.length) {
+				out.push('', '**Failing tool calls:**', '');
+				for (const c of w.toolCalls) out.push(`- ${mdText(c)}`);
+			}
 			out.push('');
 		}
 	}

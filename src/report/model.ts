@@ -301,6 +301,92 @@ export interface WorstRow {
 	request: string;
 	response: string;
 	failures: { metric: string; value: string; reason: string; errored: boolean }[];
+	/** The row's failing tool calls, one line each (Tool Calls' details), in trajectory order. */
+	toolCalls: string[];
+}
+
+/** Most failing tool calls listed per row; the rest are counted in one more line. */
+export const MAX_FAILING_CALLS = 8;
+
+type CallDetail = {
+	position?: unknown;
+	name?: unknown;
+	arguments?: unknown;
+	error?: unknown;
+	times?: unknown;
+	positions?: unknown;
+	differences?: unknown;
+};
+
+const listOf = (v: unknown): CallDetail[] =>
+	Array.isArray(v) ? v.filter((x): x is CallDetail => !!x && typeof x === 'object') : [];
+
+function argsText(args: unknown): string {
+	if (args === undefined) return '';
+	return ` ${truncate(redactSecrets(safeJson(args).replace(/\s+/g, ' ')), 120)}`;
+}
+
+function differenceText(d: unknown): string {
+	if (!d || typeof d !== 'object') return '';
+	const { key, why, expected, actual } = d as Record<string, unknown>;
+	const k = displayText(key, 60);
+	if (why === 'missing') return `${k} missing (expected ${argsText(expected).trim()})`;
+	if (why === 'unexpected') return `${k} not expected (got ${argsText(actual).trim()})`;
+	return `${k} expected ${argsText(expected).trim()}, got ${argsText(actual).trim()}`;
+}
+
+/**
+ * The failing tool calls of a row, from its Tool Calls Scores (`tool_call_match` details, else
+ * `tool_call_errors` for rows without expected calls): calls that failed, calls with wrong
+ * arguments (each key that differs), calls not expected, expected calls never made, and loops.
+ * Arguments and errors are cut short and secrets redacted; tool results are never shown.
+ */
+export function failingToolCalls(row: ReportRow): string[] {
+	const match = row.eval?.tool_call_match;
+	const errors = row.eval?.tool_call_errors;
+	const d = (match?.status === 'ok' ? match.details : undefined) ?? {};
+	const failed = listOf(d.failed ?? (errors?.status === 'ok' ? errors.details?.failed : undefined));
+	const lines: { at: number; text: string }[] = [];
+	const pos = (c: CallDetail) => (typeof c.position === 'number' ? c.position : -1);
+	const name = (c: CallDetail) => displayText(c.name, 80);
+	for (const c of failed)
+		lines.push({
+			at: pos(c),
+			text: `call ${pos(c)} ${name(c)} failed: ${displayText(c.error, 200)}`,
+		});
+	for (const c of listOf(d.wrongArguments))
+		lines.push({
+			at: pos(c),
+			text: `call ${pos(c)} ${name(c)} wrong arguments: ${listOf(c.differences)
+				.slice(0, 3)
+				.map(differenceText)
+				.join('; ')}`,
+		});
+	// A loop is one line: its extra calls are not listed again.
+	const looped = new Set<number>();
+	for (const c of listOf(d.repeated))
+		if (Array.isArray(c.positions)) for (const p of c.positions) looped.add(Number(p));
+	for (const c of listOf(d.extra))
+		if (!looped.has(pos(c)))
+			lines.push({
+				at: pos(c),
+				text: `call ${pos(c)} ${name(c)}${argsText(c.arguments)} not expected`,
+			});
+	for (const c of listOf(d.repeated)) {
+		const at = Array.isArray(c.positions) ? c.positions.map(Number) : [];
+		lines.push({
+			at: at[0] ?? -1,
+			text: `${name(c)}${argsText(c.arguments)} repeated ${Number(c.times)} times (calls ${at.join(', ')})`,
+		});
+	}
+	const made = lines.sort((a, b) => a.at - b.at).map((l) => l.text);
+	for (const c of listOf(d.missing))
+		made.push(`${name(c)}${argsText(c.arguments)} expected, never called`);
+	if (made.length <= MAX_FAILING_CALLS) return made;
+	return [
+		...made.slice(0, MAX_FAILING_CALLS),
+		`and ${made.length - MAX_FAILING_CALLS} more failing calls`,
+	];
 }
 
 /** Rows ranked worst first: most failed metrics, then most errored; ties keep input order. */
@@ -321,6 +407,7 @@ export function worstRows(rows: readonly ReportRow[] | undefined, limit: number)
 				a.index - b.index,
 		);
 	return ranked.slice(0, limit).map(({ row, index, failed, errored }) => ({
+		toolCalls: failingToolCalls(row),
 		id:
 			row.request_id === undefined || row.request_id === null
 				? `#${index + 1}`

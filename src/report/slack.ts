@@ -232,9 +232,12 @@ export function slackMessage(input: ReportInput): SlackMessage {
 						`\`${slackText(f.metric)}\` ${slackText(f.value)}${f.reason ? `: ${slackText(truncate(f.reason, 300))}` : ''}`,
 				)
 				.join('\n');
+			const calls = w.toolCalls.length
+				? `\n_Failing tool calls:_\n${w.toolCalls.map((c) => `• ${slackText(truncate(c, 250))}`).join('\n')}`
+				: '';
 			blocks.push({
 				type: 'section',
-				text: slackMrkdwn(`*${slackText(w.id)}* — ${slackText(w.request, 300)}\n${fails}`),
+				text: slackMrkdwn(`*${slackText(w.id)}* — ${slackText(w.request, 300)}\n${fails}${calls}`),
 			});
 		}
 	}

@@ -230,4 +230,62 @@ describe('Cost & Latency reads a sub-workflow run as the trace', () => {
 			'row 2: execution 404 of the sub-workflow has no stored data (let n8n save its successful executions)',
 		);
 	});
+
+	it("writes the sub-execution's tool runs as the row's tool_calls, a failed run with its error", async () => {
+		const tool = (
+			start: number,
+			query: Record<string, unknown>,
+			out: { response: string } | { error: string },
+		) => ({
+			startTime: start,
+			executionTime: 5,
+			executionStatus: 'error' in out ? 'error' : 'success',
+			source: [],
+			inputOverride: { ai_tool: [[{ json: { query } }]] },
+			...('error' in out
+				? { error: { message: out.error, name: 'NodeOperationError' } }
+				: { data: { ai_tool: [[{ json: { response: out.response } }]] } }),
+		});
+		const runData = {
+			'Look Up Order': [
+				tool(1000, { order_number: '10234' }, { response: '{"order_id":"ord_7f3a"}' }),
+			],
+			'Refund Order': [
+				tool(1100, { order_id: 'ord_7f3a', amount: 25 }, { error: 'Refund refused: shipped' }),
+			],
+		};
+		const wf: WorkflowJson = {
+			nodes: [
+				node('Start', 'n8n-nodes-base.manualTrigger'),
+				node('Cost & Latency', 'n8n-nodes-rag-eval.evalCostLatency', {}),
+			],
+			connections: { Start: { main: [[{ node: 'Cost & Latency', type: 'main', index: 0 }]] } },
+		};
+		const sub = (executionId: string) => ({ subExecution: { executionId, workflowId: 'agent' } });
+		const given = [{ name: 'Given', arguments: {} }];
+		const r = await runWorkflow(wf, {
+			startItems: [
+				{ json: { output: 'Refused.' }, metadata: sub('7') },
+				// A row that brings its own calls keeps them.
+				{ json: { output: 'x', tool_calls: given }, metadata: sub('7') },
+			],
+			executions: { '7': { resultData: { runData } } as unknown as IRunExecutionData },
+		});
+		const [row, own] = r.output('Cost & Latency');
+		expect(row.tool_calls).toEqual([
+			{
+				name: 'Look_Up_Order',
+				arguments: { order_number: '10234' },
+				result: { order_id: 'ord_7f3a' },
+				position: 0,
+			},
+			{
+				name: 'Refund_Order',
+				arguments: { order_id: 'ord_7f3a', amount: 25 },
+				error: 'Refund refused: shipped',
+				position: 1,
+			},
+		]);
+		expect(own.tool_calls).toEqual(given);
+	});
 });

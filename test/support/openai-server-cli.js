@@ -9,7 +9,8 @@
  *   node test/support/openai-server-cli.js [--port 8787] [--latency 100] [--rate429 0.1] [--retry-after 0.2]
  *
  * An agent's request that offers tools and whose user turn holds `[[tool]]` or `[[tool:<name>]]`
- * gets a call of that tool instead (each named tool once, in order; then the usual reply).
+ * gets a call of that tool instead (each named tool once, in order; then the usual reply);
+ * `[[call:<name> {"arg": 1}]]` markers script the calls exactly, arguments and repeats included.
  * `POST /embeddings` answers deterministic word-hash vectors (see embed).
  *
  * Prints `OPENAI_BASE_URL=http://127.0.0.1:<port>/v1` once listening; `GET /__stats` returns call
@@ -54,6 +55,8 @@ function toolCallFor(body, messages) {
 		.filter((m) => m.role === 'user')
 		.map((m) => (typeof m.content === 'string' ? m.content : ''))
 		.join('\n');
+	const script = scriptedCalls(user);
+	if (script.length > 0) return scriptedCallFor(script, tools, messages);
 	const wanted = [];
 	for (const m of user.matchAll(/\[\[tool(?::([^\]]+))?\]\]/g))
 		wanted.push(m[1] === undefined ? toolKey(tools[0].function.name) : toolKey(m[1]));
@@ -74,6 +77,49 @@ function toolCallFor(body, messages) {
 		id: `call_local_${crypto.createHash('sha256').update(`${JSON.stringify(messages)}#${next}`).digest('hex').slice(0, 12)}`,
 		type: 'function',
 		function: { name: fn.name, arguments: JSON.stringify(args) },
+	};
+}
+
+/**
+ * The calls a user turn scripts, in order: `[[call:<tool name> <JSON object>]]` (the arguments are
+ * optional: without them they are filled from the tool's schema). Unlike `[[tool:...]]`, a script
+ * may repeat a call (a loop) and give wrong arguments on purpose.
+ */
+function scriptedCalls(user) {
+	const out = [];
+	for (const m of user.matchAll(/\[\[call:([^\]{]+?)\s*(\{[^\]]*\})?\]\]/g)) {
+		let args;
+		if (m[2] !== undefined) {
+			try {
+				args = JSON.parse(m[2]);
+			} catch {
+				throw new Error(`[[call:${m[1]}]]: the arguments are not JSON: ${m[2]}`);
+			}
+		}
+		out.push({ key: toolKey(m[1]), args });
+	}
+	return out;
+}
+
+/**
+ * The next scripted call: the k-th of the script once k tool calls are in the conversation (every
+ * assistant `tool_calls` entry counts, repeats included), or null when the script is done or names
+ * a tool the agent was not offered.
+ */
+function scriptedCallFor(script, tools, messages) {
+	let made = 0;
+	for (const m of messages)
+		if (m.role === 'assistant' && Array.isArray(m.tool_calls)) made += m.tool_calls.length;
+	const step = script[made];
+	if (!step) return null;
+	const tool = tools.find((t) => toolKey(t.function.name) === step.key);
+	if (!tool) return null;
+	const args =
+		step.args ?? (fill(tool.function.parameters || { type: 'object', properties: {} }, 3) || {});
+	return {
+		id: `call_local_${crypto.createHash('sha256').update(`${JSON.stringify(messages)}#${made}`).digest('hex').slice(0, 12)}`,
+		type: 'function',
+		function: { name: tool.function.name, arguments: JSON.stringify(args) },
 	};
 }
 
@@ -279,7 +325,14 @@ function startJudgeServer(opts = {}) {
 			// An agent offered tools whose user turn carries `[[tool]]` first calls its first tool
 			// (arguments filled from the tool's schema); once a tool result is in the conversation it
 			// answers as usual.
-			const call = toolCallFor(body, messages);
+			let call;
+			try {
+				call = toolCallFor(body, messages);
+			} catch (e) {
+				return send(400, {
+					error: { message: e.message, type: 'invalid_request_error', param: null, code: null },
+				});
+			}
 			if (call) {
 				return send(200, {
 					id: `chatcmpl-local-${stats.chat}`,

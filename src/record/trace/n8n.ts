@@ -227,8 +227,12 @@ export function parseN8n(
 				continue;
 			}
 			// A tool the agent called: its input (the agent's arguments) and its response; a run
-			// that failed has no response but an error, and is a call all the same.
-			if (data.ai_tool !== undefined || (toolNodes.has(node) && run.error !== undefined)) {
+			// that failed has no response but an error, and is a call all the same (known as a tool
+			// by the workflow's ai_tool connections or, in bare run data, by its ai_tool input).
+			if (
+				data.ai_tool !== undefined ||
+				(run.error !== undefined && (toolNodes.has(node) || input.ai_tool !== undefined))
+			) {
 				if (parentNode) aiRoots.add(parentNode);
 				const args = firstJson(input.ai_tool);
 				const out = firstJson(data.ai_tool);

@@ -139,6 +139,57 @@ describe('openai-server-cli', () => {
 		}
 	});
 
+	it('plays a scripted trajectory: the given arguments, repeats, then the answer; bad JSON is a 400', async () => {
+		const server = await cli.startJudgeServer();
+		try {
+			const client = new OpenAI({ apiKey: 'k', baseURL: server.baseUrl, maxRetries: 0 });
+			const tools = [
+				{
+					type: 'function' as const,
+					function: {
+						name: 'Look_Up_Order',
+						parameters: { type: 'object', properties: { order_number: { type: 'string' } } },
+					},
+				},
+			];
+			const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+				{
+					role: 'user',
+					content:
+						'Where is 10234? [[call:Look Up Order {"order_number":"10234"}]] [[call:Look Up Order {"order_number":"10234"}]] [[call:look_up_order]]',
+				},
+			];
+			const args: unknown[] = [];
+			for (let turn = 0; turn < 5; turn++) {
+				const r = await client.chat.completions.create({ model: 'm', messages, tools });
+				const msg = r.choices[0].message;
+				if (!msg.tool_calls?.length) break;
+				const call = msg.tool_calls[0] as { id: string; function: { arguments: string } };
+				args.push(JSON.parse(call.function.arguments));
+				messages.push(msg, { role: 'tool', tool_call_id: call.id, content: '{}' });
+			}
+			// The same call twice (a loop), then one with arguments filled from the schema.
+			expect(args).toEqual([
+				{ order_number: '10234' },
+				{ order_number: '10234' },
+				{ order_number: 'Deterministic test judge: rated 3 for order_number.' },
+			]);
+			const bad = await client.chat.completions
+				.create({
+					model: 'm',
+					messages: [{ role: 'user', content: 'x [[call:Look Up Order {order: 1}]]' }],
+					tools,
+				})
+				.then(
+					() => null,
+					(e: { status?: number }) => e.status,
+				);
+			expect(bad).toBe(400);
+		} finally {
+			await server.close();
+		}
+	});
+
 	it('answers embeddings: deterministic, unit length, nearer for texts sharing words', async () => {
 		const server = await cli.startJudgeServer();
 		try {
