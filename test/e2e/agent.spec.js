@@ -26,6 +26,14 @@ const SUB_ID = 'ragEvalAgentSub001';
 const JUDGE_CRED = { id: 'ragEvalJudgeLocal1', name: 'Judge model (local test server)' };
 const s = {};
 
+/** The agent judges of the example, by score key. */
+const AGENT_JUDGES = [
+	'intent_resolution',
+	'task_adherence',
+	'task_completion',
+	'agent_goal_accuracy',
+];
+
 const call = (name, args) => `[[call:${name} ${JSON.stringify(args)}]]`;
 const kb = (query) => call('Search Knowledge Base', { query });
 const lookup = (order_number) => call('Look Up Order', { order_number });
@@ -84,7 +92,8 @@ function scriptedRows() {
 		{
 			// A tool that fails: the refund stand-in throws for an order not yet delivered. Both calls
 			// as expected (F1 1), 1 of 2 failed -> errors 0.5, the refund named at position 1.
-			query: `Refund my 25 euros for order 10234. ${lookup('10234')} ${refund('ord_7f3a', 25)}`,
+			// The refund was not made: Task Completion is scripted to say so.
+			query: `Refund my 25 euros for order 10234. ${lookup('10234')} ${refund('ord_7f3a', 25)} [[task_completion=1]]`,
 			context: order(10234),
 			ground_truth: 'Order 10234 has not been delivered yet, so it cannot be refunded.',
 			expected_tool_calls: [
@@ -106,7 +115,8 @@ function scriptedRows() {
 		{
 			// A loop: the same lookup three times. 3 calls, 1 matched: precision 1/3, recall 1,
 			// F1 2 * (1/3) / (4/3) = 0.5, two repeats (Fail on Repeated Calls is on).
-			query: `Where is my order 10235? ${lookup('10235')} ${lookup('10235')} ${lookup('10235')}`,
+			// Looping breaks the procedure: Task Adherence is scripted to fail it.
+			query: `Where is my order 10235? ${lookup('10235')} ${lookup('10235')} ${lookup('10235')} [[task_adherence=1]]`,
 			context: order(10235),
 			ground_truth: 'Order 10235 has been delivered.',
 			expected_tool_calls: [{ name: 'Look_Up_Order', arguments: { order_number: '10235' } }],
@@ -217,11 +227,11 @@ function checkPipeline(run, { out }, judge) {
 		assert.equal(p.total_token_count, measured[i].total_token_count);
 		assert.deepEqual(p.tool_calls, measured[i].tool_calls);
 	});
-	const scored = out(run, 'Tool Calls', 0);
-	assert.equal(scored.length, rows.length, 'every row leaves Tool Calls');
+	const scored = out(run, 'Agent Goal Accuracy', 0);
+	assert.equal(scored.length, rows.length, 'every row leaves Tool Calls and the agent judges');
 	for (const item of scored) {
 		assert.equal(item.eval.f1_score.status, 'ok');
-		for (const key of ['relevance', 'groundedness']) {
+		for (const key of ['relevance', 'groundedness', ...AGENT_JUDGES]) {
 			const sc = item.eval[key];
 			if (judge) assert.equal(sc.status, 'ok', `${key}: ${sc.error || sc.reason}`);
 			else assert.equal(sc.status, 'not_applicable', key);
@@ -236,6 +246,15 @@ function checkPipeline(run, { out }, judge) {
 	assert.ok(summary.metrics['agent/latency_seconds/p90'].value > 0);
 	assert.equal(summary.metrics['agent/ground_truth/tool_call_f1/average'].measured, rows.length);
 	assert.equal(summary.metrics['agent/tool_call_error_rate/average'].measured, rows.length);
+	for (const judgeKey of ['task_adherence', 'task_completion', 'agent_goal_accuracy']) {
+		const m = summary.metrics[`agent/llm_judged/${judgeKey}/rating/percentage`];
+		assert.ok(m, `run metric of ${judgeKey}`);
+		assert.equal(m.measured, judge ? rows.length : 0, `${judgeKey} measured`);
+	}
+	assert.equal(
+		summary.metrics['agent/llm_judged/intent_resolution/rating/average'].measured,
+		judge ? rows.length : 0,
+	);
 	const [report] = out(run, 'Eval Report', 0);
 	const md = report.markdown.split('\n');
 	assert.match(md[0], new RegExp(`^# Support agent evaluation — ${rows.length} rows`));
@@ -280,6 +299,13 @@ async function checkScripted(run, ctx) {
 			assert.equal(got.position, f.position);
 			assert.match(got.error, f.error);
 		});
+		// The agent judges: every row rated 5 and passed, but for the two scripted to fail one.
+		assert.equal(row.eval.intent_resolution.value, 5, `${label}: intent resolution`);
+		for (const key of ['task_adherence', 'task_completion', 'agent_goal_accuracy']) {
+			const failHere = want.query.includes(`[[${key}=1]]`);
+			assert.equal(row.eval[key].value, !failHere, `${label}: ${key}`);
+			assert.equal(row.eval[key].pass, !failHere, `${label}: ${key} pass`);
+		}
 		const cause = causes.get(want.query);
 		if (w.cause) assert.equal(cause, w.cause, `${label}: routed to ${cause}`);
 		else assert.ok(!agentCauses.has(cause), `${label}: no agent cause, got ${cause}`);

@@ -22,12 +22,20 @@ const http = require('node:http');
 const crypto = require('node:crypto');
 const { generatorReply } = require('./generator-model.js');
 
-/** Score for a request: the marker if any, else a stable hash of the nonce-free prompt. */
-function scoreFor(messages) {
+/**
+ * Score for a request: a `[[<judge>=N]]` marker naming the reply schema (the judge's output name,
+ * e.g. `[[task_completion=1]]`) first, then `[[score=N]]`, else a stable hash of the nonce-free
+ * prompt.
+ */
+function scoreFor(messages, judge) {
 	const text = (messages || [])
 		.map((m) => (typeof m.content === 'string' ? m.content : ''))
 		.join('\n');
-	const marker = /\[\[score=(\d)\]\]/.exec(text);
+	const own =
+		judge && /^[a-z0-9_]+$/i.test(judge)
+			? new RegExp(`\\[\\[${judge}=(\\d)\\]\\]`).exec(text)
+			: null;
+	const marker = own || /\[\[score=(\d)\]\]/.exec(text);
 	if (marker) return Math.min(5, Math.max(1, Number(marker[1])));
 	const stable = text.replace(/data-[0-9a-f]{8,}/g, 'data');
 	const h = crypto.createHash('sha256').update(stable).digest();
@@ -74,7 +82,11 @@ function toolCallFor(body, messages) {
 	for (const k of ['input', 'query'])
 		if (typeof args[k] === 'string') args[k] = user.replace(/\[\[[^\]]*\]\]/g, '').trim();
 	return {
-		id: `call_local_${crypto.createHash('sha256').update(`${JSON.stringify(messages)}#${next}`).digest('hex').slice(0, 12)}`,
+		id: `call_local_${crypto
+			.createHash('sha256')
+			.update(`${JSON.stringify(messages)}#${next}`)
+			.digest('hex')
+			.slice(0, 12)}`,
 		type: 'function',
 		function: { name: fn.name, arguments: JSON.stringify(args) },
 	};
@@ -117,7 +129,11 @@ function scriptedCallFor(script, tools, messages) {
 	const args =
 		step.args ?? (fill(tool.function.parameters || { type: 'object', properties: {} }, 3) || {});
 	return {
-		id: `call_local_${crypto.createHash('sha256').update(`${JSON.stringify(messages)}#${made}`).digest('hex').slice(0, 12)}`,
+		id: `call_local_${crypto
+			.createHash('sha256')
+			.update(`${JSON.stringify(messages)}#${made}`)
+			.digest('hex')
+			.slice(0, 12)}`,
 		type: 'function',
 		function: { name: tool.function.name, arguments: JSON.stringify(args) },
 	};
@@ -131,7 +147,9 @@ function scriptedCallFor(script, tools, messages) {
 const EMBEDDING_DIM = 64;
 function embed(text) {
 	const v = new Float32Array(EMBEDDING_DIM);
-	for (const w of String(text).toLowerCase().match(/[a-z0-9]+/g) || []) {
+	for (const w of String(text)
+		.toLowerCase()
+		.match(/[a-z0-9]+/g) || []) {
 		const h = crypto.createHash('sha256').update(w).digest();
 		v[h[0] % EMBEDDING_DIM] += h[1] & 1 ? 1 : -1;
 	}
@@ -350,8 +368,8 @@ function startJudgeServer(opts = {}) {
 					usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
 				});
 			}
-			const score = scoreFor(messages);
 			const rf = body.response_format;
+			const score = scoreFor(messages, rf && rf.json_schema && rf.json_schema.name);
 			const schema =
 				rf && rf.type === 'json_schema' && rf.json_schema
 					? rf.json_schema.schema
