@@ -53,6 +53,8 @@ export interface CompareVariantsOptions {
 	resamples?: number;
 	/** Seed of the Bradley-Terry bootstrap and paired bootstrap tests; default 42. */
 	seed?: number;
+	/** Requests listed in `disagreements`; default 5. */
+	topDisagreements?: number;
 }
 
 /** A row the comparison could not use as it stands, named. */
@@ -179,6 +181,16 @@ export interface PairSummary {
 	latencyRatio: number | null;
 }
 
+/** A request whose variants' scores differ most, for the reports' matrix. */
+export interface Disagreement {
+	key: string;
+	request?: string;
+	/** Sum over metrics of (highest - lowest variant value) / the scale's range. */
+	spread: number;
+	/** Each variant's values on the metrics it was scored on (null: not scored). */
+	values: Record<string, Record<string, number | null>>;
+}
+
 /** Result of {@link compareVariants}. */
 export interface VariantComparison {
 	variants: string[];
@@ -192,6 +204,8 @@ export interface VariantComparison {
 	judgeHealth: JudgeHealth[];
 	cost: Record<string, VariantCost>;
 	summary: PairSummary[];
+	/** The requests whose variants' scores differ most (at most `topDisagreements`). */
+	disagreements: Disagreement[];
 	/** Rows of one variant with no row of another variant for the same request. */
 	unpaired: RowProblem[];
 	duplicates: RowProblem[];
@@ -697,6 +711,12 @@ export function compareVariants(
 	if (unassigned.length > 0)
 		warnings.push(`${unassigned.length} rows name no variant (see unassigned).`);
 
+	const disagreements = disagreementsOf(
+		pointVariants,
+		rowsOf,
+		metrics,
+		options.topDisagreements ?? 5,
+	);
 	const byVariant: Record<string, number> = {};
 	for (const v of order) byVariant[v] = rowsOf.get(v)!.size;
 	return {
@@ -710,6 +730,7 @@ export function compareVariants(
 		judgeHealth,
 		cost,
 		summary,
+		disagreements,
 		unpaired,
 		duplicates,
 		unassigned,
@@ -719,6 +740,42 @@ export function compareVariants(
 		minCoverage,
 		rule: RULE,
 	};
+}
+
+function disagreementsOf(
+	variants: string[],
+	rowsOf: Map<string, Map<string, PointRow>>,
+	metrics: MetricComparison[],
+	top: number,
+): Disagreement[] {
+	if (top <= 0 || variants.length < 2) return [];
+	const keys = new Set<string>();
+	for (const v of variants) for (const k of rowsOf.get(v)!.keys()) keys.add(k);
+	const out: Disagreement[] = [];
+	for (const key of keys) {
+		const values: Record<string, Record<string, number | null>> = {};
+		let spread = 0;
+		let request: string | undefined;
+		for (const m of metrics) {
+			const seen: number[] = [];
+			let range = 1;
+			for (const v of variants) {
+				const p = rowsOf.get(v)!.get(key);
+				if (!p) continue;
+				if (request === undefined && typeof p.row.request === 'string') request = p.row.request;
+				const s = (p.row.eval as Record<string, Score | undefined>)[m.metric];
+				const x = p ? rowValue(p.row as never, m.metric, m.kind) : null;
+				if (s?.scale && s.scale.max > s.scale.min && s.scale.max < Number.MAX_SAFE_INTEGER)
+					range = m.kind === 'proportion' ? 1 : s.scale.max - s.scale.min;
+				(values[v] ??= {})[m.metric] = x;
+				if (x !== null) seen.push(x);
+			}
+			if (seen.length >= 2) spread += (Math.max(...seen) - Math.min(...seen)) / range;
+		}
+		if (spread > 0)
+			out.push({ key: shownKey(key), ...(request ? { request } : {}), spread, values });
+	}
+	return out.sort((a, b) => b.spread - a.spread || a.key.localeCompare(b.key)).slice(0, top);
 }
 
 function coverageOf(judged: number, of: number): Coverage {

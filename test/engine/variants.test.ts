@@ -80,6 +80,11 @@ describe('Compare Variants on the real engine', () => {
 					type: 'compareVariants',
 					parameters: { options: { baseline: 'cheap' } },
 				},
+				{
+					name: 'Eval Report',
+					type: 'evalReport',
+					parameters: { formats: ['markdown', 'slack', 'junit'], options: { textInJson: true } },
+				},
 			),
 			{
 				startItems: rows.map((json) => ({ json })),
@@ -157,6 +162,22 @@ describe('Compare Variants on the real engine', () => {
 		);
 		expect(JSON.stringify(run.run.data)).not.toContain(SECRET);
 		expect(JSON.stringify(cmp)).not.toMatch(/NaN/);
+
+		// The report names the better variant, the ties and the judge's consistency.
+		const [report] = run.output('Eval Report');
+		expect(report.variants).toEqual([line.line]);
+		const md = report.markdown as string;
+		expect(md).toContain(
+			'| groundedness | grounded vs cheap | 9/3/0 | 88% [60%, 97%] | 0.0039 | 0.0039 | 3 | 12/12 | grounded better |',
+		);
+		expect(md).toContain('| groundedness | judge-model | 75% (9/12) | 3 | 63% (p 0.31) |');
+		expect(md).toContain('Position bias: judge judge-model on groundedness');
+		// One case for the pairwise criterion: no variant is worse than the baseline (cheap), so it passes.
+		expect(report.junit).toContain('tests="1" failures="0" errors="0"');
+		expect(report.junit).toContain(
+			'<testcase classname="variants" name="groundedness (pairwise)">',
+		);
+		expect(JSON.stringify(report.slack)).toContain('grounded better on groundedness');
 	});
 
 	it('pointwise scores and Cost & Latency of two variants: paired tests, Holm, cost and latency, unpaired rows named', async () => {
