@@ -32,9 +32,9 @@ function judgeReply(req: RecordedRequest) {
 	const first = user.indexOf('First answer:');
 	const second = user.indexOf('Second answer:');
 	const firstText = user.slice(first, second);
-	if (BIASED.has(i)) return { json: { reason: 'The first answer reads better.', better: 'first' } };
-	const better = firstText.includes('GROUNDED') ? 'first' : 'second';
-	return { json: { reason: 'Only one answer is backed by the context.', better } };
+	if (BIASED.has(i)) return { json: { reason: 'The first answer reads better.', verdict: 'first' } };
+	const verdict = firstText.includes('GROUNDED') ? 'first' : 'second';
+	return { json: { reason: 'Only one answer is backed by the context.', verdict } };
 }
 
 const creds = { ragEvalLlmApi: { id: '1', name: 'Judge' } };

@@ -17,7 +17,7 @@ import { contextInput, requestInput } from './common';
 /** Parsed verdict of one order. */
 export interface PairwiseVerdict {
 	reason: string;
-	better: 'first' | 'second' | 'tie';
+	verdict: 'first' | 'second' | 'tie';
 }
 
 function answerInput(slot: 'a' | 'b'): InputDecl {
@@ -125,12 +125,12 @@ export const pairwiseJudge: JudgeDecl<PairwiseVerdict> = {
 		'pairwise',
 		z.object({
 			reason: reasonText().describe('what sets the answers apart on the criterion'),
-			better: z
+			verdict: z
 				.enum(['first', 'second', 'tie'])
 				.describe('which answer is better on the criterion: first, second or tie'),
 		}),
 	),
-	toValue: (p) => (p.better === 'first' ? 1 : p.better === 'second' ? 0 : 0.5),
+	toValue: (p) => (p.verdict === 'first' ? 1 : p.verdict === 'second' ? 0 : 0.5),
 	toReason: (p) => p.reason,
 	fanOut: pairwiseFanOut(
 		{ first: 'responseA', second: 'responseB' },
