@@ -5,6 +5,9 @@
  * the answer in the first slot (position bias): those must come out as ties, position-inconsistent,
  * and the judge's consistency must be reported.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
 import { chain, runWorkflow, singleNode } from '../support/engine';
@@ -32,7 +35,8 @@ function judgeReply(req: RecordedRequest) {
 	const first = user.indexOf('First answer:');
 	const second = user.indexOf('Second answer:');
 	const firstText = user.slice(first, second);
-	if (BIASED.has(i)) return { json: { reason: 'The first answer reads better.', verdict: 'first' } };
+	if (BIASED.has(i))
+		return { json: { reason: 'The first answer reads better.', verdict: 'first' } };
 	const verdict = firstText.includes('GROUNDED') ? 'first' : 'second';
 	return { json: { reason: 'Only one answer is backed by the context.', verdict } };
 }
@@ -249,6 +253,62 @@ describe('Compare Variants on the real engine', () => {
 		expect(line.line).toBe(
 			'gpt-small vs gpt-big: gpt-big better on groundedness (p 0.0078), no difference on relevance, 60% cheaper, 1.4x slower; rows gpt-big 12/12, gpt-small 11/12 (alpha 0.05, Holm)',
 		);
+	});
+
+	it('on the one judge runtime: each order cached under its own key, Estimate Only counts two calls a row', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'pairwise-cache-'));
+		const rows: IDataObject[] = [0, 1].map((i) => ({
+			request_id: `q${i}`,
+			request: request(i),
+			variant_a: 'cheap',
+			variant_b: 'grounded',
+			response_a: invented(i),
+			response_b: grounded(i),
+		}));
+		const credentials = {
+			ragEvalLlmApi: {
+				provider: 'compatible',
+				baseUrl: server.baseUrl,
+				apiKey: SECRET,
+				model: 'judge-model',
+			},
+		};
+		const judge = (options: IDataObject) =>
+			chain({
+				name: 'Pairwise',
+				type: 'judgePairwise',
+				parameters: { options },
+				credentials: creds,
+			});
+		try {
+			const cached = { cacheFolder: dir, cacheStore: 'disk' };
+			const first = await runWorkflow(judge(cached), {
+				startItems: rows.map((json) => ({ json })),
+				credentials,
+			});
+			const second = await runWorkflow(judge(cached), {
+				startItems: rows.map((json) => ({ json })),
+				credentials,
+			});
+			expect(server.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(4);
+			const a = first.output('Pairwise').map((j) => (j.eval as Record<string, Score>).pairwise);
+			const b = second.output('Pairwise').map((j) => (j.eval as Record<string, Score>).pairwise);
+			expect(b.map((s) => [s.value, s.cached, s.attempts])).toEqual([
+				[0, true, 0],
+				[0, true, 0],
+			]);
+			expect(b.map((s) => s.value)).toEqual(a.map((s) => s.value));
+
+			const est = await runWorkflow(judge({ runMode: 'estimate' }), {
+				startItems: rows.map((json) => ({ json })),
+				credentials,
+			});
+			expect(server.requests.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(4);
+			const e = est.output('Pairwise')[0].estimate as Record<string, IDataObject>;
+			expect(e.pairwise).toMatchObject({ status: 'estimated', calls: 2 });
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 
 	it('fails with the reason when the rows name fewer than two variants', async () => {
