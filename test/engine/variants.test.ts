@@ -273,7 +273,7 @@ describe('Compare Variants on the real engine', () => {
 				model: 'judge-model',
 			},
 		};
-		const judge = (options: IDataObject) =>
+		const judge = (options: Record<string, string>) =>
 			chain({
 				name: 'Pairwise',
 				type: 'judgePairwise',
