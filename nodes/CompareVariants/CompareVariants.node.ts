@@ -56,7 +56,7 @@ export class CompareVariants implements INodeType {
 				default: 'variant',
 				placeholder: 'metadata.model',
 				description:
-					"Dotted path of the field naming the variant that produced a row (set it in the workflow, a dataset column, or Eval Executions' workflow version). Pairwise Judge rows name theirs in variant_a and variant_b.",
+					'Dotted path of the field naming the variant that produced a row (a field the workflow sets, a dataset column, or what Eval Executions writes: metadata.model, metadata.workflow_id). Pairwise Judge rows name theirs in variant_a and variant_b.',
 			},
 			{
 				displayName: 'Pair By',
