@@ -307,14 +307,17 @@ export function compareVariants(
 	const minConsistency = options.minConsistency ?? 0.8;
 	const resamples = options.resamples ?? 1000;
 	const seed = options.seed ?? 42;
-	for (const [name, v, lo, hi] of [
-		['alpha', alpha, 0, 1],
-		['level', level, 0, 1],
-		['minCoverage', minCoverage, 0, 1],
-		['minConsistency', minConsistency, 0, 1],
+	// alpha and level strictly inside (0, 1); the two minimums anywhere in [0, 1].
+	for (const [name, v] of [
+		['alpha', alpha],
+		['level', level],
 	] as const)
-		if (!(v > lo && v <= hi) && !(name.startsWith('min') && v === 0))
-			throw new RangeError(`${name} must be within (0, 1], got ${v}`);
+		if (!(v > 0 && v < 1)) throw new RangeError(`${name} must be within (0, 1), got ${v}`);
+	for (const [name, v] of [
+		['minCoverage', minCoverage],
+		['minConsistency', minConsistency],
+	] as const)
+		if (!(v >= 0 && v <= 1)) throw new RangeError(`${name} must be within [0, 1], got ${v}`);
 
 	const unassigned: RowProblem[] = [];
 	const duplicates: RowProblem[] = [];
@@ -907,7 +910,8 @@ function summarise(
 			const ca = cost[a]?.costUsd.mean;
 			const cb = cost[b]?.costUsd.mean;
 			const costRatio = ca && cb !== null && cb !== undefined && ca > 0 ? cb / ca : null;
-			if (costRatio !== null && costRatio !== 1)
+			// Under half a percent either way rounds to 0%: said as nothing rather than "0% cheaper".
+			if (costRatio !== null && Math.abs(costRatio - 1) >= 0.005)
 				parts.push(
 					costRatio < 1
 						? `${Math.round((1 - costRatio) * 100)}% cheaper`

@@ -115,6 +115,13 @@ describe('compareVariants', () => {
 		expect(r.metrics.find((m) => m.metric === 'cost_latency')).toBeUndefined();
 	});
 
+	it('refuses levels outside their range instead of computing NaN', () => {
+		expect(() => compareVariants(rows, { level: 1 })).toThrow('level must be within (0, 1), got 1');
+		expect(() => compareVariants(rows, { alpha: 0 })).toThrow(/alpha/);
+		expect(() => compareVariants(rows, { minCoverage: 1.5 })).toThrow(/minCoverage/);
+		expect(() => compareVariants(rows, { minCoverage: 0 })).not.toThrow();
+	});
+
 	it('a variant with missing rows is never declared the winner, and its rows are named', () => {
 		const missing = rows.filter(
 			(row) => !(row.variant === 'B' && Number(String(row.request_id).slice(1)) >= 9),
