@@ -134,7 +134,11 @@ describe('declaring a judge', () => {
 			router: string[];
 			node: string;
 		};
-		expect(built.judges.slice(-2)).toEqual(['verbosity', 'custom_judge']);
+		// Registered in its order (180): after the judges ordered before it, the custom judge last.
+		// Judges with a later order (the Pairwise Judge's 900) may sit between them.
+		const at = built.judges.indexOf('verbosity');
+		expect(at).toBeGreaterThan(built.judges.indexOf('fact_check'));
+		expect(built.judges[built.judges.length - 1]).toBe('custom_judge');
 		expect(built.evaluators).toContain('verbosity');
 		expect(built.router[built.router.length - 1]).toBe('verbosity');
 		expect(built.node).toBe('judgeVerbosity');
