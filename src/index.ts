@@ -41,6 +41,16 @@ export * from './manifest';
 export * from './aggregate';
 export * from './cost';
 export * from './gate';
+// Comparing variants (issue 37): the comparison and its pairwise statistics.
+export { compareVariants, type CompareVariantsOptions, type VariantComparison } from './variants';
+export {
+	bradleyTerry,
+	bradleyTerryBootstrap,
+	signTest,
+	winMatrix,
+	winRate,
+	type PairOutcome,
+} from './stats/pairwise';
 export * from './agreement';
 export * from './review';
 export * from './generate';

@@ -21,7 +21,12 @@ import {
 	type ReportInput,
 	type ReportRow,
 	type ReportSummaryLike,
+	variantsHtml,
+	variantsJunit,
+	variantsMarkdown,
+	variantsSlack,
 } from '../../src/report';
+import type { VariantComparison } from '../../src/variants';
 import type { NodeSearch } from '../shared/codex';
 import { iconFor } from '../shared/common';
 import { allPaired, jsonOption, rowListOption } from '../shared/collect';
@@ -177,8 +182,14 @@ export class EvalReport implements INodeType {
 		const rows: ReportRow[] = [];
 		let itemHistory: unknown[] | undefined;
 		let agreement: ReportAgreementLike | undefined;
+		let comparison: VariantComparison | undefined;
 		for (const item of items) {
 			const j = item.json;
+			// Compare Variants' comparison is reported on its own (src/report/variants.ts).
+			if (j.kind === 'variantComparison' && Array.isArray(j.variants)) {
+				comparison ??= j as unknown as VariantComparison;
+				continue;
+			}
 			// Judge Agreement on review labels (Labels From: Review Labels) joins the report.
 			if (j.kind === 'reviewAgreement' && Array.isArray(j.judges)) {
 				agreement = j as unknown as ReportAgreementLike;
@@ -191,6 +202,7 @@ export class EvalReport implements INodeType {
 			} else if (isSummary(j) && !summary) summary = j;
 			else if (j.eval && typeof j.eval === 'object') rows.push(j as unknown as ReportRow);
 		}
+		if (comparison) return reportVariants(this, comparison, items.length);
 		// Judge Agreement alone (a calibration run) reports with an empty summary.
 		if (!summary && agreement) summary = { metrics: {} };
 		if (!summary) {
@@ -253,4 +265,49 @@ export class EvalReport implements INodeType {
 		if (Object.keys(binary).length) out.binary = binary;
 		return [[out]];
 	}
+}
+
+/** The report of a variant comparison in the chosen formats (tickets have no meaning there). */
+async function reportVariants(
+	ctx: IExecuteFunctions,
+	comparison: VariantComparison,
+	count: number,
+): Promise<INodeExecutionData[][]> {
+	const o = ctx.getNodeParameter('options', 0, {}) as IDataObject;
+	const title = ctx.getNodeParameter('title', 0, 'Nightly RAG evaluation') as string;
+	const input = {
+		comparison,
+		title: title === 'Nightly RAG evaluation' ? undefined : title,
+	};
+	const formats = ctx.getNodeParameter('formats', 0, []) as Part[];
+	const json: IDataObject = {};
+	const binary: IBinaryKeyData = {};
+	if (formats.includes('slack')) json.slack = variantsSlack(input) as unknown as IDataObject;
+	if (formats.includes('markdown')) json.markdown = variantsMarkdown(input);
+	const asText = o.textInJson === true;
+	if (formats.includes('html')) {
+		const html = variantsHtml(input);
+		if (asText) json.html = html;
+		binary.html = await ctx.helpers.prepareBinaryData(
+			Buffer.from(html, 'utf8'),
+			'variants-report.html',
+			'text/html',
+		);
+	}
+	if (formats.includes('junit')) {
+		const xml = variantsJunit(input);
+		if (asText) json.junit = xml;
+		binary.junit = await ctx.helpers.prepareBinaryData(
+			Buffer.from(xml, 'utf8'),
+			'variants-junit.xml',
+			'application/xml',
+		);
+	}
+	json.variants = comparison.summary.map((s) => s.line);
+	json.incomplete =
+		comparison.pairs.some((p) => p.verdict === 'incomplete') ||
+		comparison.pairwise.some((p) => p.verdict === 'incomplete');
+	const out: INodeExecutionData = { json, pairedItem: allPaired(count) };
+	if (Object.keys(binary).length) out.binary = binary;
+	return [[out]];
 }

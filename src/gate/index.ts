@@ -501,8 +501,12 @@ function scoreDirection(key: string, options: GateOptions): Direction | undefine
 	return undefined;
 }
 
-// Value a row contributes: pass/fail for proportions, the numeric value for means.
-function rowValue(row: GateRow | undefined, key: string, kind: GateMetricKind): number | null {
+/** Value a row contributes: pass/fail for proportions, the numeric value for means. */
+export function rowValue(
+	row: GateRow | undefined,
+	key: string,
+	kind: GateMetricKind,
+): number | null {
 	const s = row?.eval?.[key];
 	if (!s || s.status !== 'ok') return null;
 	if (kind === 'proportion') {
@@ -572,7 +576,12 @@ function valuesOf(rows: readonly GateRow[], key: string, kind: GateMetricKind): 
 /** Rows per side (or non-zero paired differences) below which the gate runs no bootstrap test. */
 export const MIN_BOOTSTRAP_ROWS = 10;
 
-function pairedTest(
+/**
+ * The gate's test on paired values (`after` - `before`): McNemar for proportions, the exact or
+ * normal signed-rank test (or the paired bootstrap above its floor) for means. Compare Variants
+ * runs the same test on two variants' rows.
+ */
+export function pairedTest(
 	kind: GateMetricKind,
 	before: number[],
 	after: number[],

@@ -27,6 +27,8 @@ export function validateJudge(decl: JudgeDecl): string[] {
 	if (keys[0] !== 'reason' && !keys.slice(0, -1).includes('reason')) {
 		problems.push(`${decl.id}: the output schema must ask for the reason before the verdict`);
 	}
+	if (decl.family === 'pairwise' && !decl.fanOut)
+		problems.push(`${decl.id}: a pairwise judge asks in both orders, so it needs a fanOut`);
 	if (decl.threshold.default < decl.scale.min || decl.threshold.default > decl.scale.max) {
 		problems.push(`${decl.id}: default threshold outside the scale`);
 	}

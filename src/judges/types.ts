@@ -48,6 +48,11 @@ export interface JudgeDecl<T = unknown> extends EvaluatorFacts {
 	 * Declarations built at run time (a custom judge's, a batched call's) have none.
 	 */
 	order?: number;
+	/**
+	 * `pairwise`: the row holds two variants' answers and the judge says which is better, in both
+	 * orders (src/judges/pairwise.ts); its value is the first variant's outcome. Default pointwise.
+	 */
+	family?: 'pointwise' | 'pairwise';
 	prompt: JudgePrompt;
 	output: JudgeOutput<T>;
 	/** Maps the parsed verdict to the Score value (on `scale`). */

@@ -41,3 +41,12 @@ export {
 } from './tickets';
 export { escapeHtml, htmlReport, rootCauseChart } from './html';
 export { junitReport } from './junit';
+export {
+	variantsHtml,
+	variantsJunit,
+	variantsMarkdown,
+	variantsModel,
+	variantsSlack,
+	type VariantsModel,
+	type VariantsReportInput,
+} from './variants';

@@ -110,6 +110,20 @@ const START: Record<string, { rows: IDataObject[]; omit: string[] }> = {
 		})),
 		omit: [],
 	},
+	// Pairwise Judge reads two variants' answers to one request.
+	judgePairwise: {
+		rows: ROWS.map((r) => ({
+			request_id: r.request_id,
+			request: r.request,
+			variant_a: 'A',
+			variant_b: 'B',
+			response_a: r.response,
+			response_b: 'I do not know.',
+			retrieved_context: r.retrieved_context,
+			expected_response: 'Refunds are paid within 14 days of the return arriving.',
+		})),
+		omit: [],
+	},
 	evalCostLatency: {
 		rows: [
 			{ request: 'How do I enable CDF?', trace: trace('mlflow2-rag.json') },
@@ -268,6 +282,13 @@ describe('output schemas: what each node outputs on a sample run', () => {
 		});
 		expectRan(report, 'Node');
 		record('evalReport', outputSchemaOf(report.output('Node')));
+
+		// Compare Variants: the routed rows as two variants of one app.
+		const compared = await runWorkflow(singleNode(`${P}.compareVariants`, {}), {
+			startItems: items(['A', 'B'].flatMap((variant) => routed.map((r) => ({ ...r, variant })))),
+		});
+		expectRan(compared, 'Node');
+		record('compareVariants', outputSchemaOf(compared.output('Node')));
 
 		// Review: queue every row, build its form, submit it, record the label, promote it.
 		const review = await runWorkflow(

@@ -13,7 +13,7 @@ import type { JudgeDecl } from '../../src/judges/types';
 export const verbosity: JudgeDecl<LikertVerdict> = {
 	id: 'verbosity',
 	// After the built-in judges, before the custom judge (1000).
-	order: 900,
+	order: 950,
 	version: '1',
 	displayName: 'Verbosity',
 	description: 'Rates 1-5 how much the response says beyond what the request needs',

@@ -134,7 +134,12 @@ describe('declaring a judge', () => {
 			router: string[];
 			node: string;
 		};
-		expect(built.judges.slice(-2)).toEqual(['verbosity', 'custom_judge']);
+		// Registered in its order (950): after the built-in judges (the Pairwise Judge is 900), the custom judge last.
+		// Judges ordered after it would sit between it and the custom judge.
+		const at = built.judges.indexOf('verbosity');
+		expect(at).toBeGreaterThan(built.judges.indexOf('pairwise'));
+		expect(at).toBe(built.judges.length - 2);
+		expect(built.judges[built.judges.length - 1]).toBe('custom_judge');
 		expect(built.evaluators).toContain('verbosity');
 		expect(built.router[built.router.length - 1]).toBe('verbosity');
 		expect(built.node).toBe('judgeVerbosity');

@@ -1,0 +1,4 @@
+import { pairwiseJudge } from '../../src/judges/specs/pairwise';
+import { judgeNodeClass } from '../shared/judgeNode';
+
+export class JudgePairwise extends judgeNodeClass(pairwiseJudge) {}
