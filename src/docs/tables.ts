@@ -99,7 +99,8 @@ export function evaluatorTables(
 	);
 	const fixed: Record<string, string> = {
 		Pass: 'every judge with a verdict passed',
-		Incomplete: 'a judge errored before any failure, had no model to ask, or no judge gave a verdict',
+		Incomplete:
+			'a judge errored before any failure, had no model to ask, or no judge gave a verdict',
 		'Custom Judge': 'a judge without its own slot failed first (your own judges)',
 	};
 	routerOutputNames(all).forEach((name, i) => {
