@@ -20,7 +20,6 @@ const ev = require('../../scripts/n8n-evaluations');
 const {
 	browser,
 	dataTableRows,
-	formAuthToken,
 	importAndPublish,
 	nextPage,
 	pageFields,
@@ -238,7 +237,9 @@ async function main() {
 				`/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: wf.id }))}&limit=100`,
 			);
 			// Every execution of the workflow (fewer than 100 at the checks that count them).
-			return typeof list.count === 'number' ? list.count : (list.results ?? list.data ?? list).length;
+			return typeof list.count === 'number'
+				? list.count
+				: (list.results ?? list.data ?? list).length;
 		};
 
 		await check(
@@ -286,11 +287,11 @@ async function main() {
 					const start = await reviewer.open('/form/rag-eval-drafts');
 					assert.equal(start.status, 200, start.hops.join(' -> '));
 					assert.ok(!/Your name/.test(start.text), 'no name to type');
-					const posted = await reviewer.send('/form/rag-eval-drafts', {
-						method: 'POST',
-						body: forge(new FormData()),
-						headers: { 'x-auth-token': formAuthToken(start.text) },
-					});
+					const posted = await reviewer.submit(
+						'/form/rag-eval-drafts',
+						start.text,
+						forge(new FormData()),
+					);
 					const body = await posted.json();
 					assert.ok(body.formWaitingUrl, JSON.stringify(body));
 					const url = body.formWaitingUrl.replace(/^https?:\/\/[^/]+/, base);
@@ -342,11 +343,7 @@ async function main() {
 						await sleep(1500);
 						assert.deepEqual(await tableRows('rag-eval-golden-drafts'), before, 'nothing decided');
 					}
-					const saved = await reviewer.send(url, {
-						method: 'POST',
-						body: form,
-						headers: { 'x-auth-token': formAuthToken(html) },
-					});
+					const saved = await reviewer.submit(url, html, form);
 					const savedText = await saved.text();
 					assert.equal(saved.status, 200, savedText.slice(0, 500));
 					const next = JSON.parse(savedText);

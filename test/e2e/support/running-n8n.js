@@ -209,7 +209,8 @@ async function nextPage(base, waitingUrl, send = fetch) {
  * page as a browser navigates, following redirects, and answering n8n's sign-in consent for a
  * Form Trigger with n8n User Auth as the user would (the page /oauth/consent asks once per user
  * and form; `/rest/consent/approve` is what its button posts). `send(url, init)` is one request
- * with the jar's cookies. `signIn: false` gives a browser with no session: its `open` stops at
+ * with the jar's cookies; `submit(url, html, body)` posts a form page as its own script does, from
+ * a sandboxed page that sends no cookies, with the token the page holds (`x-auth-token`). `signIn: false` gives a browser with no session: its `open` stops at
  * the sign-in redirect or at the consent page (the editor app, which asks it to sign in).
  */
 async function browser(base, user, { signIn = true } = {}) {
@@ -236,9 +237,9 @@ async function browser(base, user, { signIn = true } = {}) {
 			else jar.set(name, { value, path: attr('path') ?? '/' });
 		}
 	};
-	const send = async (url, init = {}) => {
+	const send = async (url, { cookies = true, ...init } = {}) => {
 		const abs = new URL(url, base).toString();
-		const cookie = cookieFor(abs);
+		const cookie = cookies ? cookieFor(abs) : '';
 		const res = await fetch(abs, {
 			redirect: 'manual',
 			...init,
@@ -307,7 +308,14 @@ async function browser(base, user, { signIn = true } = {}) {
 		}
 		throw new Error(`too many redirects: ${hops.join(' -> ')}`);
 	};
-	return { send, open, rest, cookies: () => [...jar.keys()] };
+	const submit = (url, html, body) =>
+		send(url, {
+			method: 'POST',
+			body,
+			cookies: false,
+			headers: { 'x-auth-token': formAuthToken(html) },
+		});
+	return { send, open, rest, submit, cookies: () => [...jar.keys()] };
 }
 
 /** The form token a form page hands its own submit (n8n User Auth: the x-auth-token header). */
