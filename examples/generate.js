@@ -1348,6 +1348,7 @@ const mapped = (value) => ({
 });
 const LABEL_FIELDS = [
 	'reviewer',
+	'reviewer_id',
 	'reviewed_at',
 	'judges',
 	'labels',
@@ -1409,7 +1410,8 @@ const review = workflow(
 			params: {
 				operation: 'form',
 				row: '={{ $json.row }}',
-				reviewer: "={{ $('Review Page').first().json.reviewer }}",
+				// Shown on the page; the label's reviewer is the submission's own signed-in user.
+				reviewer: "={{ $('Review Page').first().json.user?.email }}",
 			},
 		},
 		formPage(
@@ -1823,22 +1825,28 @@ function reviewQueueNode(pos, { maxRows, passingShare, known }) {
 	};
 }
 
-/** The form that starts a review session: asks the reviewer's name. */
+/**
+ * The form that starts a review session. Only signed-in n8n users who may run the workflow open it
+ * (Form Trigger 2.6, n8n User Auth with Require Workflow Execute Permission): the page shows
+ * production questions, answers and documents, and its labels become golden rows. n8n adds the
+ * signed-in `user` (id, email, names) to this submission and to every Form page after it; that
+ * user is the reviewer, so there is no name to type.
+ */
 function reviewStartForm(name, pos, webhookId, { formTitle, formDescription, path: formPath }) {
 	return {
 		name,
 		type: 'n8n-nodes-base.formTrigger',
-		v: 2.5,
+		v: 2.6,
 		pos,
 		webhookId,
 		params: {
+			authentication: 'n8nUserAuth',
+			requireExecuteAccess: true,
 			formTitle,
 			formDescription,
-			formFields: {
-				values: [{ fieldLabel: 'Your name', fieldName: 'reviewer', requiredField: true }],
-			},
+			formFields: { values: [] },
 			responseMode: 'lastNode',
-			options: { path: formPath, buttonLabel: 'Start reviewing' },
+			options: { path: formPath, buttonLabel: 'Start reviewing', includeUserInOutput: true },
 		},
 	};
 }

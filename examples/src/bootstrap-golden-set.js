@@ -10,7 +10,7 @@
 // - Review Drafts (a Form): one draft a page; the reviewer approves or rejects it and may
 //   correct the question or the expected facts.
 // - Promote Approved: approved drafts not yet in the golden set are appended to it with
-//   source "generated (<generator signature>)" and the reviewer's name, then marked promoted.
+//   source "generated (<generator signature>)" and the signed-in reviewer's email, then marked promoted.
 //
 // Both Data Tables are created by the workflow when missing (Reuse Existing Tables).
 'use strict';
@@ -83,12 +83,17 @@ const fields = [
 return { json: { fieldsJson: JSON.stringify(fields), title: 'Review a generated question' } };`;
 
 const DECISION_CODE = `const f = $json;
+// The reviewer is the n8n user signed in to this page (n8n User Auth adds user after the form's
+// fields); a decision without one is refused, never saved under a typed or missing name.
+const u = f.user;
+if (!u || typeof u !== 'object' || typeof u.id !== 'string' || !u.id || typeof u.email !== 'string' || !u.email)
+  throw new Error('draft ' + f.request_id + ': user: the submission carries no signed-in n8n user (Review Drafts needs n8n User Auth with Include User in Output)');
 const pick = (v) => (Array.isArray(v) ? v[0] : v);
 const facts = String(f.corrected_facts ?? '').split('\\n').map((s) => s.trim()).filter(Boolean);
 const out = {
   request_id: f.request_id,
   status: pick(f.decision) === 'approve' ? 'approved' : 'rejected',
-  reviewer: $('Review Drafts').first().json.reviewer,
+  reviewer: u.email,
   reviewed_at: new Date().toISOString(),
 };
 if (String(f.corrected_question ?? '').trim()) out.request = String(f.corrected_question).trim();
@@ -150,7 +155,7 @@ module.exports = ({
 				'how it works',
 				[-40, -360],
 				[760, 260],
-				'## Bootstrap a golden set from your docs\n\n1. **Draft Questions**: the Eval Set Generator writes checked questions (single fact, reasoning, multi-chunk, conversational follow-up, unanswerable) from your documents, each citing its source chunks. Every draft goes to the drafts Data Table.\n2. **Review Drafts**: open the form (Production URL of *Review Drafts*); approve or reject one draft a page, correcting it if needed.\n3. **Promote Approved**: only approved drafts reach the golden set, with `source` = generated and the reviewer. Generated rows are never mixed in unreviewed.',
+				'## Bootstrap a golden set from your docs\n\n1. **Draft Questions**: the Eval Set Generator writes checked questions (single fact, reasoning, multi-chunk, conversational follow-up, unanswerable) from your documents, each citing its source chunks. Every draft goes to the drafts Data Table.\n2. **Review Drafts**: open the form (Production URL of *Review Drafts*) signed in to n8n (only users who may run this workflow); approve or reject one draft a page, correcting it if needed.\n3. **Promote Approved**: only approved drafts reach the golden set, with `source` = generated and the reviewer. Generated rows are never mixed in unreviewed.',
 			),
 			{ name: 'Draft Questions', type: 'n8n-nodes-base.manualTrigger', pos: [0, 0] },
 			{

@@ -15,6 +15,7 @@ import {
 	LabelError,
 	promoteToGolden,
 	REVIEW_FORM_CSS,
+	requestIdOf,
 	reviewForm,
 	rowFromSubmission,
 	type ReviewRow,
@@ -82,7 +83,7 @@ export class ReviewLabels implements INodeType {
 						value: 'label',
 						action: 'Turn a submitted review form into a label row',
 						description:
-							"From the Form node's output: a label row with the reviewer, time, judge versions and verdicts",
+							"From the Form node's output: a label row with the signed-in reviewer, time, judge versions and verdicts",
 					},
 					{
 						name: 'Promote to Golden Set',
@@ -116,9 +117,19 @@ export class ReviewLabels implements INodeType {
 				name: 'reviewer',
 				type: 'string',
 				default: '',
-				placeholder: "={{ $('Review Page').first().json.reviewer }}",
+				placeholder: "={{ $('Review Page').first().json.user.email }}",
 				displayOptions: { show: { operation: ['form'] } },
-				description: 'Prefills the reviewer name on the page',
+				description:
+					"Shown on the page as who is reviewing (the signed-in n8n user the Form Trigger's n8n User Auth adds as user); with Ask Reviewer Name, the name field's default. Display only: Record Label takes the reviewer from the submission's signed-in user.",
+			},
+			{
+				displayName: 'Ask Reviewer Name',
+				name: 'askReviewerName',
+				type: 'boolean',
+				default: false,
+				displayOptions: { show: { operation: ['form'] } },
+				description:
+					'Whether to add a "Your name" field to the page, for a form behind Basic Auth where n8n knows no user (Record Label then needs Accept Typed Reviewer Name). Off: the reviewer is the signed-in n8n user.',
 			},
 			{
 				displayName: 'Row',
@@ -128,6 +139,15 @@ export class ReviewLabels implements INodeType {
 				displayOptions: { show: { operation: ['label'] } },
 				description:
 					'The reviewed row, when not carried by the form itself (the review form carries it in a hidden field)',
+			},
+			{
+				displayName: 'Accept Typed Reviewer Name',
+				name: 'acceptTypedReviewer',
+				type: 'boolean',
+				default: false,
+				displayOptions: { show: { operation: ['label'] } },
+				description:
+					'Whether a submission without a signed-in n8n user is recorded under the name typed in its reviewer field (reviewer_id left empty). Only for a form behind Basic Auth: anyone who can post the form can type any name. Off: such a submission is refused, and the reviewer is always the user n8n User Auth signed in (a typed reviewer field is ignored).',
 			},
 			{
 				displayName: 'Existing Dataset Rows',
@@ -171,6 +191,8 @@ export class ReviewLabels implements INodeType {
 		if (operation === 'promote') return [await promote(this, items)];
 		const out: INodeExecutionData[] = [];
 		for (let i = 0; i < items.length; i++) {
+			// The row an error names: its position, and its request id once known.
+			let where = `row ${i + 1}`;
 			try {
 				if (operation === 'form') {
 					const row = rowValue(this.getNodeParameter('row', i, undefined));
@@ -180,6 +202,7 @@ export class ReviewLabels implements INodeType {
 					const form = reviewForm(row, {
 						judges: judges.length ? judges : undefined,
 						reviewer: reviewer || undefined,
+						askReviewerName: this.getNodeParameter('askReviewerName', i, false) as boolean,
 					});
 					out.push({
 						json: {
@@ -196,19 +219,29 @@ export class ReviewLabels implements INodeType {
 						throw new LabelError(
 							"no reviewed row: the submission lacks the review form's hidden row and Row is empty",
 						);
+					const id = requestIdOf(row);
+					if (id !== null) where += ` (request_id ${id})`;
+					const acceptTypedReviewer = this.getNodeParameter(
+						'acceptTypedReviewer',
+						i,
+						false,
+					) as boolean;
 					out.push({
-						json: labelFromSubmission(row, submission) as unknown as IDataObject,
+						json: labelFromSubmission(row, submission, new Date(), {
+							acceptTypedReviewer,
+						}) as unknown as IDataObject,
 						pairedItem: { item: i },
 					});
 				}
 			} catch (e) {
 				if (!(e instanceof LabelError))
 					throw new NodeOperationError(this.getNode(), e as Error, { itemIndex: i });
+				const message = operation === 'label' ? `${where}: ${e.message}` : e.message;
 				if (this.continueOnFail()) {
-					out.push({ json: { ...items[i].json, error: e.message }, pairedItem: { item: i } });
+					out.push({ json: { ...items[i].json, error: message }, pairedItem: { item: i } });
 					continue;
 				}
-				throw new NodeOperationError(this.getNode(), e.message, { itemIndex: i });
+				throw new NodeOperationError(this.getNode(), message, { itemIndex: i });
 			}
 		}
 		return [out];

@@ -62,8 +62,16 @@ export interface ReviewFormOptions {
 	judges?: readonly string[];
 	/** Characters of a chunk shown before its scrollable full text; default 300. */
 	previewChars?: number;
-	/** Prefilled reviewer name. */
+	/**
+	 * Who is reviewing (the signed-in n8n user's email): shown at the top of the page; with
+	 * {@link askReviewerName}, the name field's default instead.
+	 */
 	reviewer?: string;
+	/**
+	 * Add a "Your name" field (`reviewer`) for forms behind Basic Auth, where n8n knows no user.
+	 * Off by default: with n8n User Auth the reviewer is the signed-in user, never a typed name.
+	 */
+	askReviewerName?: boolean;
 }
 
 /** CSS for the Form node's Custom Form Styling: long text scrolls in a box. */
@@ -172,6 +180,8 @@ export function reviewRowHtml(row: ReviewRow, options: ReviewFormOptions = {}): 
 	const e = (v: string) => escapeReviewHtml(v);
 	const parts: string[] = [];
 	const id = requestIdOf(row);
+	if (options.reviewer && !options.askReviewerName)
+		parts.push(`<p><b>Reviewing as:</b> ${e(options.reviewer)}</p>`);
 	if (id !== null) parts.push(`<p><b>Request id:</b> <code>${e(id)}</code></p>`);
 	parts.push(`<h3>Question</h3><pre>${e(requestText(row.request))}</pre>`);
 	parts.push(`<h3>Answer</h3><pre>${e(asText(row.response))}</pre>`);
@@ -256,13 +266,17 @@ export function reviewForm(row: ReviewRow, options: ReviewFormOptions = {}): Rev
 			fieldType: 'textarea',
 			requiredField: false,
 		},
-		{
-			fieldName: 'reviewer',
-			fieldLabel: 'Your name',
-			fieldType: 'text',
-			requiredField: true,
-			...(options.reviewer ? { defaultValue: options.reviewer } : {}),
-		},
+		...(options.askReviewerName
+			? [
+					{
+						fieldName: 'reviewer',
+						fieldLabel: 'Your name',
+						fieldType: 'text' as const,
+						requiredField: true,
+						...(options.reviewer ? { defaultValue: options.reviewer } : {}),
+					},
+				]
+			: []),
 		{
 			fieldName: 'fingerprint',
 			fieldLabel: 'fingerprint',

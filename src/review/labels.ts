@@ -24,6 +24,7 @@ export const REVIEW_TABLE_COLUMNS = [
 	'queue_reasons',
 	'row',
 	'reviewer',
+	'reviewer_id',
 	'reviewed_at',
 	'judges',
 	'labels',
@@ -51,7 +52,10 @@ export const GOLDEN_TABLE_COLUMNS = [
 export type LabelRow = {
 	request_id: string;
 	fingerprint: string;
+	/** The signed-in n8n user's email; a typed name only with {@link LabelOptions.acceptTypedReviewer}. */
 	reviewer: string;
+	/** The signed-in n8n user's id; "" when the name was typed (no n8n login vouches for it). */
+	reviewer_id: string;
 	/** ISO 8601. */
 	reviewed_at: string;
 	/** JSON of { judge: the judge's Score as the reviewer saw it (value, pass, scale, signature...) }. */
@@ -77,11 +81,71 @@ const text = (v: unknown): string => (v === undefined || v === null ? '' : Strin
 // The Form node returns a radio answer as text; an array when a field allowed several.
 const answer = (v: unknown): string => text(Array.isArray(v) ? v[0] : v).toLowerCase();
 
+/** Who submitted a review form, as n8n's Form Trigger / Form node vouch for it. */
+export interface Reviewer {
+	/** The n8n user's id; "" for a typed name. */
+	id: string;
+	/** The n8n user's email, or the typed name. */
+	name: string;
+}
+
+/**
+ * The signed-in n8n user a submission carries: n8n's Form Trigger (version 2.6+, Authentication
+ * n8n User Auth, option Include User in Output on, the default) and every Form page after it add
+ * `user` = { id, email, firstName, lastName } to the submitted item, after the form's own fields,
+ * so a form field of that name cannot stand in for it. Only an object with a non-empty id and
+ * email counts: text typed into a field is never a user.
+ */
+export function authenticatedReviewer(submission: Record<string, unknown>): Reviewer | undefined {
+	const u = submission.user;
+	if (!u || typeof u !== 'object' || Array.isArray(u)) return undefined;
+	const { id, email } = u as { id?: unknown; email?: unknown };
+	if (typeof id !== 'string' || typeof email !== 'string' || !id.trim() || !email.trim())
+		return undefined;
+	return { id: id.trim(), name: email.trim() };
+}
+
+/** Options of {@link labelFromSubmission}. */
+export interface LabelOptions {
+	/**
+	 * Accept a submission without a signed-in n8n user, taking the reviewer from its typed
+	 * `reviewer` field (recorded with an empty `reviewer_id`). For forms behind Basic Auth, where
+	 * n8n knows no user; off by default, as anyone who can post the form can type any name.
+	 */
+	acceptTypedReviewer?: boolean;
+}
+
+/**
+ * The reviewer of a submission: the signed-in n8n user (a typed `reviewer` field is ignored
+ * then); without one, the typed name when `acceptTypedReviewer`, else a {@link LabelError}.
+ */
+export function reviewerOf(
+	submission: Record<string, unknown>,
+	options: LabelOptions = {},
+): Reviewer {
+	const user = authenticatedReviewer(submission);
+	if (user) return user;
+	if (!options.acceptTypedReviewer) {
+		throw new LabelError(
+			'user: the submission carries no signed-in n8n user, so no one vouches for the reviewer. ' +
+				"Set the Form Trigger's Authentication to n8n User Auth (version 2.6 or later, Include User in Output on); " +
+				'behind Basic Auth, turn on Accept Typed Reviewer Name',
+		);
+	}
+	const typed = text(submission.reviewer);
+	if (!typed)
+		throw new LabelError(
+			'reviewer: no signed-in n8n user and no typed name (Accept Typed Reviewer Name reads the form field "reviewer")',
+		);
+	return { id: '', name: typed };
+}
+
 /** The label row of a reviewed row from the Form submission (fields of {@link reviewForm}). */
 export function labelFromSubmission(
 	row: ReviewRow,
 	submission: Record<string, unknown>,
 	now: Date = new Date(),
+	options: LabelOptions = {},
 ): LabelRow {
 	const fingerprint = rowFingerprint(row);
 	const submitted = text(submission.fingerprint);
@@ -90,8 +154,7 @@ export function labelFromSubmission(
 			`the submitted form is for row ${submitted}, not this row (${fingerprint}): was another row's page answered?`,
 		);
 	}
-	const reviewer = text(submission.reviewer);
-	if (!reviewer) throw new LabelError('reviewer: the form was submitted without a name');
+	const reviewer = reviewerOf(submission, options);
 	const judges: Record<string, Partial<Score>> = {};
 	const labels: Record<string, string | number> = {};
 	for (const { key, score, scale } of askableJudges(row)) {
@@ -127,7 +190,8 @@ export function labelFromSubmission(
 	return {
 		request_id: requestIdOf(row) ?? '',
 		fingerprint,
-		reviewer,
+		reviewer: reviewer.name,
+		reviewer_id: reviewer.id,
 		reviewed_at: now.toISOString(),
 		judges: JSON.stringify(judges),
 		labels: JSON.stringify(labels),

@@ -3,9 +3,12 @@
 // (2.41.1) with the local judge server: Draft Questions (through a webhook added in front of it)
 // creates the drafts Data Table, generates up to 12 checked questions of every kind from the
 // bundled documents and stores every kept one as a draft citing real chunks; run again, it stores no
-// draft twice and, with the verdict cache warm, calls the model no more. A reviewer answers the
-// review form over HTTP (approve, approve with a corrected question, reject); Promote Approved
-// appends only the approved drafts to the golden set, marked generated with the reviewer, once.
+// draft twice and, with the verdict cache warm, calls the model no more. The review form is behind
+// n8n User Auth: without a session no page opens, no run starts and no draft is decided, and a
+// stranger holding a draft page's address can neither read nor answer it. The signed-in owner
+// answers it over HTTP (approve, approve with a corrected question, reject; forged reviewer
+// fields ignored); Promote Approved appends only the approved drafts to the golden set, marked
+// generated with the owner's email as reviewer, once.
 // Run by scripts/e2e.js (registered in test/e2e/generator.spec.js); prints `N passed, N failed`.
 'use strict';
 
@@ -15,11 +18,13 @@ const path = require('node:path');
 const n8n = require('../../scripts/n8n-install');
 const ev = require('../../scripts/n8n-evaluations');
 const {
+	browser,
 	dataTableRows,
 	importAndPublish,
 	nextPage,
 	pageFields,
 	prepareN8n,
+	sleep,
 	startN8n,
 	suiteChecks,
 	waitRegistered,
@@ -30,6 +35,7 @@ const ARTIFACTS = path.join(REPO, 'test-artifacts', 'e2e-bootstrap');
 const OWNER = { email: 'owner@rag-eval.local', password: 'E2e-bootstrap-1' };
 const DRAFT_HOOK = 'rag-eval-bootstrap-e2e-draft';
 const PROMOTE_HOOK = 'rag-eval-bootstrap-e2e-promote';
+const FORGED = 'mallory@forged.example';
 const MIX = { single_fact: 4, reasoning: 2, multi_chunk: 2, conversational: 2, unanswerable: 2 };
 
 const { log, check, finish, run } = suiteChecks('bootstrap');
@@ -215,63 +221,151 @@ async function main() {
 			},
 		);
 
+		// The reviewer is the owner, signed in to n8n; a stranger has no session.
+		const reviewer = await browser(base, OWNER);
+		const stranger = await browser(base, OWNER, { signIn: false });
+		const DRAFT_TEXT = /Start reviewing|Review generated questions|Save my decision|Source chunks/;
+		// A reviewer field typed into a submission: never the draft's reviewer.
+		const forge = (form) => {
+			form.append('reviewer', 'mallory');
+			form.append('user', JSON.stringify({ id: 'forged-id', email: FORGED }));
+			form.append('field-99', FORGED);
+			return form;
+		};
+		const draftsRuns = async () => {
+			const list = await session.get(
+				`/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: wf.id }))}&limit=100`,
+			);
+			// Every execution of the workflow (fewer than 100 at the checks that count them).
+			return typeof list.count === 'number'
+				? list.count
+				: (list.results ?? list.data ?? list).length;
+		};
+
+		await check(
+			'without an n8n session the drafts page does not open, a post starts nothing, and no draft is decided',
+			async () => {
+				const before = await tableRows('rag-eval-golden-drafts');
+				const runsBefore = await draftsRuns();
+				const page = await stranger.send('/form/rag-eval-drafts');
+				const pageText = await page.text();
+				assert.equal(page.status, 302, pageText.slice(0, 300));
+				assert.match(page.headers.get('location'), /\/oauth\/authorize\?/);
+				const landed = await stranger.open('/form/rag-eval-drafts');
+				assert.equal(new URL(landed.url).pathname, '/oauth/consent', landed.hops.join(' -> '));
+				for (const text of [pageText, landed.text])
+					assert.ok(
+						!DRAFT_TEXT.test(text),
+						`draft content without a session: ${text.slice(0, 300)}`,
+					);
+				for (const headers of [{}, { 'x-auth-token': 'forged' }]) {
+					const posted = await stranger.send('/form/rag-eval-drafts', {
+						method: 'POST',
+						body: forge(new FormData()),
+						headers,
+					});
+					assert.equal(posted.status, 401, (await posted.text()).slice(0, 300));
+				}
+				await sleep(2000);
+				assert.equal(await draftsRuns(), runsBefore, 'no execution started');
+				assert.deepEqual(
+					await tableRows('rag-eval-golden-drafts'),
+					before,
+					'the drafts are unchanged',
+				);
+			},
+		);
+
 		// The reviewer: approves the first draft, approves the second with a corrected question,
-		// rejects the third, and leaves the rest for later.
+		// rejects the third, and leaves the rest for later. The first draft's page is tried by a
+		// stranger holding its address before the reviewer saves it.
 		const decided = new Map();
-		await check('a reviewer decides three drafts on the review form over HTTP', async () => {
-			for (let k = 0; k < 3; k++) {
-				const first = new FormData();
-				first.append('field-0', 'rita');
-				const posted = await fetch(`${base}/form/rag-eval-drafts`, { method: 'POST', body: first });
-				const body = await posted.json();
-				assert.ok(body.formWaitingUrl, JSON.stringify(body));
-				const url = body.formWaitingUrl.replace(/^https?:\/\/[^/]+/, base);
-				const html = (await nextPage(base, url)) ?? '';
-				if (k === 0) fs.writeFileSync(path.join(ARTIFACTS, 'draft-page.html'), html);
-				assert.ok(html.includes('Save my decision'), 'the review page shows');
-				const { labels, hidden } = pageFields(html);
-				const id = (label) => {
-					const f = labels.get(label);
-					assert.ok(f, `field "${label}" among ${[...labels.keys()].join(' | ')}`);
-					return f;
-				};
-				const [, requestId] = [...hidden.entries()].find(([, v]) => /^gen-/.test(v)) ?? [];
-				assert.ok(requestId, 'the page carries the draft id');
-				const draft = drafts.find((d) => d.request_id === requestId);
-				assert.ok(draft, `${requestId} is a stored draft`);
+		await check(
+			'the signed-in reviewer decides three drafts over HTTP (forged reviewer fields ignored); a stranger with a page address can neither read nor answer it',
+			async () => {
+				for (let k = 0; k < 3; k++) {
+					const start = await reviewer.open('/form/rag-eval-drafts');
+					assert.equal(start.status, 200, start.hops.join(' -> '));
+					assert.ok(!/Your name/.test(start.text), 'no name to type');
+					const posted = await reviewer.submit(
+						'/form/rag-eval-drafts',
+						start.text,
+						forge(new FormData()),
+					);
+					const body = await posted.json();
+					assert.ok(body.formWaitingUrl, JSON.stringify(body));
+					const url = body.formWaitingUrl.replace(/^https?:\/\/[^/]+/, base);
+					const html = (await nextPage(base, url, reviewer.send)) ?? '';
+					if (k === 0) fs.writeFileSync(path.join(ARTIFACTS, 'draft-page.html'), html);
+					assert.ok(html.includes('Save my decision'), 'the review page shows');
+					const { labels, hidden } = pageFields(html);
+					const id = (label) => {
+						const f = labels.get(label);
+						assert.ok(f, `field "${label}" among ${[...labels.keys()].join(' | ')}`);
+						return f;
+					};
+					const [, requestId] = [...hidden.entries()].find(([, v]) => /^gen-/.test(v)) ?? [];
+					assert.ok(requestId, 'the page carries the draft id');
+					const draft = drafts.find((d) => d.request_id === requestId);
+					assert.ok(draft, `${requestId} is a stored draft`);
+					assert.ok(
+						html.includes(
+							draft.request.replace(/&/g, '&amp;').replace(/'/g, '&#39;').slice(0, 20),
+						) || html.includes(draft.request.slice(0, 20)),
+						'the page shows the question',
+					);
+					const form = new FormData();
+					for (const [f, v] of hidden) form.append(f, v);
+					form.append(
+						id('Keep this question in the golden set?'),
+						JSON.stringify([k === 2 ? 'reject' : 'approve']),
+					);
+					form.append(
+						id('Corrected question (optional)'),
+						k === 1 ? 'Corrected: how long do refunds take?' : '',
+					);
+					form.append(id('Corrected expected facts, one per line (optional)'), '');
+					forge(form);
+					if (k === 0) {
+						const before = await tableRows('rag-eval-golden-drafts');
+						const page = await stranger.send(url);
+						const text = await page.text();
+						assert.equal(page.status, 302, text.slice(0, 300));
+						assert.match(page.headers.get('location'), /^\/signin\?/);
+						assert.ok(
+							!DRAFT_TEXT.test(text) && !text.includes(requestId),
+							'no draft without a session',
+						);
+						for (const headers of [{}, { 'x-auth-token': 'forged' }]) {
+							const p = await stranger.send(url, { method: 'POST', body: form, headers });
+							assert.equal(p.status, 401, (await p.text()).slice(0, 300));
+						}
+						await sleep(1500);
+						assert.deepEqual(await tableRows('rag-eval-golden-drafts'), before, 'nothing decided');
+					}
+					const saved = await reviewer.submit(url, html, form);
+					const savedText = await saved.text();
+					assert.equal(saved.status, 200, savedText.slice(0, 500));
+					const next = JSON.parse(savedText);
+					const thanks = next.formWaitingUrl
+						? await nextPage(base, next.formWaitingUrl, reviewer.send)
+						: savedText;
+					assert.match(thanks ?? '', /Saved: thank you/);
+					decided.set(requestId, k);
+				}
+				const rows = await tableRows('rag-eval-golden-drafts');
 				assert.ok(
-					html.includes(draft.request.replace(/&/g, '&amp;').replace(/'/g, '&#39;').slice(0, 20)) ||
-						html.includes(draft.request.slice(0, 20)),
-					'the page shows the question',
+					!JSON.stringify(rows).includes(FORGED) && !JSON.stringify(rows).includes('mallory'),
 				);
-				const form = new FormData();
-				for (const [f, v] of hidden) form.append(f, v);
-				form.append(
-					id('Keep this question in the golden set?'),
-					JSON.stringify([k === 2 ? 'reject' : 'approve']),
-				);
-				form.append(
-					id('Corrected question (optional)'),
-					k === 1 ? 'Corrected: how long do refunds take?' : '',
-				);
-				form.append(id('Corrected expected facts, one per line (optional)'), '');
-				const saved = await fetch(url, { method: 'POST', body: form });
-				const savedText = await saved.text();
-				assert.equal(saved.status, 200, savedText.slice(0, 500));
-				const next = JSON.parse(savedText);
-				const thanks = next.formWaitingUrl ? await nextPage(base, next.formWaitingUrl) : savedText;
-				assert.match(thanks ?? '', /Saved: thank you/);
-				decided.set(requestId, k);
-			}
-			const rows = await tableRows('rag-eval-golden-drafts');
-			const by = new Map(rows.map((x) => [x.request_id, x]));
-			for (const [id, k] of decided) {
-				assert.equal(by.get(id).status, k === 2 ? 'rejected' : 'approved');
-				assert.equal(by.get(id).reviewer, 'rita');
-				if (k === 1) assert.equal(by.get(id).request, 'Corrected: how long do refunds take?');
-			}
-			assert.equal(rows.filter((x) => x.status === 'draft').length, drafts.length - 3);
-		});
+				const by = new Map(rows.map((x) => [x.request_id, x]));
+				for (const [id, k] of decided) {
+					assert.equal(by.get(id).status, k === 2 ? 'rejected' : 'approved');
+					assert.equal(by.get(id).reviewer, OWNER.email);
+					if (k === 1) assert.equal(by.get(id).request, 'Corrected: how long do refunds take?');
+				}
+				assert.equal(rows.filter((x) => x.status === 'draft').length, drafts.length - 3);
+			},
+		);
 
 		await check(
 			'Promote Approved appends only the approved drafts to the golden set, marked generated with the reviewer; promoting again adds none',
@@ -283,7 +377,7 @@ async function main() {
 				assert.deepEqual(golden.map((g) => g.request_id).sort(), approved.sort());
 				for (const g of golden) {
 					assert.match(g.source, /^generated \(generator:eval_set_generator@1\|/);
-					assert.equal(g.reviewer, 'rita');
+					assert.equal(g.reviewer, OWNER.email);
 					const k = decided.get(g.request_id);
 					if (k === 1) assert.equal(g.request, 'Corrected: how long do refunds take?');
 				}

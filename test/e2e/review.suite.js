@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // E2E suite for the "Review and calibrate" example on a real `n8n start` (2.41.1): the launcher's
 // Data Tables, the nightly rows queued through the example's Execute Workflow Trigger (twice: no
-// row twice), a reviewer answering the review form over HTTP one row a page (Form Trigger, then
-// the Form node's waiting page, as the browser posts it), the labels in the Data Table, the
+// row twice), the review form behind n8n User Auth (no session: no page, no run, no label; a
+// member without access to the workflow: refused; a stranger holding a row page's address: it
+// neither shows nor takes an answer), the signed-in owner answering it over HTTP one row a page
+// (Form Trigger, then the Form node's waiting page, as the browser posts them, with forged
+// reviewer fields that are ignored), the labels in the Data Table under the owner's email, the
 // calibration's agreement figures equal to the library's on the same labels with the unfit judge
 // version named in the Slack message, and corrections promoted to the golden-set table once.
 // Run by scripts/e2e.js (registered in test/e2e/review.spec.js); prints `N passed, N failed`.
@@ -14,13 +17,16 @@ const path = require('node:path');
 const n8n = require('../../scripts/n8n-install');
 const ev = require('../../scripts/n8n-evaluations');
 const {
+	browser,
 	dataTableRows,
 	importAndPublish,
 	nextPage,
 	pageFields,
 	prepareN8n,
+	sleep,
 	startN8n,
 	suiteChecks,
+	waitRegistered,
 } = require('./support/running-n8n');
 
 const REPO = n8n.REPO;
@@ -29,6 +35,7 @@ const OWNER = { email: 'owner@rag-eval.local', password: 'E2e-review-1' };
 const HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)> {{ $env.HOME }}';
 const ROWS_HOOK = 'rag-eval-review-e2e-rows';
 const CALIBRATE_HOOK = 'rag-eval-review-e2e-calibrate';
+const FORGED = 'mallory@forged.example';
 
 const { log, check, finish, run } = suiteChecks('review');
 
@@ -205,96 +212,225 @@ async function main() {
 			},
 		);
 
+		// The reviewer is the owner, signed in; a stranger has no n8n session; a member is signed in
+		// but has no access to the workflow (Require Workflow Execute Permission).
+		let reviewer = await browser(base, OWNER);
+		const me = await reviewer.rest('GET', '/login');
+		const stranger = await browser(base, OWNER, { signIn: false });
+		await waitRegistered(base, ['form/rag-eval-review']);
+		const reviewRuns = async () => {
+			const list = await session.get(
+				`/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'ragEvalReview001' }))}&limit=100`,
+			);
+			// Every execution of the workflow (fewer than 100 at the checks that count them).
+			return typeof list.count === 'number'
+				? list.count
+				: (list.results ?? list.data ?? list).length;
+		};
+		// Text only the review pages show: the start page's button and title, and row text.
+		const REVIEW_TEXT =
+			/Start reviewing|Review the judges|Save my review|Question \d+ of night|Chunk \d+ text/;
+		// A reviewer field typed into a submission: never the label's reviewer.
+		const forge = (form) => {
+			form.append('reviewer', 'mallory');
+			form.append('user', JSON.stringify({ id: 'forged-id', email: FORGED }));
+			form.append('field-99', FORGED);
+			return form;
+		};
+
+		await check(
+			'without an n8n session the review page does not open, a post starts nothing, and no label is stored',
+			async () => {
+				const before = await tableRows(tables.labels);
+				const runsBefore = await reviewRuns();
+				const page = await stranger.send('/form/rag-eval-review');
+				const pageText = await page.text();
+				assert.equal(page.status, 302, pageText.slice(0, 300));
+				assert.match(page.headers.get('location'), /\/oauth\/authorize\?/);
+				// Followed as a browser would: it ends on n8n's consent page, which asks to sign in.
+				const landed = await stranger.open('/form/rag-eval-review');
+				assert.equal(new URL(landed.url).pathname, '/oauth/consent', landed.hops.join(' -> '));
+				for (const text of [pageText, landed.text])
+					assert.ok(
+						!REVIEW_TEXT.test(text),
+						`review content without a session: ${text.slice(0, 300)}`,
+					);
+				// The start page's post, with a forged reviewer, and with a made-up form token.
+				for (const headers of [{}, { 'x-auth-token': 'forged' }]) {
+					const posted = await stranger.send('/form/rag-eval-review', {
+						method: 'POST',
+						body: forge(new FormData()),
+						headers,
+					});
+					const text = await posted.text();
+					assert.equal(posted.status, 401, text.slice(0, 300));
+					assert.ok(!/formWaitingUrl/.test(text));
+				}
+				await sleep(2000);
+				assert.equal(await reviewRuns(), runsBefore, 'no execution started');
+				assert.deepEqual(await tableRows(tables.labels), before, 'the label table is unchanged');
+			},
+		);
+
+		await check(
+			'a signed-in n8n user who may not run the workflow is refused the page (Require Workflow Execute Permission)',
+			async () => {
+				const member = { email: 'member@rag-eval.local', password: 'E2e-member-1' };
+				const [invited] = await session.post('/invitations', [
+					{ email: member.email, role: 'global:member' },
+				]);
+				const token = new URL(invited.user.inviteAcceptUrl).searchParams.get('token');
+				const anon = await browser(base, member, { signIn: false });
+				await anon.rest('POST', '/invitations/accept', {
+					token,
+					firstName: 'Member',
+					lastName: 'Reviewer',
+					password: member.password,
+				});
+				const runsBefore = await reviewRuns();
+				const signedIn = await browser(base, member);
+				const landed = await signedIn.open('/form/rag-eval-review');
+				assert.equal(landed.status, 403, landed.hops.join(' -> '));
+				assert.match(landed.text, /sufficient permissions/);
+				assert.ok(!REVIEW_TEXT.test(landed.text));
+				const posted = await signedIn.send('/form/rag-eval-review', {
+					method: 'POST',
+					body: forge(new FormData()),
+				});
+				assert.equal(posted.status, 401);
+				await sleep(1000);
+				assert.equal(await reviewRuns(), runsBefore, 'no execution started');
+			},
+		);
+
+		// One review: the start page, then the row's page; `meddle(url, answers)` runs before the
+		// reviewer saves (a stranger holding the page's address).
+		const answers = new Map();
+		async function reviewOne(k, meddle) {
+			const start = await reviewer.open('/form/rag-eval-review');
+			assert.equal(start.status, 200, start.hops.join(' -> '));
+			assert.match(start.text, /Start reviewing/);
+			assert.ok(!/Your name/.test(start.text), 'no name to type');
+			const posted = await reviewer.submit(
+				'/form/rag-eval-review',
+				start.text,
+				forge(new FormData()),
+			);
+			const body = await posted.json();
+			assert.ok(body.formWaitingUrl, JSON.stringify(body));
+			const url = body.formWaitingUrl.replace(/^https?:\/\/[^/]+/, base);
+			const html = (await nextPage(base, url, reviewer.send)) ?? '';
+			if (k === 0) fs.writeFileSync(path.join(ARTIFACTS, 'review-page.html'), html);
+			assert.ok(html.includes('Save my review'), 'the review page shows');
+			assert.ok(html.includes(OWNER.email), 'the page names the signed-in reviewer');
+			// Hostile row text is shown as text, never as markup.
+			assert.ok(!html.includes('<script>alert'), 'no live script from row text');
+			assert.ok(!/<img src=x/i.test(html), 'no live img from row text');
+			assert.ok(html.includes('&lt;script&gt;') || html.includes('&amp;lt;script&amp;gt;'));
+			const { labels, hidden } = pageFields(html);
+			assert.ok(!labels.has('Your name'), 'no name field on the row page');
+			const id = (label) => {
+				const f = labels.get(label);
+				assert.ok(f, `field "${label}" among ${[...labels.keys()].join(' | ')}`);
+				return f;
+			};
+			const rowField = [...hidden.entries()].find(([, v]) => /^[A-Za-z0-9+/=]{40,}$/.test(v));
+			const row = JSON.parse(Buffer.from(rowField[1], 'base64').toString('utf8'));
+			const judged = row.eval.groundedness.value;
+			const v2 = row.eval.groundedness.signature.endsWith('@2');
+			const human = v2 ? !judged : judged;
+			const i = Number(row.request_id.split('-q')[1]);
+			const form = new FormData();
+			for (const [f, v] of hidden) form.append(f, v);
+			form.append(
+				id('groundedness: your verdict (yes = passes)'),
+				JSON.stringify([human ? 'yes' : 'no']),
+			);
+			form.append(
+				id('relevance: your rating (1 worst - 5 best)'),
+				JSON.stringify([String(row.eval.relevance.value)]),
+			);
+			form.append(
+				id('Were the retrieved chunks the right ones?'),
+				JSON.stringify([i % 2 ? 'yes' : 'unsure']),
+			);
+			form.append(
+				id('Corrected answer (optional)'),
+				i % 4 === 0 ? `Corrected ${row.request_id}` : '',
+			);
+			form.append(
+				id('Expected facts, one per line (optional)'),
+				i % 5 === 0 ? `fact A\nfact B` : '',
+			);
+			forge(form);
+			if (meddle) await meddle(url, form);
+			const saved = await reviewer.submit(url, html, form);
+			const savedText = await saved.text();
+			assert.equal(saved.status, 200, savedText.slice(0, 500));
+			const next = JSON.parse(savedText);
+			const thanks = next.formWaitingUrl
+				? await nextPage(base, next.formWaitingUrl, reviewer.send)
+				: savedText;
+			assert.match(thanks ?? '', /your review is saved/, 'the completion page');
+			answers.set(row.request_id, { human, i });
+		}
+
+		await check(
+			'a row page left open: a stranger with its address can neither read nor answer it; nothing is stored until the reviewer saves',
+			async () => {
+				await reviewOne(0, async (url, form) => {
+					const before = await tableRows(tables.labels);
+					const page = await stranger.send(url);
+					const text = await page.text();
+					assert.equal(page.status, 302, text.slice(0, 300));
+					assert.match(page.headers.get('location'), /^\/signin\?/);
+					assert.ok(!REVIEW_TEXT.test(text), 'no row text without a session');
+					for (const headers of [{}, { 'x-auth-token': 'forged' }]) {
+						const posted = await stranger.send(url, { method: 'POST', body: form, headers });
+						assert.equal(posted.status, 401, (await posted.text()).slice(0, 300));
+					}
+					await sleep(1500);
+					assert.deepEqual(await tableRows(tables.labels), before, 'the label table is unchanged');
+				});
+			},
+		);
+
 		// The reviewer: agrees with groundedness version 1, disagrees with every verdict of version
 		// 2; corrects every fourth answer; lists facts for every fifth.
-		const answers = new Map();
 		await check(
-			'a reviewer answers the review form over HTTP, one row a page, until none is left',
+			'the signed-in reviewer answers the review form over HTTP, one row a page, until none is left',
 			async () => {
-				for (let k = 0; k < expectedQueued.length; k++) {
-					const start = await fetch(`${base}/form/rag-eval-review`);
-					assert.equal(start.status, 200);
-					assert.match(await start.text(), /Start reviewing/);
-					const first = new FormData();
-					first.append('field-0', k % 2 ? 'ana' : 'bo');
-					const posted = await fetch(`${base}/form/rag-eval-review`, {
-						method: 'POST',
-						body: first,
-					});
-					const body = await posted.json();
-					assert.ok(body.formWaitingUrl, JSON.stringify(body));
-					const url = body.formWaitingUrl.replace(/^https?:\/\/[^/]+/, base);
-					const html = (await nextPage(base, url)) ?? '';
-					if (k === 0) fs.writeFileSync(path.join(ARTIFACTS, 'review-page.html'), html);
-					assert.ok(html.includes('Save my review'), 'the review page shows');
-					// Hostile row text is shown as text, never as markup.
-					assert.ok(!html.includes('<script>alert'), 'no live script from row text');
-					assert.ok(!/<img src=x/i.test(html), 'no live img from row text');
-					assert.ok(html.includes('&lt;script&gt;') || html.includes('&amp;lt;script&amp;gt;'));
-					const { labels, hidden } = pageFields(html);
-					const id = (label) => {
-						const f = labels.get(label);
-						assert.ok(f, `field "${label}" among ${[...labels.keys()].join(' | ')}`);
-						return f;
-					};
-					const rowField = [...hidden.entries()].find(([, v]) => /^[A-Za-z0-9+/=]{40,}$/.test(v));
-					const row = JSON.parse(Buffer.from(rowField[1], 'base64').toString('utf8'));
-					const judged = row.eval.groundedness.value;
-					const v2 = row.eval.groundedness.signature.endsWith('@2');
-					const human = v2 ? !judged : judged;
-					const i = Number(row.request_id.split('-q')[1]);
-					const form = new FormData();
-					for (const [f, v] of hidden) form.append(f, v);
-					form.append(
-						id('groundedness: your verdict (yes = passes)'),
-						JSON.stringify([human ? 'yes' : 'no']),
-					);
-					form.append(
-						id('relevance: your rating (1 worst - 5 best)'),
-						JSON.stringify([String(row.eval.relevance.value)]),
-					);
-					form.append(
-						id('Were the retrieved chunks the right ones?'),
-						JSON.stringify([i % 2 ? 'yes' : 'unsure']),
-					);
-					form.append(
-						id('Corrected answer (optional)'),
-						i % 4 === 0 ? `Corrected ${row.request_id}` : '',
-					);
-					form.append(
-						id('Expected facts, one per line (optional)'),
-						i % 5 === 0 ? `fact A\nfact B` : '',
-					);
-					form.append(id('Your name'), k % 2 ? 'ana' : 'bo');
-					const saved = await fetch(url, { method: 'POST', body: form });
-					const savedText = await saved.text();
-					assert.equal(saved.status, 200, savedText.slice(0, 500));
-					const next = JSON.parse(savedText);
-					const thanks = next.formWaitingUrl
-						? await nextPage(base, next.formWaitingUrl)
-						: savedText;
-					assert.match(thanks ?? '', /your review is saved/, 'the completion page');
-					answers.set(row.request_id, { human, i });
+				for (let k = answers.size; k < expectedQueued.length; k++) {
+					// n8n 2.41.1 sets a one-hour cookie per row page (n8n-form-auth-ex-<execution>, path
+					// /form-waiting) and a browser sends them all on every page: past about 30 pages within
+					// the hour the headers pass Node's 16 KB and n8n answers 431. The reviewer works in
+					// sessions of 20 rows, each in a fresh browser (docs/security.md, Review pages).
+					if (k % 20 === 0) reviewer = await browser(base, OWNER);
+					await reviewOne(k);
 				}
 				// All reviewed: the page says so.
-				const first = new FormData();
-				first.append('field-0', 'ana');
-				const posted = await fetch(`${base}/form/rag-eval-review`, { method: 'POST', body: first });
+				const start = await reviewer.open('/form/rag-eval-review');
+				const posted = await reviewer.submit('/form/rag-eval-review', start.text, new FormData());
 				const j = await posted.json();
-				const done = j.formWaitingUrl ? await nextPage(base, j.formWaitingUrl) : JSON.stringify(j);
+				const done = j.formWaitingUrl
+					? await nextPage(base, j.formWaitingUrl, reviewer.send)
+					: JSON.stringify(j);
 				assert.match(done, /Nothing left to review/);
 			},
 		);
 
 		let labels = [];
 		await check(
-			'the labels in the Data Table carry the reviewer, the time and the judge versions seen',
+			"the labels in the Data Table carry the signed-in reviewer's email and id (never a forged one), the time and the judge versions seen",
 			async () => {
 				labels = (await tableRows(tables.labels)).filter((l) => l.status === 'reviewed');
 				fs.writeFileSync(path.join(ARTIFACTS, 'labels.json'), JSON.stringify(labels, null, 2));
 				assert.equal(labels.length, expectedQueued.length);
+				assert.ok(!JSON.stringify(labels).includes(FORGED), 'no forged reviewer anywhere');
+				assert.ok(!JSON.stringify(labels).includes('mallory'), 'no typed reviewer anywhere');
 				for (const l of labels) {
-					assert.ok(['ana', 'bo'].includes(l.reviewer));
+					assert.equal(l.reviewer, OWNER.email);
+					assert.equal(l.reviewer_id, me.id);
 					assert.ok(!Number.isNaN(Date.parse(l.reviewed_at)));
 					const judges = JSON.parse(l.judges);
 					assert.match(judges.groundedness.signature, /^judge:groundedness@[12]$/);

@@ -328,8 +328,8 @@ describe('output schemas: what each node outputs on a sample run', () => {
 				verdict__groundedness: '4',
 				corrected_answer: `Corrected answer ${i}`,
 				expected_facts: '',
-				reviewer: 'ana',
 				...hidden,
+				user: { id: 'u-ana', email: 'ana@example.com', firstName: 'Ana', lastName: 'R' },
 				submittedAt: '2026-12-01T10:00:00.000+00:00',
 				formMode: 'production',
 			};

@@ -18,6 +18,13 @@ import { chain, runWorkflow, singleNode } from '../support/engine';
 const HOSTILE =
 	'<script>alert(1)</script><img src=x onerror=alert(2)> {{ $env.N8N_ENCRYPTION_KEY }} $&';
 
+const signedIn = (name: string) => ({
+	id: `u-${name}`,
+	email: `${name}@example.com`,
+	firstName: name,
+	lastName: 'Reviewer',
+});
+
 const verdict = (value: boolean, signature: string): Score => ({
 	metric: 'groundedness',
 	value,
@@ -144,13 +151,10 @@ describe('review form, labels, agreement, report and golden set on the engine', 
 			expect(String(fields[0].html)).not.toMatch(/<script|<img|\{\{|\$/);
 			expect(String(fields[0].html)).toContain('&lt;script&gt;');
 			expect(fields.map((x) => x.fieldName)).toEqual(
-				expect.arrayContaining([
-					'verdict__groundedness',
-					'verdict__relevance',
-					'review_row',
-					'reviewer',
-				]),
+				expect.arrayContaining(['verdict__groundedness', 'verdict__relevance', 'review_row']),
 			);
+			// No name to type: the reviewer is the signed-in n8n user.
+			expect(fields.map((x) => x.fieldName)).not.toContain('reviewer');
 		}
 
 		// 2. Reviewers answer, as the Form node returns a submission: values by fieldName.
@@ -172,8 +176,9 @@ describe('review form, labels, agreement, report and golden set on the engine', 
 					context_correct: i % 3 === 0 ? 'yes' : null,
 					corrected_answer: i % 4 === 0 ? `Corrected answer ${i}` : '',
 					expected_facts: i % 5 === 0 ? `fact ${i}\nfact ${i}b` : '',
-					reviewer: i % 2 ? 'ana' : 'bo',
 					...hidden,
+					// What n8n's Form node adds after the fields under n8n User Auth.
+					user: signedIn(i % 2 ? 'ana' : 'bo'),
 					submittedAt: '2026-12-01T10:00:00.000+00:00',
 					formMode: 'production',
 				},
@@ -185,7 +190,11 @@ describe('review form, labels, agreement, report and golden set on the engine', 
 		);
 		const labels = labelled.output('Node');
 		expect(labels).toHaveLength(40);
-		expect(labels[0]).toMatchObject({ reviewer: 'bo', request_id: forms[0].request_id });
+		expect(labels[0]).toMatchObject({
+			reviewer: 'bo@example.com',
+			reviewer_id: 'u-bo',
+			request_id: forms[0].request_id,
+		});
 		expect(JSON.parse(labels[0].judges as string).groundedness.signature).toBe(
 			'judge:groundedness@1',
 		);
@@ -250,5 +259,93 @@ describe('review form, labels, agreement, report and golden set on the engine', 
 			expect('expected_response' in g && 'expected_facts' in g).toBe(false);
 		}
 		expect(await promote([...golden, { request_id: labels[0].request_id }])).toHaveLength(0);
+	});
+});
+
+describe('Record Label: the reviewer is the signed-in n8n user', () => {
+	// Three submissions of one page as n8n's Form node returns them: signed in (with a forged
+	// typed reviewer besides), not signed in, and a text field posing as the user.
+	async function submissions(): Promise<IDataObject[]> {
+		const run = await runWorkflow(
+			singleNode('n8n-nodes-rag-eval.reviewLabels', {
+				operation: 'form',
+				row: '={{ $json }}',
+				reviewer: 'ana@example.com',
+			}),
+			{ startItems: scoredRows(1, 'judge:groundedness@1').slice(0, 3) },
+		);
+		return run.output('Node').map((f, i) => {
+			const fields = tryToParseJsonToFormFields(
+				(f.review_form as { fieldsJson: string }).fieldsJson,
+			) as unknown as IDataObject[];
+			const hidden = Object.fromEntries(
+				fields.filter((x) => x.fieldType === 'hiddenField').map((x) => [x.fieldName, x.fieldValue]),
+			);
+			return {
+				verdict__groundedness: 'yes',
+				verdict__relevance: '3',
+				reviewer: 'mallory',
+				...hidden,
+				formMode: 'production',
+				...(i === 0 ? { user: signedIn('ana') } : i === 2 ? { user: 'mallory@example.com' } : {}),
+			};
+		});
+	}
+	const label = (parameters: IDataObject, items: IDataObject[], onFail = false) => {
+		const wf = singleNode('n8n-nodes-rag-eval.reviewLabels', { operation: 'label', ...parameters });
+		if (onFail) wf.nodes.find((n) => n.name === 'Node')!.continueOnFail = true;
+		return runWorkflow(wf, { startItems: items.map((json) => ({ json })) });
+	};
+
+	it('a signed-in submission is labelled with the user; a forged typed reviewer is ignored', async () => {
+		const [ok] = await submissions();
+		const run = await label({}, [ok]);
+		expect(run.nodeError('Node')).toBeUndefined();
+		expect(run.output('Node')).toEqual([
+			expect.objectContaining({ reviewer: 'ana@example.com', reviewer_id: 'u-ana' }),
+		]);
+		expect(JSON.stringify(run.output('Node'))).not.toContain('mallory');
+	});
+
+	it('no signed-in user: the node fails naming the row and the field, and labels nothing', async () => {
+		const subs = await submissions();
+		for (const k of [1, 2]) {
+			const run = await label({}, [subs[0], subs[k]]);
+			expect(run.nodeError('Node')).toMatch(
+				new RegExp(
+					`^row 2 \\(request_id q${k}\\): user: the submission carries no signed-in n8n user`,
+				),
+			);
+			expect(run.output('Node')).toEqual([]);
+		}
+	});
+
+	it('Continue On Fail: every item leaves, the refused one with its error and no label', async () => {
+		const subs = await submissions();
+		const run = await label({}, subs, true);
+		const out = run.output('Node');
+		expect(out).toHaveLength(3);
+		expect(run.items('Node').map((i) => (i.pairedItem as { item: number }).item)).toEqual([
+			0, 1, 2,
+		]);
+		expect(out[0]).toMatchObject({ reviewer: 'ana@example.com', reviewer_id: 'u-ana' });
+		expect(out[0].error).toBeUndefined();
+		for (const [i, o] of [
+			[1, out[1]],
+			[2, out[2]],
+		] as const) {
+			expect(o.error).toMatch(new RegExp(`^row ${i + 1} \\(request_id q${i}\\): user: `));
+			expect(o.labels).toBeUndefined();
+		}
+	});
+
+	it('Accept Typed Reviewer Name (Basic Auth): the typed name, with no reviewer_id; a user still wins', async () => {
+		const subs = await submissions();
+		const run = await label({ acceptTypedReviewer: true }, subs.slice(0, 2));
+		expect(run.nodeError('Node')).toBeUndefined();
+		expect(run.output('Node')).toEqual([
+			expect.objectContaining({ reviewer: 'ana@example.com', reviewer_id: 'u-ana' }),
+			expect.objectContaining({ reviewer: 'mallory', reviewer_id: '' }),
+		]);
 	});
 });

@@ -125,8 +125,14 @@ async function startN8n(env, base, artifacts) {
 async function waitRegistered(base, paths) {
 	for (const p of paths) {
 		for (let tries = 0; ; tries++) {
-			const text = await fetch(`${base}/${p}`).then((x) => x.text());
-			if (!/is not registered\./.test(text) || /Did you mean/.test(text)) break;
+			// Not following redirects: a form behind n8n User Auth answers a registered path with
+			// its sign-in redirect, an unregistered one with 404.
+			const res = await fetch(`${base}/${p}`, { redirect: 'manual' });
+			const text = await res.text();
+			const missing =
+				(/is not registered\./.test(text) && !/Did you mean/.test(text)) ||
+				(p.startsWith('form/') && res.status === 404);
+			if (!missing) break;
 			if (tries > 120) throw new Error(`${p} was never registered: ${text.slice(0, 300)}`);
 			await sleep(1000);
 		}
@@ -180,14 +186,15 @@ function pageFields(html) {
  * The page a Form submission leads to, as n8n's form page script gets it: poll the execution's
  * status at <waiting url>/n8n-execution-status until it waits on a form, then load that form
  * (loading it earlier hangs until the execution waits). Null when the execution just finished.
+ * `send`: a signed-in {@link browser}'s, for the pages of a form behind n8n User Auth.
  */
-async function nextPage(base, waitingUrl) {
+async function nextPage(base, waitingUrl, send = fetch) {
 	const url = new URL(waitingUrl.replace(/^https?:\/\/[^/]+/, base));
 	const status = new URL(url);
 	status.pathname += '/n8n-execution-status';
 	for (let tries = 0; tries < 240; tries++) {
-		const text = (await (await fetch(status)).text()).trim();
-		if (text === 'form-waiting') return (await fetch(url)).text();
+		const text = (await (await send(status.toString())).text()).trim();
+		if (text === 'form-waiting') return (await send(url.toString())).text();
 		if (text === 'success') return null;
 		if (['canceled', 'crashed', 'error', 'null'].includes(text))
 			throw new Error(`the review execution ended: ${text}`);
@@ -196,7 +203,127 @@ async function nextPage(base, waitingUrl) {
 	throw new Error(`no form page after ${waitingUrl}`);
 }
 
+/**
+ * A browser signed in to n8n as `user` (email, password): a cookie jar (names, values and paths
+ * as n8n sets them) and a browser id, the two n8n's session cookie needs. `open(url)` loads a
+ * page as a browser navigates, following redirects, and answering n8n's sign-in consent for a
+ * Form Trigger with n8n User Auth as the user would (the page /oauth/consent asks once per user
+ * and form; `/rest/consent/approve` is what its button posts). `send(url, init)` is one request
+ * with the jar's cookies; `submit(url, html, body)` posts a form page as its own script does, from
+ * a sandboxed page that sends no cookies, with the token the page holds (`x-auth-token`). `signIn: false` gives a browser with no session: its `open` stops at
+ * the sign-in redirect or at the consent page (the editor app, which asks it to sign in).
+ */
+async function browser(base, user, { signIn = true } = {}) {
+	const jar = new Map();
+	const browserId = require('node:crypto').randomUUID();
+	const cookieFor = (url) =>
+		[...jar.entries()]
+			.filter(([, c]) => new URL(url, base).pathname.startsWith(c.path))
+			.map(([name, c]) => `${name}=${c.value}`)
+			.join('; ');
+	const keep = (res) => {
+		for (const line of res.headers.getSetCookie?.() ?? []) {
+			const [pair, ...attrs] = line.split(';').map((x) => x.trim());
+			const eq = pair.indexOf('=');
+			const name = pair.slice(0, eq);
+			const value = pair.slice(eq + 1);
+			const attr = (k) => attrs.find((a) => a.toLowerCase().startsWith(`${k}=`))?.split('=')[1];
+			const gone =
+				!value ||
+				attr('max-age') === '0' ||
+				(attr('expires') &&
+					Date.parse(attrs.find((a) => /^expires=/i.test(a)).slice(8)) < Date.now());
+			if (gone) jar.delete(name);
+			else jar.set(name, { value, path: attr('path') ?? '/' });
+		}
+	};
+	const send = async (url, { cookies = true, ...init } = {}) => {
+		const abs = new URL(url, base).toString();
+		const cookie = cookies ? cookieFor(abs) : '';
+		const res = await fetch(abs, {
+			redirect: 'manual',
+			...init,
+			headers: { 'browser-id': browserId, ...(cookie ? { cookie } : {}), ...(init.headers ?? {}) },
+		});
+		keep(res);
+		return res;
+	};
+	const rest = async (method, url, body) => {
+		const res = await send(`/rest${url}`, {
+			method,
+			headers: { 'content-type': 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await res.text();
+		if (!res.ok) {
+			const err = new Error(`${method} /rest${url}: HTTP ${res.status} ${text.slice(0, 300)}`);
+			Object.assign(err, { status: res.status, body: text });
+			throw err;
+		}
+		const json = JSON.parse(text);
+		return json && typeof json === 'object' && 'data' in json ? json.data : json;
+	};
+	if (signIn)
+		await rest('POST', '/login', { emailOrLdapLoginId: user.email, password: user.password });
+	/** Loads `url` as a navigation: { status, url, text, hops } of the last answer. */
+	const open = async (url) => {
+		const hops = [];
+		let at = new URL(url, base).toString();
+		for (let i = 0; i < 12; i++) {
+			const res = await send(at);
+			hops.push(`${res.status} ${new URL(at).pathname}`);
+			const location = res.headers.get('location');
+			if (res.status >= 300 && res.status < 400 && location) {
+				await res.arrayBuffer();
+				const next = new URL(location, at);
+				if (next.pathname === '/signin')
+					return { status: res.status, url: next.toString(), text: '', hops };
+				if (next.pathname === '/oauth/consent') {
+					// No session: the editor's consent page sends the visitor to sign in.
+					if (!signIn) {
+						const page = await send(next.toString());
+						hops.push(`${page.status} ${next.pathname}`);
+						return { status: page.status, url: next.toString(), text: await page.text(), hops };
+					}
+					// A user n8n refuses (Require Workflow Execute Permission) gets the consent page's
+					// refusal: its status and message are the answer.
+					let answer;
+					try {
+						const details = await rest('GET', '/consent/details');
+						answer = details.autoApproved
+							? details
+							: await rest('POST', '/consent/approve', { approved: true, scopes: details.scopes });
+					} catch (e) {
+						if (!e.status) throw e;
+						hops.push(`${e.status} /rest/consent`);
+						return { status: e.status, url: next.toString(), text: e.body, hops };
+					}
+					at = new URL(answer.redirectUrl, base).toString();
+					continue;
+				}
+				at = next.toString();
+				continue;
+			}
+			return { status: res.status, url: at, text: await res.text(), hops };
+		}
+		throw new Error(`too many redirects: ${hops.join(' -> ')}`);
+	};
+	const submit = (url, html, body) =>
+		send(url, {
+			method: 'POST',
+			body,
+			cookies: false,
+			headers: { 'x-auth-token': formAuthToken(html) },
+		});
+	return { send, open, rest, submit, cookies: () => [...jar.keys()] };
+}
+
+/** The form token a form page hands its own submit (n8n User Auth: the x-auth-token header). */
+const formAuthToken = (html) => html.match(/const authToken = '([^']*)'/)?.[1] ?? '';
+
 module.exports = {
+	browser,
+	formAuthToken,
 	sleep,
 	suiteChecks,
 	prepareN8n,

@@ -77,7 +77,7 @@ const row: ReviewRow = {
 describe('review form fields', () => {
 	const form = reviewForm(row, { reviewer: 'ana' });
 
-	it('one HTML block, a verdict per judge on its own scale, corrections, reviewer, fingerprint', () => {
+	it('one HTML block, a verdict per judge on its own scale, corrections, fingerprint; no name field', () => {
 		expect(form.fields.map((f) => [f.fieldName, f.fieldType])).toEqual([
 			['review_page', 'html'],
 			[verdictField('groundedness'), 'radio'],
@@ -85,10 +85,11 @@ describe('review form fields', () => {
 			['context_correct', 'radio'],
 			['corrected_answer', 'textarea'],
 			['expected_facts', 'textarea'],
-			['reviewer', 'text'],
 			['fingerprint', 'hiddenField'],
 			['review_row', 'hiddenField'],
 		]);
+		// The reviewer (the signed-in user) is shown, not asked.
+		expect(form.fields[0].html).toContain('<p><b>Reviewing as:</b> ana</p>');
 		const opts = (name: string) =>
 			form.fields.find((f) => f.fieldName === name)!.fieldOptions!.values.map((v) => v.option);
 		expect(opts(verdictField('groundedness'))).toEqual(['yes', 'no', 'unsure']);
@@ -131,6 +132,18 @@ describe('review form fields', () => {
 		const back = rowFromSubmission({ review_row: hidden.fieldValue })!;
 		expect(rowFingerprint(back)).toBe(rowFingerprint(row));
 		expect(back.eval!.groundedness!.reason).toBe(`rationale ${HOSTILE}`);
+	});
+
+	it('Ask Reviewer Name (Basic Auth set-ups) adds the name field, prefilled, instead of showing it', () => {
+		const asked = reviewForm(row, { reviewer: 'ana', askReviewerName: true });
+		const name = asked.fields.find((f) => f.fieldName === 'reviewer')!;
+		expect(name).toMatchObject({ fieldType: 'text', requiredField: true, defaultValue: 'ana' });
+		expect(asked.fields[0].html).not.toContain('Reviewing as');
+		expect(reviewForm(row).fields.some((f) => f.fieldName === 'reviewer')).toBe(false);
+		// A hostile name is text on the page.
+		expect(reviewForm(row, { reviewer: '<b>x</b>' }).fields[0].html).toContain(
+			'&lt;b&gt;x&lt;/b&gt;',
+		);
 	});
 
 	it('long chunks get a preview and a scrolling box; short ones only the box', () => {

@@ -10,6 +10,11 @@ import {
 	type ReviewRow,
 } from '../../../src/review';
 
+// The signed-in n8n user a Form page adds to its submission (n8n User Auth).
+const signedIn = (name: string) => ({
+	user: { id: `u-${name}`, email: `${name}@example.com`, firstName: name, lastName: 'R' },
+});
+
 const yesNo = (value: boolean, signature: string): Score => ({
 	metric: 'groundedness',
 	value,
@@ -161,7 +166,7 @@ describe('labelFromSubmission', () => {
 			{
 				[verdictField('groundedness')]: 'no',
 				[verdictField('coherence')]: '4',
-				reviewer: ' ana ',
+				...signedIn('ana'),
 				corrected_answer: 'Thirty days from delivery.',
 				expected_facts: '- 30 days\n- from delivery\n',
 				context_correct: 'yes',
@@ -172,7 +177,8 @@ describe('labelFromSubmission', () => {
 		expect(l).toMatchObject({
 			request_id: 'q1',
 			fingerprint: fp,
-			reviewer: 'ana',
+			reviewer: 'ana@example.com',
+			reviewer_id: 'u-ana',
 			reviewed_at: '2026-12-01T12:00:00.000Z',
 			corrected_answer: 'Thirty days from delivery.',
 			expected_facts: JSON.stringify(['30 days', 'from delivery']),
@@ -188,23 +194,65 @@ describe('labelFromSubmission', () => {
 		const l = labelFromSubmission(scoredRow, {
 			[verdictField('groundedness')]: 'unsure',
 			[verdictField('coherence')]: '5',
-			reviewer: 'bo',
+			...signedIn('bo'),
 		});
 		expect(JSON.parse(l.labels)).toEqual({ coherence: 5 });
 		expect(() =>
-			labelFromSubmission(scoredRow, { [verdictField('coherence')]: '7', reviewer: 'bo' }),
+			labelFromSubmission(scoredRow, { [verdictField('coherence')]: '7', ...signedIn('bo') }),
 		).toThrow(LabelError);
-		expect(() => labelFromSubmission(scoredRow, { reviewer: 'bo', fingerprint: 'other' })).toThrow(
-			/another row/,
-		);
-		expect(() => labelFromSubmission(scoredRow, {})).toThrow(/reviewer/);
+		expect(() =>
+			labelFromSubmission(scoredRow, { ...signedIn('bo'), fingerprint: 'other' }),
+		).toThrow(/another row/);
+	});
+
+	it('the reviewer is the signed-in n8n user; a typed or forged reviewer is ignored', () => {
+		const l = labelFromSubmission(scoredRow, {
+			...signedIn('ana'),
+			reviewer: 'mallory',
+			[verdictField('coherence')]: '4',
+		});
+		expect(l).toMatchObject({ reviewer: 'ana@example.com', reviewer_id: 'u-ana' });
+		// Typed names are ignored even with Accept Typed Reviewer Name, while a user is signed in.
+		expect(
+			labelFromSubmission(scoredRow, { ...signedIn('ana'), reviewer: 'mallory' }, undefined, {
+				acceptTypedReviewer: true,
+			}).reviewer,
+		).toBe('ana@example.com');
+	});
+
+	it('no signed-in user: refused, naming the field, unless Accept Typed Reviewer Name', () => {
+		const refused = (submission: Record<string, unknown>) => {
+			let err: unknown;
+			try {
+				labelFromSubmission(scoredRow, submission);
+			} catch (e) {
+				err = e;
+			}
+			expect(err).toBeInstanceOf(LabelError);
+			expect((err as Error).message).toMatch(/^user: .*n8n User Auth/);
+		};
+		refused({});
+		refused({ reviewer: 'mallory' });
+		// What a form field could bring: text, a list, an object without both id and email.
+		refused({ user: 'mallory@example.com' });
+		refused({ user: ['mallory'] });
+		refused({ user: { email: 'mallory@example.com' } });
+		refused({ user: { id: 'u1', email: '  ' } });
+		refused({ user: { id: 7, email: 'mallory@example.com' } });
+		const typed = labelFromSubmission(scoredRow, { reviewer: ' bo ' }, undefined, {
+			acceptTypedReviewer: true,
+		});
+		expect(typed).toMatchObject({ reviewer: 'bo', reviewer_id: '' });
+		expect(() =>
+			labelFromSubmission(scoredRow, { reviewer: ' ' }, undefined, { acceptTypedReviewer: true }),
+		).toThrow(/^reviewer: no signed-in n8n user and no typed name/);
 	});
 });
 
 describe('promoteToGolden', () => {
 	const base = labelFromSubmission(
 		scoredRow,
-		{ reviewer: 'ana', corrected_answer: 'Thirty days from delivery.', context_correct: 'yes' },
+		{ ...signedIn('ana'), corrected_answer: 'Thirty days from delivery.', context_correct: 'yes' },
 		new Date('2026-12-01T00:00:00Z'),
 	);
 	it('a corrected answer or facts become a golden row; no correction, none', () => {
@@ -231,7 +279,7 @@ describe('promoteToGolden', () => {
 				expected_response: 'Thirty days from delivery.',
 				expected_retrieved_context: [{ doc_uri: 'kb/refunds', content: 'Refunds within 30 days.' }],
 				source: 'human_review',
-				reviewer: 'ana',
+				reviewer: 'ana@example.com',
 				reviewed_at: '2026-12-01T00:00:00.000Z',
 			},
 			{
@@ -239,7 +287,7 @@ describe('promoteToGolden', () => {
 				request: 'Do you ship abroad?',
 				expected_facts: ['ships to EU'],
 				source: 'human_review',
-				reviewer: 'ana',
+				reviewer: 'ana@example.com',
 				reviewed_at: '2026-12-01T00:00:00.000Z',
 			},
 		]);
