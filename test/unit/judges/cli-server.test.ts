@@ -29,6 +29,9 @@ const row = {
 	tool_calls: [{ name: 'warranty_lookup', arguments: { product: 'kettle' }, result: '2 years' }],
 	tool_definitions: [{ name: 'warranty_lookup', description: 'Warranty terms of a product' }],
 	expected_outcome: 'The customer knows the warranty terms.',
+	// Two variants' answers, for the Pairwise Judge.
+	response_a: 'Two years of parts and labour.',
+	response_b: 'Parts only, for one year.',
 };
 
 describe('openai-server-cli', () => {
@@ -57,6 +60,12 @@ describe('openai-server-cli', () => {
 					{ source, governor },
 				);
 				if (decl.scale.kind === 'binary') expect(marked.value).toBe(false);
+				// Pairwise: the stand-in picks the same slot in both orders whatever the score, so
+				// the verdict flips with the order and is a tie, marked position-inconsistent.
+				else if (decl.id === 'pairwise') {
+					expect(marked.value).toBe(0.5);
+					expect(marked.details).toMatchObject({ positionConsistent: false });
+				}
 				// Chunk relevance: the one chunk is judged "no", so the precision is 0.
 				else if (decl.scale.kind === 'unit') expect(marked.value).toBe(0);
 				else if (decl.id === 'retrieval')
