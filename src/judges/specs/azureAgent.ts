@@ -41,6 +41,18 @@ import {
 	type LikertVerdict,
 } from './common';
 
+/**
+ * What Intent Resolution, Task Adherence and Task Completion read: the conversation up to the last
+ * request, the response, and the calls and tool definitions when the row has them.
+ */
+const AGENT_TURN_INPUTS = [
+	conversationInput,
+	requestInput(true),
+	responseInput,
+	toolCallsInput(false),
+	toolDefinitionsInput(false),
+];
+
 /** Shown first in every agent prompt: where the conversation, calls and answer are. */
 const READING = [
 	'The conversation history (when given) holds the turns before the last request, the agent system prompt first when there is one; the last request is the turn being answered.',
@@ -58,13 +70,7 @@ export const intentResolution: JudgeDecl<LikertVerdict> = {
 	reference:
 		'Azure AI Evaluation IntentResolutionEvaluator: query (a conversation) and response, tool definitions optional; 1-5, threshold 3',
 	anchorNames: ['IntentResolutionEvaluator', 'intent_resolution'],
-	inputs: [
-		conversationInput,
-		requestInput(true),
-		responseInput,
-		toolCallsInput(false),
-		toolDefinitionsInput(false),
-	],
+	inputs: AGENT_TURN_INPUTS,
 	params: [],
 	scale: LIKERT,
 	threshold: { default: 3, direction: 'higher' },
@@ -303,13 +309,7 @@ export const taskAdherence: JudgeDecl<TaskAdherenceVerdict> = {
 	reference:
 		'Azure AI Evaluation TaskAdherenceEvaluator (current pass/fail form): system message, query, response, tool calls; a material failure in goal, rule or procedural adherence fails; uncertain passes',
 	anchorNames: ['TaskAdherenceEvaluator', 'task_adherence'],
-	inputs: [
-		conversationInput,
-		requestInput(true),
-		responseInput,
-		toolCallsInput(false),
-		toolDefinitionsInput(false),
-	],
+	inputs: AGENT_TURN_INPUTS,
 	params: [],
 	scale: BINARY,
 	threshold: { default: 1, direction: 'higher' },
@@ -391,13 +391,7 @@ export const taskCompletion: JudgeDecl<TaskCompletionVerdict> = {
 	reference:
 		'Azure AI Evaluation TaskCompletionEvaluator: query (a conversation), response, tool definitions optional; pass (1) when the task is fully accomplished, else fail (0)',
 	anchorNames: ['TaskCompletionEvaluator', 'task_completion'],
-	inputs: [
-		conversationInput,
-		requestInput(true),
-		responseInput,
-		toolCallsInput(false),
-		toolDefinitionsInput(false),
-	],
+	inputs: AGENT_TURN_INPUTS,
 	params: [],
 	scale: BINARY,
 	threshold: { default: 1, direction: 'higher' },
