@@ -1938,10 +1938,12 @@ function appendAll(name, pos, tableName) {
 
 /**
  * The reference-free judges both monitoring examples run, left to right from `x` on row `y`:
- * Groundedness, Relevance to Query, Safety, Content Safety (four harm categories) and Cost &
- * Latency; `costNotes` is Cost & Latency's note, if any.
+ * Groundedness, Relevance to Query, Safety, Content Safety (four harm categories), with `agent`
+ * the reference-free agent judges (Intent Resolution, Task Adherence, and Tool Call Accuracy
+ * against the tool definitions the agent had), then Cost & Latency; `costNotes` is Cost &
+ * Latency's note, if any.
  */
-function referenceFreeJudges([x, y], costNotes) {
+function referenceFreeJudges([x, y], costNotes, { agent = false } = {}) {
 	// The four are drawn 224 wide (their Chat Model input): 360 apart keeps their connections in view.
 	const at = (i) => [x + 360 * i, y];
 	return [
@@ -1957,10 +1959,22 @@ function referenceFreeJudges([x, y], costNotes) {
 				defectLevel: 'medium',
 			},
 		},
+		...(agent
+			? [
+					{ name: 'Intent Resolution', type: `${P}.judgeIntentResolution`, pos: at(4) },
+					{ name: 'Task Adherence', type: `${P}.judgeTaskAdherence`, pos: at(5) },
+					{
+						name: 'Tool Call Accuracy',
+						type: `${P}.judgeToolCallAccuracy`,
+						pos: at(6),
+						notes: "Against the agent's own tool definitions; skipped without calls",
+					},
+				]
+			: []),
 		{
 			name: 'Cost & Latency',
 			type: `${P}.evalCostLatency`,
-			pos: at(4),
+			pos: at(agent ? 7 : 4),
 			params: { maxLatencySeconds: 30 },
 			...(costNotes ? { notes: costNotes } : {}),
 		},

@@ -2,8 +2,9 @@
 // (an AI Agent behind an authenticated webhook, with a knowledge-base retriever and an order
 // lookup tool), the workflow that loads its knowledge base, and the monitor: every hour it reads a
 // seeded 10% sample of the agent's new executions through n8n's public API (Eval Executions),
-// judges them without references (groundedness, relevance to the query, safety, Content Safety),
-// measures tokens and latency, aggregates, gates against the median of the last 7 runs and posts
+// judges them without references (groundedness, relevance to the query, safety, Content Safety,
+// and the agent judges Intent Resolution, Task Adherence and Tool Call Accuracy against the tool
+// definitions the agent had), measures tokens and latency, aggregates, gates against the median of the last 7 runs and posts
 // one Slack message per run that links each failing execution to n8n's execution view.
 // `npm start` creates the n8n API credential (a read-only public API key of the owner) and points
 // the monitor at it. test/e2e/monitor.suite.js runs all three on a real n8n.
@@ -310,6 +311,7 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebh
 			...referenceFreeJudges(
 				[480, 100],
 				'Tokens and latency of each execution, from its own run data',
+				{ agent: true },
 			),
 			// The run's verdict and report on a second row, under the first.
 			{
@@ -390,10 +392,10 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebh
 					'## Monitor the support agent in production',
 					'Every hour: the executions of "RAG monitoring: the support agent in production" that are new',
 					"since the last run (a watermark in this workflow's static data), a seeded **10%** of each status, judged",
-					'without references. One Slack message a run, with links to the failing executions.',
-					'**Change**: the judge-model credential of the four judges, the n8n API credential of',
+					'without references, its tool calls against the tools it had. One Slack message a run, with links to',
+					'the failing executions. **Change**: the judge-model credential of the seven judges, the n8n API credential of',
 					'**Eval Executions** (`npm start` creates it), Run URL and the Slack webhook URL; then publish.',
-					'What leaves n8n for the judge model: each sampled request, answer and retrieved context',
+					'What leaves n8n for the judge model: each sampled request, answer, retrieved context and tool calls',
 					'(docs/monitoring-production.md).',
 				].join('\n'),
 			),
@@ -405,7 +407,10 @@ module.exports = ({ P, workflow, sticky, dataset, referenceFreeJudges, slackWebh
 			['Groundedness', 'Relevance to Query'],
 			['Relevance to Query', 'Safety'],
 			['Safety', 'Content Safety'],
-			['Content Safety', 'Cost & Latency'],
+			['Content Safety', 'Intent Resolution'],
+			['Intent Resolution', 'Task Adherence'],
+			['Task Adherence', 'Tool Call Accuracy'],
+			['Tool Call Accuracy', 'Cost & Latency'],
 			['Cost & Latency', 'Eval Aggregate'],
 			['Eval Aggregate', 'Load History'],
 			['Load History', 'Regression Gate'],

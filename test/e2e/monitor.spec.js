@@ -7,7 +7,7 @@ const path = require('node:path');
 
 module.exports = [
 	{
-		name: 'example monitor-production-agent: 50 agent executions, a seeded 10% judged with request, answer, context and tokens, one Slack message a run, none judged twice; monitor-pushed-traces: the kept share judged once',
+		name: 'example monitor-production-agent: 50 agent executions, a seeded 10% judged with request, answer, context, tokens, tool calls and the tools the agent had (agent judges too), one Slack message a run, none judged twice; monitor-pushed-traces: the kept share judged once',
 		workflowId: 'ragEvalMonitor0001',
 		covers: ['ragEvalMonitorApp01', 'ragEvalMonitorKb001', 'ragEvalTraces00001'],
 		suite: path.join(__dirname, 'monitor.suite.js'),

@@ -417,14 +417,50 @@ async function main() {
 						(row.tool_calls ?? []).some((t) => t.name === 'Look_Up_Order'),
 						`execution ${id}: the order lookup`,
 					);
+				// The tools the agent had, read from the execution's own copy of the workflow.
+				const defs = Object.fromEntries((row.tool_definitions ?? []).map((d) => [d.name, d]));
+				assert.deepEqual(
+					Object.keys(defs).sort(),
+					['Knowledge_Base', 'Look_Up_Order'],
+					`execution ${id}: tool definitions ${JSON.stringify(row.tool_definitions)}`,
+				);
+				assert.match(defs.Look_Up_Order.description ?? '', /Looks up an order by its number/);
+				assert.equal(defs.Knowledge_Base.node, 'Knowledge Base');
 			}
 			// Every sampled execution was judged and measured.
 			const judged = out(rd, 'Cost & Latency', 0);
 			assert.equal(judged.length, rows.length);
 			for (const j of judged) {
-				for (const k of ['groundedness', 'relevance_to_query', 'safety', 'cost_latency'])
+				for (const k of [
+					'groundedness',
+					'relevance_to_query',
+					'safety',
+					'intent_resolution',
+					'task_adherence',
+					'cost_latency',
+				])
 					assert.equal(j.eval[k]?.status, 'ok', `${k}: ${JSON.stringify(j.eval[k]).slice(0, 300)}`);
+				// Tool Call Accuracy judges the calls against the definitions; without calls it is skipped.
+				const tca = j.eval.tool_call_accuracy;
+				const calls = j.tool_calls ?? [];
+				if (calls.length > 0) {
+					assert.equal(
+						tca?.status,
+						'ok',
+						`tool_call_accuracy: ${JSON.stringify(tca).slice(0, 300)}`,
+					);
+					assert.ok(tca.value >= 1 && tca.value <= 5, `tool_call_accuracy ${tca.value} on 1-5`);
+				} else
+					assert.equal(
+						tca?.status,
+						'not_applicable',
+						`no calls: ${JSON.stringify(tca).slice(0, 300)}`,
+					);
 			}
+			assert.ok(
+				judged.some((j) => j.eval.tool_call_accuracy?.status === 'ok'),
+				`${label}: Tool Call Accuracy judged some sampled execution's calls`,
+			);
 			// One Slack message for the run, valid Block Kit, linking every failing execution.
 			await sleep(500);
 			assert.equal(slackBefore() - before, 1, `${label}: one Slack message`);
