@@ -687,7 +687,10 @@ function withCredential(wf, cred, chatCred) {
 		}
 		if (chatCred && node.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') {
 			node.credentials = { openAiApi: { id: chatCred.id, name: chatCred.name } };
-			if (chatCred.model) node.parameters.model = { __rl: true, mode: 'id', value: chatCred.model };
+			// A model chosen by expression (the row's variant, say) is the example's own choice: kept.
+			const chosen = String(node.parameters.model?.value ?? '').startsWith('=');
+			if (chatCred.model && !chosen)
+				node.parameters.model = { __rl: true, mode: 'id', value: chatCred.model };
 		}
 		// Embeddings (the monitored agent's retriever) go to the same server as the Chat Model.
 		if (chatCred && node.type === '@n8n/n8n-nodes-langchain.embeddingsOpenAi')

@@ -158,6 +158,43 @@ function embed(text) {
 	return v;
 }
 
+/**
+ * An app's scripted answer: a user turn holding `<<reply:<model> <text>>>` is answered `<text>`
+ * when the request is for `<model>` (several markers script several models), so one question can
+ * give each model under comparison its own answer. In `<text>`, `((` and `))` stand for `[[` and
+ * `]]`: the answer can carry judge markers without the question (which the judges see too)
+ * carrying them. Requests with a response format (the judges) are never scripted this way.
+ */
+function scriptedReply(body, messages) {
+	if (body.response_format) return null;
+	const user = messages
+		.filter((m) => m.role === 'user')
+		.map((m) => (typeof m.content === 'string' ? m.content : ''))
+		.join('\n');
+	for (const m of user.matchAll(/<<reply:(\S+) ([\s\S]*?)>>/g))
+		if (m[1] === body.model) return m[2].replace(/\(\(/g, '[[').replace(/\)\)/g, ']]');
+	return null;
+}
+
+/**
+ * A pairwise judge's verdict (a reply schema whose `verdict` is first / second / tie): the answer
+ * holding `[[prefer]]` is better, a tie when both or neither do; a request holding
+ * `[[first-slot]]` plays a judge biased to the first slot, which says "first" whatever the order.
+ */
+function pairwiseVerdict(messages) {
+	const user = messages
+		.filter((m) => m.role === 'user')
+		.map((m) => (typeof m.content === 'string' ? m.content : ''))
+		.join('\n');
+	if (user.includes('[[first-slot]]')) return 'first';
+	const first = user.indexOf('First answer:');
+	const second = user.indexOf('Second answer:');
+	if (first < 0 || second < first) return 'tie';
+	const a = user.slice(first, second).includes('[[prefer]]');
+	const b = user.slice(second).includes('[[prefer]]');
+	return a === b ? 'tie' : a ? 'first' : 'second';
+}
+
 /** Fills a JSON schema with values consistent with `score`. */
 function fill(schema, score, key, index = 0) {
 	if (!schema || typeof schema !== 'object') return null;
@@ -375,9 +412,20 @@ function startJudgeServer(opts = {}) {
 					? rf.json_schema.schema
 					: schemaFromPrompt(messages);
 			// The Eval Set Generator's own calls get a question written from the passages
-			// (./generator-model.js); every other call a reply filled from its schema.
+			// (./generator-model.js); an app's scripted answer its text; every other call a reply
+			// filled from its schema (a pairwise verdict from the answers' markers).
 			const generated = generatorReply({ messages, responseFormat: rf });
-			const content = JSON.stringify(generated || fill(schema, score));
+			const reply = generated ? null : scriptedReply(body, messages);
+			let content;
+			if (reply !== null) content = reply;
+			else if (generated) content = JSON.stringify(generated);
+			else {
+				const filled = fill(schema, score);
+				const verdict = schema && schema.properties && schema.properties.verdict;
+				if (verdict && Array.isArray(verdict.enum) && verdict.enum.includes('first'))
+					filled.verdict = pairwiseVerdict(messages);
+				content = JSON.stringify(filled);
+			}
 			const promptTokens = Math.ceil(
 				messages.map((m) => String(m.content || '')).join('\n').length / 4,
 			);

@@ -60,11 +60,11 @@ describe('openai-server-cli', () => {
 					{ source, governor },
 				);
 				if (decl.scale.kind === 'binary') expect(marked.value).toBe(false);
-				// Pairwise: the stand-in picks the same slot in both orders whatever the score, so
-				// the verdict flips with the order and is a tie, marked position-inconsistent.
+				// Pairwise: without a [[prefer]] marker in either answer the stand-in says tie in
+				// both orders (markers are tested below).
 				else if (decl.id === 'pairwise') {
 					expect(marked.value).toBe(0.5);
-					expect(marked.details).toMatchObject({ positionConsistent: false });
+					expect(marked.details).toMatchObject({ positionConsistent: true, winner: 'tie' });
 				}
 				// Chunk relevance: the one chunk is judged "no", so the precision is 0.
 				else if (decl.scale.kind === 'unit') expect(marked.value).toBe(0);
@@ -194,6 +194,57 @@ describe('openai-server-cli', () => {
 					(e: { status?: number }) => e.status,
 				);
 			expect(bad).toBe(400);
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('answers each model its scripted reply and plays pairwise verdicts from [[prefer]] and [[first-slot]]', async () => {
+		const server = await cli.startJudgeServer();
+		try {
+			const client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'sk-local' });
+			const question =
+				'How long do refunds take? <<reply:model-x Fourteen days. ((groundedness=5)) ((prefer))>> <<reply:model-y About two weeks.>>';
+			const ask = async (model: string) =>
+				(
+					await client.chat.completions.create({
+						model,
+						messages: [{ role: 'user', content: question }],
+					})
+				).choices[0].message.content;
+			expect(await ask('model-x')).toBe('Fourteen days. [[groundedness=5]] [[prefer]]');
+			expect(await ask('model-y')).toBe('About two weeks.');
+			// A model the question does not script gets the usual filled reply.
+			expect(JSON.parse(String(await ask('model-z')))).toHaveProperty('score');
+
+			const decl = judgeRegistry.find((d) => d.id === 'pairwise')!;
+			const source = createOpenAIModelSource({
+				provider: 'compatible',
+				baseUrl: server.baseUrl,
+				model: 'judge-model',
+			});
+			const governor = new Governor();
+			const judge = (values: Record<string, unknown>) =>
+				runJudge(
+					decl,
+					{ ...row, ...values },
+					{ source, governor, params: { criterion: 'overall' } },
+				);
+			// B holds [[prefer]]: B better in both orders (A's value 0), consistent.
+			const b = await judge({ response_b: 'Parts only. [[prefer]]' });
+			expect([b.value, (b.details as Record<string, unknown>).positionConsistent]).toEqual([
+				0,
+				true,
+			]);
+			const a = await judge({ response_a: 'Two years. [[prefer]]' });
+			expect(a.value).toBe(1);
+			// A judge biased to the first slot: "first" in both orders is a flip, counted a tie.
+			const biased = await judge({
+				request: `${row.request} [[first-slot]]`,
+				response_a: 'Two years. [[prefer]]',
+			});
+			expect(biased.value).toBe(0.5);
+			expect(biased.details).toMatchObject({ positionConsistent: false, flipped: true });
 		} finally {
 			await server.close();
 		}
