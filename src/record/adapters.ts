@@ -5,7 +5,15 @@
  * proposed by their common names (fields.ts), and every other key lands in `metadata`. The row's
  * trace then fills what is still missing. What each column fed is kept for the dataset's account.
  */
-import { ALIASES, isField, readField, tryField, type Field } from './fields';
+import {
+	ambiguousByName,
+	fieldByName,
+	isField,
+	nameKey,
+	readField,
+	tryField,
+	type Field,
+} from './fields';
 import {
 	readGuidelines,
 	readRequest,
@@ -128,24 +136,95 @@ function common(r: RowReader, d: Draft): void {
 	else if (meta !== undefined) r.release('metadata', 'not an object: kept under its own name');
 }
 
+/** Request-id names read only in the nested tools' exports, where they name the example. */
+const NESTED_IDS: ReadonlySet<string> = new Set(['id', 'exampleid']);
+
+/** Whether a proposal of `field` is barred because the row already has a field it excludes. */
+function barred(d: Draft, field: Field): string | undefined {
+	if (field === 'expected_facts' && d.expected_response !== undefined) return 'expected_response';
+	if (field === 'expected_response' && d.expected_facts !== undefined) return 'expected_facts';
+	return undefined;
+}
+
 /**
- * Columns nobody read, proposed by their common names for fields still empty (`expected_answer`,
- * `truth`, `grading_notes`, `reference_tool_calls`...). A value that does not fit the field stays
- * in metadata: a proposal never makes a row invalid.
+ * Columns nobody read, proposed by the field model (fields.ts: `FIELD_NAMES`, any letter case,
+ * snake, camel or kebab) for fields still empty. Where two columns name one field, the one earlier
+ * in the field's precedence list feeds it and the other stays in metadata, with the reason. An
+ * ambiguous column (`output`, `documents`) comes last and the account says which field it fed and
+ * why. A value that does not fit the field stays in metadata: a proposal never makes a row invalid.
  */
 function proposeByName(r: RowReader, d: Draft, schema: SchemaName): void {
+	const plain: [string, Field, number][] = [];
+	const ambiguous: string[] = [];
 	for (const key in r.row) {
-		const field = ALIASES[key];
-		if (field === undefined || r.consumed(key) || !r.has(key)) continue;
+		if (r.seen(key) || !r.has(key)) continue;
+		const match = fieldByName(key);
+		if (match === undefined) {
+			if (ambiguousByName(key) !== undefined) ambiguous.push(key);
+			continue;
+		}
 		// An `id` column names the example in the nested tools' exports; elsewhere it stays in
 		// metadata as before, so content-hash request ids (and baselines keyed on them) hold.
-		if (field === 'request_id' && !NESTED.has(schema)) continue;
-		if ((d as Record<string, unknown>)[field] !== undefined) continue;
-		if (field === 'expected_facts' && d.expected_response !== undefined) continue;
-		if (field === 'expected_response' && d.expected_facts !== undefined) continue;
+		if (match.field === 'request_id' && NESTED_IDS.has(nameKey(key)) && !NESTED.has(schema)) {
+			continue;
+		}
+		plain.push([key, match.field, match.rank]);
+	}
+	// Precedence within a field; the row's own order otherwise (a stable sort).
+	plain.sort((a, b) => (a[1] === b[1] ? a[2] - b[2] : 0));
+	for (const [key, field] of plain) {
+		const have = (d as Record<string, unknown>)[field];
+		if (have !== undefined) {
+			const by = r.feederOf(field);
+			r.note(
+				key,
+				`not read as ${field}: ${by !== undefined && by !== key ? by : 'another column'} gave it`,
+			);
+			continue;
+		}
+		const bar = barred(d, field);
+		if (bar !== undefined) {
+			r.note(key, `not read as ${field}: the row gives ${bar} (at most one of the two)`);
+			continue;
+		}
 		if (tryField(r, field, r.peek(key), key, d)) r.take(key, field);
 		else r.note(key, `not read as ${field}: the value does not fit`);
 	}
+	for (const key of ambiguous) proposeAmbiguous(r, d, key);
+}
+
+/** An ambiguous column: which of its two fields it feeds, and the reason, in the account. */
+function proposeAmbiguous(r: RowReader, d: Draft, key: string): void {
+	const amb = ambiguousByName(key);
+	if (amb === undefined) return;
+	const [a, b] = amb.fields;
+	const has = (f: Field) => (d as Record<string, unknown>)[f] !== undefined;
+	const from = (f: Field) => r.feederOf(f) ?? 'another column';
+	let field: Field;
+	let why: string;
+	if (has(a) && has(b)) {
+		r.note(key, `could be ${a} or ${b}; the row has both from other columns`);
+		return;
+	}
+	if (has(b)) {
+		field = a;
+		why = `could be ${a} or ${b}; ${from(b)} gives ${b}, so read as ${a}`;
+	} else if (has(a)) {
+		field = b;
+		why = `could be ${a} or ${b}; ${from(a)} gives ${a}, so read as ${b}`;
+	} else {
+		field = amb.when;
+		why = `could be ${a} or ${b}; no other column gives either, so read as ${field}`;
+	}
+	const bar = barred(d, field);
+	if (bar !== undefined) {
+		r.note(key, `could be ${a} or ${b}; not read as ${field}: the row gives ${bar}`);
+		return;
+	}
+	if (tryField(r, field, r.peek(key), key, d)) {
+		r.take(key, field);
+		r.choose(key, `${why}; a Column Mapping decides otherwise`);
+	} else r.note(key, `not read as ${field}: the value does not fit`);
 }
 
 /**
@@ -453,6 +532,8 @@ export interface Trail {
 	fedFields: readonly (readonly string[])[];
 	metadata: readonly string[];
 	why: ReadonlyMap<string, string>;
+	/** Why an ambiguous column was read as the field it fed (`output` as the reference...). */
+	chosen: ReadonlyMap<string, string>;
 }
 
 /**
@@ -585,6 +666,12 @@ export function readRow(
 		if (r.issues.length > 0) return { ok: false, issues: r.issues };
 		d.metadata = { ...d.metadata, ...left };
 	} else d.metadata = left;
-	const trail = { fedKeys: r.fedKeys, fedFields: r.fedFields, metadata: metaPaths, why: r.why };
+	const trail = {
+		fedKeys: r.fedKeys,
+		fedFields: r.fedFields,
+		metadata: metaPaths,
+		why: r.why,
+		chosen: r.chosen,
+	};
 	return { ok: true, draft: d, trail };
 }

@@ -18,6 +18,8 @@ export const RetrievedChunk = z
 		content: z.string().optional(),
 		/** The document's title, when the source gives one (Azure `context.citations[].title`). */
 		title: z.string().optional(),
+		/** The document's relevance label, when the source labels what was retrieved. */
+		grade: z.number().nonnegative().optional(),
 	})
 	.refine((c) => c.doc_uri !== undefined || c.content !== undefined, {
 		message: 'needs doc_uri or content',
@@ -34,6 +36,8 @@ export const ExpectedChunk = z
 		doc_uri: z.string().optional(),
 		content: z.string().optional(),
 		title: z.string().optional(),
+		/** Graded or binary relevance (Azure `query_relevance_label`); ungraded means relevant. */
+		grade: z.number().nonnegative().optional(),
 	})
 	.refine((c) => c.doc_uri !== undefined || c.content !== undefined, {
 		message: 'needs doc_uri or content',

@@ -147,6 +147,20 @@ export class RowReader {
 		return this.whyMap ?? NO_REASONS;
 	}
 
+	/** Why the field model read an ambiguous column as the field it did (made when first needed). */
+	private choiceMap?: Map<string, string>;
+
+	/** Records why `key`, which could feed either of two fields, was read as the one it fed. */
+	choose(key: string, why: string): void {
+		this.choiceMap ??= new Map();
+		this.choiceMap.set(key, why);
+	}
+
+	/** The reasons recorded with `choose`, by column. */
+	get chosen(): ReadonlyMap<string, string> {
+		return this.choiceMap ?? NO_REASONS;
+	}
+
 	/** Records (or replaces) what `key` fed. */
 	private setFed(key: string, fields: readonly string[]): void {
 		const i = this.fedKeys.indexOf(key);
@@ -173,6 +187,14 @@ export class RowReader {
 		// What it fed stays recorded: a lossy list feeds its field and is kept in metadata too.
 		this.used.delete(key);
 		if (why !== undefined) this.note(key, why);
+	}
+
+	/**
+	 * Whether any reader looked at `key` (a top-level column): consumed, given back to metadata
+	 * after feeding a field, or read in part through dotted paths.
+	 */
+	seen(key: string): boolean {
+		return this.used.has(key) || this.usedPaths?.has(key) === true || this.fedKeys.includes(key);
 	}
 
 	/** Whether `key` (a top-level column) was consumed. */
@@ -543,6 +565,18 @@ export interface ChunkKeys {
 	content: readonly string[];
 	/** Keys of the chunk's document title, kept on the chunk when given (Azure citations). */
 	title?: readonly string[];
+	/**
+	 * Keys of the document's relevance label (a number >= 0, or true/false for 1/0), kept on the
+	 * chunk as `grade` when given (Azure `query_relevance_label`, Databricks `grade`).
+	 */
+	grade?: readonly string[];
+}
+
+/** A relevance label as a grade: a non-negative number (numeric text too), or a boolean. */
+function gradeOf(v: unknown): number | undefined {
+	if (typeof v === 'boolean') return v ? 1 : 0;
+	const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+	return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
 /**
@@ -606,8 +640,25 @@ export function chunks(
 			if (typeof t === 'string') chunk.title = t;
 			else bad(`${at}.${titleKey}`, `expected string, got ${typeName(t)}`);
 		}
+		const gradeKey = keys.grade?.find((k) => c[k] !== undefined && c[k] !== null);
+		if (gradeKey !== undefined) {
+			const g = gradeOf(c[gradeKey]);
+			if (g !== undefined) chunk.grade = g;
+			else
+				bad(
+					`${at}.${gradeKey}`,
+					`expected a relevance label (a number >= 0 or true/false), got ${JSON.stringify(c[gradeKey])}`,
+				);
+		}
 		for (const k of Object.keys(c)) {
-			if (k !== uriKey && k !== contentKey && k !== titleKey && c[k] !== undefined) lossy = true;
+			if (
+				k !== uriKey &&
+				k !== contentKey &&
+				k !== titleKey &&
+				k !== gradeKey &&
+				c[k] !== undefined
+			)
+				lossy = true;
 		}
 		items.push(chunk);
 	});
