@@ -362,10 +362,67 @@ function head(name: string): string {
 	return i < 0 ? name : name.slice(0, i);
 }
 
+/**
+ * Retrieved documents that carry relevance labels (graded or true/false) and a row with no
+ * expected documents: the labelled documents are the expected ones, with their grades, so ranking
+ * metrics can be computed. Recall then counts only the labelled documents; the account says so.
+ */
+function expectedFromLabels(r: RowReader, d: Draft): void {
+	if (d.expected_retrieved_context !== undefined || d.retrieved_context === undefined) return;
+	const labelled = d.retrieved_context.filter(
+		(c) => c.doc_uri !== undefined && c.grade !== undefined,
+	);
+	if (labelled.length === 0) return;
+	d.expected_retrieved_context = labelled.map((c) => ({
+		doc_uri: c.doc_uri as string,
+		grade: c.grade as number,
+	}));
+	const from = r.feederOf('retrieved_context');
+	if (from === undefined) return;
+	r.feeds(from, 'retrieved_context', 'expected_retrieved_context');
+	r.choose(
+		from,
+		'its documents carry relevance labels and the row names no expected documents: the labelled ones are the expected documents, so recall counts only those',
+	);
+}
+
+/**
+ * A row with retrieval data only: documents named by id (what Retrieval Metrics match on) and
+ * their relevance, no request, response or trace. Text-only contexts do not make one: nothing
+ * could be measured on them without a request or a response.
+ */
+function retrievalOnly(d: Draft): boolean {
+	const named = (list: { doc_uri?: string }[] | undefined) =>
+		list !== undefined && list.some((c) => c.doc_uri !== undefined);
+	return (
+		d.request === undefined &&
+		d.response === undefined &&
+		d.trace === undefined &&
+		(named(d.retrieved_context) || named(d.expected_retrieved_context))
+	);
+}
+
+/** A row that lacks what a record needs: columns proposed by name that did not fit say why. */
+function addMisfits(r: RowReader): void {
+	if (r.misfits !== undefined) for (const issue of r.misfits.values()) r.issues.push(issue);
+}
+
 /** Whether a draft has what a record needs; records the issues otherwise. */
 function check(r: RowReader, d: Draft, names: Names, schema: SchemaName): void {
 	if (d.trace !== undefined && !r.failed.has('trace')) fillFromTrace(r, d, names);
 	if (r.traceError !== undefined) d.metadata = { ...d.metadata, trace_error: r.traceError };
+	expectedFromLabels(r, d);
+	// Retrieval data alone is a row Retrieval Metrics can score (Azure's document-retrieval data);
+	// judges that need a request say so on the row (not applicable: missing request).
+	if (retrievalOnly(d)) {
+		if (d.expected_facts !== undefined && d.expected_response !== undefined) {
+			r.fail(
+				'expected_facts',
+				`cannot be given together with ${names.expectedResponse} (give at most one)`,
+			);
+		}
+		return;
+	}
 	// Seed 002 marks `request` required in Databricks Agent Evaluation rows (only the response may
 	// come from the trace). Azure's NLP rows (a response and a ground truth) are another schema.
 	if (
@@ -378,9 +435,11 @@ function check(r: RowReader, d: Draft, names: Names, schema: SchemaName): void {
 			names.request,
 			'required in Databricks Agent Evaluation rows (seed 002): the question, as text or chat messages',
 		);
+		addMisfits(r);
 		return;
 	}
 	// A golden set has no responses and Azure's NLP data no query; a row with neither says nothing.
+	const issuesBefore = r.issues.length;
 	if (
 		d.request === undefined &&
 		d.response === undefined &&
@@ -395,6 +454,7 @@ function check(r: RowReader, d: Draft, names: Names, schema: SchemaName): void {
 				: `required (give ${names.request} or ${names.response}, or both)`,
 		);
 	}
+	if (r.issues.length > issuesBefore) addMisfits(r);
 	if (d.expected_facts !== undefined && d.expected_response !== undefined) {
 		r.fail(
 			'expected_facts',

@@ -18,7 +18,7 @@ import {
 	toolDefinitions,
 	type Draft,
 } from './readers';
-import type { ChatMessage } from './schema';
+import type { ChatMessage, ExpectedChunk } from './schema';
 import {
 	asRetrieved,
 	chunks,
@@ -95,6 +95,7 @@ export const ANY_CHUNK = {
 		'is_relevant',
 		'relevant',
 	],
+	score: ['relevance_score', 'score', 'retrieval_score', 'similarity'],
 } as const;
 
 /**
@@ -387,6 +388,24 @@ export function requestFromMessages(r: RowReader, v: unknown[], path: string, d:
 	return true;
 }
 
+/**
+ * Retrieved documents that each carry the retriever's score are put in rank order by it, highest
+ * first (ties keep their order), as Azure's document-retrieval evaluator ranks them; the account
+ * says so when that changed the order.
+ */
+function rankByScore(r: RowReader, items: ExpectedChunk[], path: string): void {
+	if (items.length < 2 || !items.every((c) => c.score !== undefined)) return;
+	const sorted = items
+		.map((c, i) => [c, i] as const)
+		.sort((a, b) => (b[0].score as number) - (a[0].score as number) || a[1] - b[1]);
+	if (sorted.every(([, i], at) => i === at)) return;
+	sorted.forEach(([c], at) => (items[at] = c));
+	r.choose(
+		path,
+		"ranked by the documents' own score, highest first (the list was in another order)",
+	);
+}
+
 /** Text of a reference answer: strings as given; a number or boolean as its text. */
 function referenceText(r: RowReader, v: unknown, path: string): string | undefined {
 	if (v === undefined || v === null) return undefined;
@@ -448,6 +467,7 @@ export function readField(
 			const list = unwrapList(r, value, path);
 			if (isBad(list)) return;
 			const res = chunks(r, list, path, ANY_CHUNK, 'either');
+			if (res && field === 'retrieved_context') rankByScore(r, res.items, path);
 			const kept = keepIfLossy(r, path, res, asRetrieved);
 			if (field === 'retrieved_context') d.retrieved_context = kept;
 			else d.expected_retrieved_context = kept;
@@ -505,6 +525,11 @@ export function tryField(
 	const before = d[field];
 	readField(r, field, value, path, d);
 	if (r.issues.length > m.issues || d[field] === undefined || d[field] === before) {
+		const first = r.issues[m.issues];
+		if (first !== undefined) {
+			r.misfits ??= new Map();
+			r.misfits.set(path, { path: first.path, message: `not read as ${field}: ${first.message}` });
+		}
 		r.rollback(m);
 		(d as Record<string, unknown>)[field] = before;
 		for (const k of TOUCHED) (d as Record<string, unknown>)[k] = saved[k];

@@ -147,6 +147,12 @@ export class RowReader {
 		return this.whyMap ?? NO_REASONS;
 	}
 
+	/**
+	 * Columns proposed by name whose value did not fit the field, with the problem found: named in
+	 * the row's error when the row then lacks what a record needs (made when first needed).
+	 */
+	misfits?: Map<string, Issue>;
+
 	/** Why the field model read an ambiguous column as the field it did (made when first needed). */
 	private choiceMap?: Map<string, string>;
 
@@ -570,6 +576,11 @@ export interface ChunkKeys {
 	 * chunk as `grade` when given (Azure `query_relevance_label`, Databricks `grade`).
 	 */
 	grade?: readonly string[];
+	/**
+	 * Keys of the retriever's own score for the document (Azure `relevance_score`): kept on the
+	 * chunk as `score`; when every chunk has one the list is put in rank order by it (highest first).
+	 */
+	score?: readonly string[];
 }
 
 /** A relevance label as a grade: a non-negative number (numeric text too), or a boolean. */
@@ -650,12 +661,20 @@ export function chunks(
 					`expected a relevance label (a number >= 0 or true/false), got ${JSON.stringify(c[gradeKey])}`,
 				);
 		}
+		const scoreKey = keys.score?.find((k) => c[k] !== undefined && c[k] !== null);
+		if (scoreKey !== undefined) {
+			const n = c[scoreKey];
+			const v = typeof n === 'string' && n.trim() !== '' ? Number(n) : n;
+			if (typeof v === 'number' && Number.isFinite(v)) chunk.score = v;
+			else bad(`${at}.${scoreKey}`, `expected a number, got ${typeName(n)}`);
+		}
 		for (const k of Object.keys(c)) {
 			if (
 				k !== uriKey &&
 				k !== contentKey &&
 				k !== titleKey &&
 				k !== gradeKey &&
+				k !== scoreKey &&
 				c[k] !== undefined
 			)
 				lossy = true;

@@ -180,6 +180,30 @@ const EXPECT: Record<string, Expect> = {
 			expect(rome.expected_response).toBe('Rome\nA\nRhin\nRomarin');
 		},
 	},
+	'azure-samples-document-retrieval-trec-covid-trimmed.jsonl': {
+		format: 'jsonl',
+		schema: 'databricks',
+		rows: 3,
+		check: ({ records, account }) => {
+			// Retrieval data only: no request, no response, and the rows still load.
+			for (const r of records) {
+				expect(r.request).toBeUndefined();
+				expect(r.response).toBeUndefined();
+				expect(r.retrieved_context).toHaveLength(50);
+			}
+			const [first] = records;
+			expect(first.retrieved_context?.slice(0, 2)).toEqual([
+				{ doc_uri: 'dv9m19yk', score: 37.15024 },
+				{ doc_uri: 'rzpbpxw2', score: 25.819347 },
+			]);
+			expect(first.expected_retrieved_context).toHaveLength(18);
+			expect(first.expected_retrieved_context?.[0]).toEqual({ doc_uri: '005b2j4b', grade: 2 });
+			expect(account.columns.map((c) => [c.column, c.to])).toEqual([
+				['retrieved_documents', ['retrieved_context']],
+				['retrieval_ground_truth', ['expected_retrieved_context']],
+			]);
+		},
+	},
 	'phoenix-nested.jsonl': {
 		format: 'jsonl',
 		schema: 'phoenix',

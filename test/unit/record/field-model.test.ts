@@ -73,8 +73,19 @@ describe("a made-up tool's file with common names loads with no mapping", () => 
 		});
 		expect(mapped.invalid).toEqual([]);
 		expect(mapped.records[0].retrieved_context).toEqual([{ doc_uri: 'warranty.md', grade: 2 }]);
-		expect(mapped.records[0].expected_retrieved_context).toBeUndefined();
-		expect(mapped.account.columns.find((c) => c.column === 'sources')?.chosen).toBeUndefined();
+		// Its documents carry relevance labels and no column names expected ones: the labelled
+		// documents are the expected ones, and the account says so instead of an ambiguity.
+		expect(mapped.records[0].expected_retrieved_context).toEqual([
+			{ doc_uri: 'warranty.md', grade: 2 },
+		]);
+		expect(mapped.records[1].expected_retrieved_context).toBeUndefined();
+		expect(mapped.account.columns.find((c) => c.column === 'sources')).toEqual({
+			column: 'sources',
+			to: ['retrieved_context', 'expected_retrieved_context'],
+			rows: 2,
+			chosen:
+				'its documents carry relevance labels and the row names no expected documents: the labelled ones are the expected documents, so recall counts only those',
+		});
 	});
 });
 
@@ -116,6 +127,68 @@ describe('precedence among names of one field', () => {
 			to: ['metadata'],
 			rows: 1,
 			note: 'not read as request: question gave it',
+		});
+	});
+});
+
+describe('retrieval-only rows', () => {
+	it('documents with binary labels and no question load; the labelled ones are the expected', () => {
+		const out = loadDataset([
+			{
+				query_id: 'q7',
+				retrievedDocs: [
+					{ docId: 'd2', relevant: false },
+					{ docId: 'd9', relevant: true },
+				],
+			},
+		]);
+		expect(out.invalid).toEqual([]);
+		const [r] = out.records;
+		expect(r.request_id).toBe('q7');
+		expect(r.request).toBeUndefined();
+		expect(r.retrieved_context).toEqual([
+			{ doc_uri: 'd2', grade: 0 },
+			{ doc_uri: 'd9', grade: 1 },
+		]);
+		expect(r.expected_retrieved_context).toEqual([
+			{ doc_uri: 'd2', grade: 0 },
+			{ doc_uri: 'd9', grade: 1 },
+		]);
+		expect(r.source.present).toEqual({ request: false, response: false });
+	});
+
+	it("documents that carry the retriever's score are put in rank order by it, and the account says so", () => {
+		const out = loadDataset([
+			{
+				retrieved_documents: [
+					{ document_id: 'low', relevance_score: 1.5 },
+					{ document_id: 'high', relevance_score: 9 },
+					{ document_id: 'mid', relevance_score: 4 },
+				],
+				retrieval_ground_truth: [{ document_id: 'mid', query_relevance_label: 3 }],
+			},
+		]);
+		expect(out.records[0].retrieved_context?.map((c) => c.doc_uri)).toEqual(['high', 'mid', 'low']);
+		expect(out.records[0].expected_retrieved_context).toEqual([{ doc_uri: 'mid', grade: 3 }]);
+		expect(out.account.columns.find((c) => c.column === 'retrieved_documents')?.chosen).toBe(
+			"ranked by the documents' own score, highest first (the list was in another order)",
+		);
+	});
+
+	it('text-only contexts without a question or answer are still an error', () => {
+		const out = loadDataset([{ contexts: ['some text'] }]);
+		expect(out.records).toEqual([]);
+		expect(out.invalid[0].error).toMatch(/^row 1: user_input: required/);
+	});
+
+	it('a relevance label that is not a number >= 0 or true/false names the row and field', () => {
+		const out = loadDataset([
+			{ retrieval_ground_truth: [{ document_id: 'a', query_relevance_label: 'high' }] },
+		]);
+		expect(out.invalid[0].issues[1]).toEqual({
+			path: 'retrieval_ground_truth[0].query_relevance_label',
+			message:
+				'not read as expected_retrieved_context: expected a relevance label (a number >= 0 or true/false), got "high"',
 		});
 	});
 });
