@@ -27,6 +27,7 @@ import {
 } from './readers';
 import { SCHEMAS, type SchemaName } from './schema';
 import { azure } from './schemas/azure';
+import { bedrock } from './schemas/bedrock';
 import { databricks, springAi } from './schemas/databricks';
 import { deepeval } from './schemas/deepeval';
 import { langsmith, mlflow, phoenix } from './schemas/nested';
@@ -60,6 +61,7 @@ const ADAPTERS: Record<SchemaName, Adapter> = {
 	langsmith,
 	phoenix,
 	promptfoo,
+	bedrock,
 };
 
 const FIGURES = [
@@ -527,6 +529,7 @@ const MARKERS: Record<SchemaName, Record<string, number>> = {
 	langsmith: {},
 	phoenix: {},
 	promptfoo: {},
+	bedrock: { conversationTurns: 8, referenceResponse: 4, modelResponses: 4 },
 };
 
 /** How many rows `detectSchema` looks at: enough to see optional columns, cheap on big files. */

@@ -103,8 +103,8 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
 /**
  * Dataset schemas the adapters understand, in the order detection breaks ties: Databricks
  * (canonical names), Azure AI Evaluation (with the legacy promptflow QA names), Ragas, DeepEval,
- * Spring AI, OpenAI evals, and the nested records of MLflow 3, LangSmith and Phoenix, and promptfoo
- * test CSVs.
+ * Spring AI, OpenAI evals, and the nested records of MLflow 3, LangSmith and Phoenix, promptfoo
+ * test CSVs, and Amazon Bedrock evaluation job datasets.
  */
 export const SCHEMAS = [
 	'databricks',
@@ -117,6 +117,7 @@ export const SCHEMAS = [
 	'langsmith',
 	'phoenix',
 	'promptfoo',
+	'bedrock',
 ] as const;
 /** A dataset schema name. */
 export type SchemaName = (typeof SCHEMAS)[number];
