@@ -551,13 +551,20 @@ function shapeScores(row: Row, score: Record<SchemaName, number>): void {
 		score.phoenix += 6;
 	}
 	if (Array.isArray(row.input)) score['openai-evals'] += 4;
+	// A promptfoo test in JSON Lines: its variables and its assertions.
+	if (isObject(row.vars) && (Array.isArray(row.assert) || 'providerOutput' in row)) {
+		score.promptfoo += 8;
+	}
 	for (const k in row) {
 		if (
 			k.charCodeAt(0) === 0x5f &&
 			(k.startsWith('__expected') ||
 				k.startsWith('__metadata') ||
+				k.startsWith('__config:') ||
 				k === '__description' ||
-				k === '__threshold')
+				k === '__threshold' ||
+				k === '__providerOutput' ||
+				k === '__metric')
 		) {
 			score.promptfoo += 8;
 			break;

@@ -267,6 +267,31 @@ const EXPECT: Record<string, Expect> = {
 			]);
 		},
 	},
+	'promptfoo-jsonl-test-cases.jsonl': {
+		format: 'jsonl',
+		schema: 'promptfoo',
+		rows: 2,
+		check: ({ records, account }) => {
+			// Two variables, neither named like a question: together they are the request.
+			expect(records.map((r) => [r.request, r.expected_response])).toEqual([
+				[
+					'{"target_language":"French","text":"Hello, world!"}',
+					'Translate the following text to French: Hello, world!',
+				],
+				[
+					'{"target_language":"Spanish","text":"Hello, world!"}',
+					'Translate the following text to Spanish: Hello, world!',
+				],
+			]);
+			expect(records[0].request_raw).toEqual({ target_language: 'French', text: 'Hello, world!' });
+			expect(records[0].metadata).toEqual({});
+			expect(account.columns.map((c) => [c.column, c.to])).toEqual([
+				['vars.target_language', ['request']],
+				['vars.text', ['request']],
+				['assert', ['expected_response']],
+			]);
+		},
+	},
 	'phoenix-nested.jsonl': {
 		format: 'jsonl',
 		schema: 'phoenix',

@@ -192,3 +192,27 @@ describe('retrieval-only rows', () => {
 		});
 	});
 });
+
+describe('promptfoo CSV header aliases', () => {
+	it('__providerOutput is the output to grade; __metric and __config columns stay in metadata, named', () => {
+		const csv = [
+			'question,__expected,__providerOutput,__metric,__config:__expected:threshold',
+			'What is 2+2?,equals:4,4,arithmetic,0.9',
+		].join('\n');
+		const out = loadDataset(csv);
+		expect(out.schema).toBe('promptfoo');
+		expect(out.records[0]).toMatchObject({
+			request: 'What is 2+2?',
+			response: '4',
+			expected_response: '4',
+			metadata: { __metric: 'arithmetic', '__config:__expected:threshold': '0.9' },
+		});
+		expect(out.account.columns.map((c) => [c.column, c.to])).toEqual([
+			['question', ['request']],
+			['__providerOutput', ['response']],
+			['__expected', ['expected_response']],
+			['__metric', ['metadata']],
+			['__config:__expected:threshold', ['metadata']],
+		]);
+	});
+});
