@@ -140,6 +140,12 @@ export class EvalDataset implements INodeType {
 				options: [
 					{ name: 'Detect', value: 'auto', description: 'Detected once for the whole dataset' },
 					{
+						name: 'Amazon Bedrock Evaluation',
+						value: 'bedrock',
+						description:
+							'Model evaluation prompt, referenceResponse, modelResponses; RAG evaluation conversationTurns',
+					},
+					{
 						name: 'Azure AI Evaluation / Promptflow',
 						value: 'azure',
 						description:

@@ -5,6 +5,7 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
@@ -13,7 +14,7 @@ import type { MetricDecl } from '../../src/core/types';
 import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
 import { choiceSubtitle } from './common';
 import { scoringOutputSchema } from './outputSchema';
-import { defaultScoreKey, executeMetric, metricDescription } from './metricNode';
+import { defaultScoreKey, executeMetric, metricDescription, paramProperty } from './metricNode';
 
 /** The node description: the first declaration's, with a Metric chooser and K shown when used. */
 export function metricFamilyDescription(
@@ -53,9 +54,29 @@ export function metricFamilyDescription(
 				displayOptions: { show: { metric: withK } },
 				description: 'How many of the top-ranked documents count',
 			},
+			...choiceParams(decls),
 			...base.properties.slice(decls[0].inputs.length),
 		],
 	};
+}
+
+/**
+ * The choice parameters (`options` type: NDCG's Gain) of the family's later metrics, each shown
+ * for the metrics that declare it; the first metric's own are in its base description already.
+ */
+function choiceParams(decls: MetricDecl[]): INodeProperties[] {
+	const own = new Set(decls[0].params.map((p) => p.name));
+	const out: INodeProperties[] = [];
+	const seen = new Set<string>();
+	for (const d of decls.slice(1)) {
+		for (const p of d.params) {
+			if (p.type !== 'options' || own.has(p.name) || seen.has(p.name)) continue;
+			seen.add(p.name);
+			const ids = decls.filter((x) => x.params.some((q) => q.name === p.name)).map((x) => x.id);
+			out.push({ ...paramProperty(p), displayOptions: { show: { metric: ids } } });
+		}
+	}
+	return out;
 }
 
 /** A node class over a family of metric declarations. */

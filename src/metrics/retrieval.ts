@@ -6,12 +6,13 @@
  * Conventions (as trec_eval / pytrec_eval): a URI retrieved twice counts once, at its first rank
  * (two chunks of one document are one document); a retrieved chunk without a URI occupies its rank
  * and is never relevant; precision@k divides by k even when fewer than k documents came back;
- * NDCG uses linear gain rel / log2(rank + 1), binary relevance unless the expected context carries a
- * `grade` (or `relevance`), and its ideal ranking is the expected documents by grade. An empty
+ * NDCG uses linear gain rel / log2(rank + 1) by default (exponential 2^rel - 1 on request, as Azure's
+ * document-retrieval evaluator), binary relevance unless the expected context carries a `grade` (or
+ * `relevance`), and its ideal ranking is the expected documents by grade. An empty
  * retrieval scores 0; a row without expected documents is not applicable.
  */
 import type { ContextDoc } from '../core/inputs';
-import type { InputDecl, MetricDecl, MetricResult } from '../core/types';
+import type { InputDecl, MetricDecl, MetricResult, ParamDecl } from '../core/types';
 
 /** A relevant document and its grade (1 when ungraded). */
 export interface ExpectedDoc {
@@ -105,26 +106,41 @@ export function reciprocalRank(
 	return i < 0 ? 0 : 1 / (i + 1);
 }
 
-/** NDCG@k with linear gain: DCG of the ranking over DCG of the expected documents sorted by grade. */
+/**
+ * How a grade becomes gain in NDCG: `linear` (the grade itself, as trec_eval's ndcg_cut) or
+ * `exponential` (2^grade - 1, as Azure AI Evaluation's DocumentRetrievalEvaluator computes
+ * ndcg@3, after Burges et al. 2005). Binary relevance gives the same gains either way.
+ */
+export type NdcgGain = 'linear' | 'exponential';
+
+const GAIN: Record<NdcgGain, (g: number) => number> = {
+	linear: (g) => g,
+	exponential: (g) => 2 ** g - 1,
+};
+
+/** NDCG@k: DCG of the ranking over DCG of the expected documents sorted by grade. */
 export function ndcgAtK(
 	retrieved: ReadonlyArray<string | undefined>,
 	expected: ReadonlyArray<ExpectedDoc>,
 	k: number,
+	gain: NdcgGain = 'linear',
 ): number {
 	checkK(k);
+	const gainOf = GAIN[gain];
+	if (gainOf === undefined) throw new RangeError(`gain must be linear or exponential, got ${gain}`);
 	const grades = gradesOf(expected);
 	let dcg = 0;
 	rankedUris(retrieved)
 		.slice(0, k)
 		.forEach((u, i) => {
 			const g = u === undefined ? 0 : (grades.get(u) ?? 0);
-			dcg += g / Math.log2(i + 2);
+			dcg += gainOf(g) / Math.log2(i + 2);
 		});
 	const ideal = [...grades.values()]
 		.filter((g) => g > 0)
 		.sort((a, b) => b - a)
 		.slice(0, k)
-		.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
+		.reduce((s, g, i) => s + gainOf(g) / Math.log2(i + 2), 0);
 	if (ideal === 0) throw new RangeError('no relevant expected document');
 	return dcg / ideal;
 }
@@ -225,7 +241,14 @@ interface RetrievalMetricSpec {
 	reference: string;
 	anchorNames: string[];
 	atK: boolean;
-	fn(retrieved: (string | undefined)[], expected: ExpectedDoc[], k: number): number;
+	/** Parameters beyond K (NDCG's gain). */
+	params?: ParamDecl[];
+	fn(
+		retrieved: (string | undefined)[],
+		expected: ExpectedDoc[],
+		k: number,
+		params: Record<string, unknown>,
+	): number;
 }
 
 function retrievalMetric(spec: RetrievalMetricSpec, extra: Partial<MetricDecl> = {}): MetricDecl {
@@ -237,14 +260,14 @@ function retrievalMetric(spec: RetrievalMetricSpec, extra: Partial<MetricDecl> =
 		reference: spec.reference,
 		anchorNames: spec.anchorNames,
 		inputs: [retrievedInput, expectedInput],
-		params: spec.atK ? [kParam] : [],
+		params: [...(spec.atK ? [kParam] : []), ...(spec.params ?? [])],
 		scale: { kind: 'unit', min: 0, max: 1 },
 		threshold: { default: 0.5, direction: 'higher' },
 		signatureParts: 'match:doc_uri|dedupe:first-rank',
 		compute(inputs, params): MetricResult {
 			const k = spec.atK ? kOf(params) : undefined;
 			const [ret, exp] = args(inputs);
-			return { value: spec.fn(ret, exp, k ?? Infinity), details: detailsOf(inputs, k) };
+			return { value: spec.fn(ret, exp, k ?? Infinity, params), details: detailsOf(inputs, k) };
 		},
 		...extra,
 	};
@@ -329,7 +352,21 @@ export const ndcgAtKMetric = retrievalMetric({
 		'Jarvelin & Kekalainen 2002; trec_eval ndcg_cut_k (linear gain, log2 discount) over doc_uri',
 	anchorNames: ['ndcg_cut_k', 'nDCG'],
 	atK: true,
-	fn: ndcgAtK,
+	params: [
+		{
+			name: 'gain',
+			displayName: 'Gain',
+			type: 'options',
+			default: 'linear',
+			options: [
+				{ name: 'Linear', value: 'linear' },
+				{ name: 'Exponential', value: 'exponential' },
+			],
+			description:
+				"How a graded relevance label becomes gain: Linear uses the grade (trec_eval), Exponential 2^grade - 1 (Azure's document-retrieval evaluator, which also uses K = 3). Binary labels score the same either way.",
+		},
+	],
+	fn: (r, e, k, params) => ndcgAtK(r, e, k, (params.gain ?? 'linear') as NdcgGain),
 });
 
 /** The retrieval metrics, in the order the Retrieval Metrics node offers them. */

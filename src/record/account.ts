@@ -18,6 +18,11 @@ export interface ColumnAccount {
 	metadataRows?: number;
 	/** Why it went to metadata although an adapter read it (`ideal lists 3 accepted answers...`). */
 	note?: string;
+	/**
+	 * Why the loader read it as the field it fed, when its name could mean either of two fields
+	 * (`output`: an answer or a reference). A Column Mapping decides it instead.
+	 */
+	chosen?: string;
 }
 
 /** A row that did not load, and why (the Invalid output carries the raw row). */
@@ -58,6 +63,7 @@ interface ColumnStat {
 	meta: number;
 	to: Set<string>;
 	note?: string;
+	chosen?: string;
 }
 
 /** Fields shown in the account: the originals kept beside a field are not fields of their own. */
@@ -118,6 +124,7 @@ export class AccountBuilder {
 			st.to.add('metadata');
 		}
 		if (t.why.size > 0) for (const [col, why] of t.why) this.stat(col).note ??= why;
+		if (t.chosen.size > 0) for (const [col, why] of t.chosen) this.stat(col).chosen ??= why;
 		const meta = d.metadata;
 		if (meta !== undefined) {
 			if (meta.trace_error !== undefined) this.traceErrors++;
@@ -148,6 +155,7 @@ export class AccountBuilder {
 			const c: ColumnAccount = { column, to: [...st.to], rows: st.rows };
 			if (st.meta > 0 && st.meta < st.rows) c.metadataRows = st.meta;
 			if (st.note !== undefined) c.note = st.note;
+			if (st.chosen !== undefined) c.chosen = st.chosen;
 			columns.push(c);
 		}
 		const notes = [...read.text];
@@ -229,6 +237,13 @@ export function describeAccount(a: DatasetAccount, file?: string): string[] {
 			(c) => `${c.column} -> ${c.to.filter((t) => t !== 'metadata').join(', ')}`,
 		);
 		lines.push(`fields: ${parts.join('; ')}`);
+	}
+	const chosen = a.columns.filter((c) => c.chosen !== undefined);
+	if (chosen.length > 0) {
+		const parts = chosen.map(
+			(c) => `${c.column} -> ${c.to.filter((t) => t !== 'metadata').join(', ')} (${c.chosen})`,
+		);
+		lines.push(`chosen: ${parts.join('; ')}`);
 	}
 	const meta = a.columns.filter((c) => c.to.includes('metadata'));
 	if (meta.length > 0) {

@@ -5,7 +5,15 @@
  * proposed by their common names (fields.ts), and every other key lands in `metadata`. The row's
  * trace then fills what is still missing. What each column fed is kept for the dataset's account.
  */
-import { ALIASES, isField, readField, tryField, type Field } from './fields';
+import {
+	ambiguousByName,
+	fieldByName,
+	isField,
+	nameKey,
+	readField,
+	tryField,
+	type Field,
+} from './fields';
 import {
 	readGuidelines,
 	readRequest,
@@ -19,6 +27,7 @@ import {
 } from './readers';
 import { SCHEMAS, type SchemaName } from './schema';
 import { azure } from './schemas/azure';
+import { bedrock } from './schemas/bedrock';
 import { databricks, springAi } from './schemas/databricks';
 import { deepeval } from './schemas/deepeval';
 import { langsmith, mlflow, phoenix } from './schemas/nested';
@@ -52,6 +61,7 @@ const ADAPTERS: Record<SchemaName, Adapter> = {
 	langsmith,
 	phoenix,
 	promptfoo,
+	bedrock,
 };
 
 const FIGURES = [
@@ -128,24 +138,95 @@ function common(r: RowReader, d: Draft): void {
 	else if (meta !== undefined) r.release('metadata', 'not an object: kept under its own name');
 }
 
+/** Request-id names read only in the nested tools' exports, where they name the example. */
+const NESTED_IDS: ReadonlySet<string> = new Set(['id', 'exampleid']);
+
+/** Whether a proposal of `field` is barred because the row already has a field it excludes. */
+function barred(d: Draft, field: Field): string | undefined {
+	if (field === 'expected_facts' && d.expected_response !== undefined) return 'expected_response';
+	if (field === 'expected_response' && d.expected_facts !== undefined) return 'expected_facts';
+	return undefined;
+}
+
 /**
- * Columns nobody read, proposed by their common names for fields still empty (`expected_answer`,
- * `truth`, `grading_notes`, `reference_tool_calls`...). A value that does not fit the field stays
- * in metadata: a proposal never makes a row invalid.
+ * Columns nobody read, proposed by the field model (fields.ts: `FIELD_NAMES`, any letter case,
+ * snake, camel or kebab) for fields still empty. Where two columns name one field, the one earlier
+ * in the field's precedence list feeds it and the other stays in metadata, with the reason. An
+ * ambiguous column (`output`, `documents`) comes last and the account says which field it fed and
+ * why. A value that does not fit the field stays in metadata: a proposal never makes a row invalid.
  */
 function proposeByName(r: RowReader, d: Draft, schema: SchemaName): void {
+	const plain: [string, Field, number][] = [];
+	const ambiguous: string[] = [];
 	for (const key in r.row) {
-		const field = ALIASES[key];
-		if (field === undefined || r.consumed(key) || !r.has(key)) continue;
+		if (r.seen(key) || !r.has(key)) continue;
+		const match = fieldByName(key);
+		if (match === undefined) {
+			if (ambiguousByName(key) !== undefined) ambiguous.push(key);
+			continue;
+		}
 		// An `id` column names the example in the nested tools' exports; elsewhere it stays in
 		// metadata as before, so content-hash request ids (and baselines keyed on them) hold.
-		if (field === 'request_id' && !NESTED.has(schema)) continue;
-		if ((d as Record<string, unknown>)[field] !== undefined) continue;
-		if (field === 'expected_facts' && d.expected_response !== undefined) continue;
-		if (field === 'expected_response' && d.expected_facts !== undefined) continue;
+		if (match.field === 'request_id' && NESTED_IDS.has(nameKey(key)) && !NESTED.has(schema)) {
+			continue;
+		}
+		plain.push([key, match.field, match.rank]);
+	}
+	// Precedence within a field; the row's own order otherwise (a stable sort).
+	plain.sort((a, b) => (a[1] === b[1] ? a[2] - b[2] : 0));
+	for (const [key, field] of plain) {
+		const have = (d as Record<string, unknown>)[field];
+		if (have !== undefined) {
+			const by = r.feederOf(field);
+			r.note(
+				key,
+				`not read as ${field}: ${by !== undefined && by !== key ? by : 'another column'} gave it`,
+			);
+			continue;
+		}
+		const bar = barred(d, field);
+		if (bar !== undefined) {
+			r.note(key, `not read as ${field}: the row gives ${bar} (at most one of the two)`);
+			continue;
+		}
 		if (tryField(r, field, r.peek(key), key, d)) r.take(key, field);
 		else r.note(key, `not read as ${field}: the value does not fit`);
 	}
+	for (const key of ambiguous) proposeAmbiguous(r, d, key);
+}
+
+/** An ambiguous column: which of its two fields it feeds, and the reason, in the account. */
+function proposeAmbiguous(r: RowReader, d: Draft, key: string): void {
+	const amb = ambiguousByName(key);
+	if (amb === undefined) return;
+	const [a, b] = amb.fields;
+	const has = (f: Field) => (d as Record<string, unknown>)[f] !== undefined;
+	const from = (f: Field) => r.feederOf(f) ?? 'another column';
+	let field: Field;
+	let why: string;
+	if (has(a) && has(b)) {
+		r.note(key, `could be ${a} or ${b}; the row has both from other columns`);
+		return;
+	}
+	if (has(b)) {
+		field = a;
+		why = `could be ${a} or ${b}; ${from(b)} gives ${b}, so read as ${a}`;
+	} else if (has(a)) {
+		field = b;
+		why = `could be ${a} or ${b}; ${from(a)} gives ${a}, so read as ${b}`;
+	} else {
+		field = amb.when;
+		why = `could be ${a} or ${b}; no other column gives either, so read as ${field}`;
+	}
+	const bar = barred(d, field);
+	if (bar !== undefined) {
+		r.note(key, `could be ${a} or ${b}; not read as ${field}: the row gives ${bar}`);
+		return;
+	}
+	if (tryField(r, field, r.peek(key), key, d)) {
+		r.take(key, field);
+		r.choose(key, `${why}; a Column Mapping decides otherwise`);
+	} else r.note(key, `not read as ${field}: the value does not fit`);
 }
 
 /**
@@ -283,10 +364,67 @@ function head(name: string): string {
 	return i < 0 ? name : name.slice(0, i);
 }
 
+/**
+ * Retrieved documents that carry relevance labels (graded or true/false) and a row with no
+ * expected documents: the labelled documents are the expected ones, with their grades, so ranking
+ * metrics can be computed. Recall then counts only the labelled documents; the account says so.
+ */
+function expectedFromLabels(r: RowReader, d: Draft): void {
+	if (d.expected_retrieved_context !== undefined || d.retrieved_context === undefined) return;
+	const labelled = d.retrieved_context.filter(
+		(c) => c.doc_uri !== undefined && c.grade !== undefined,
+	);
+	if (labelled.length === 0) return;
+	d.expected_retrieved_context = labelled.map((c) => ({
+		doc_uri: c.doc_uri as string,
+		grade: c.grade as number,
+	}));
+	const from = r.feederOf('retrieved_context');
+	if (from === undefined) return;
+	r.feeds(from, 'retrieved_context', 'expected_retrieved_context');
+	r.choose(
+		from,
+		'its documents carry relevance labels and the row names no expected documents: the labelled ones are the expected documents, so recall counts only those',
+	);
+}
+
+/**
+ * A row with retrieval data only: documents named by id (what Retrieval Metrics match on) and
+ * their relevance, no request, response or trace. Text-only contexts do not make one: nothing
+ * could be measured on them without a request or a response.
+ */
+function retrievalOnly(d: Draft): boolean {
+	const named = (list: { doc_uri?: string }[] | undefined) =>
+		list !== undefined && list.some((c) => c.doc_uri !== undefined);
+	return (
+		d.request === undefined &&
+		d.response === undefined &&
+		d.trace === undefined &&
+		(named(d.retrieved_context) || named(d.expected_retrieved_context))
+	);
+}
+
+/** A row that lacks what a record needs: columns proposed by name that did not fit say why. */
+function addMisfits(r: RowReader): void {
+	if (r.misfits !== undefined) for (const issue of r.misfits.values()) r.issues.push(issue);
+}
+
 /** Whether a draft has what a record needs; records the issues otherwise. */
 function check(r: RowReader, d: Draft, names: Names, schema: SchemaName): void {
 	if (d.trace !== undefined && !r.failed.has('trace')) fillFromTrace(r, d, names);
 	if (r.traceError !== undefined) d.metadata = { ...d.metadata, trace_error: r.traceError };
+	expectedFromLabels(r, d);
+	// Retrieval data alone is a row Retrieval Metrics can score (Azure's document-retrieval data);
+	// judges that need a request say so on the row (not applicable: missing request).
+	if (retrievalOnly(d)) {
+		if (d.expected_facts !== undefined && d.expected_response !== undefined) {
+			r.fail(
+				'expected_facts',
+				`cannot be given together with ${names.expectedResponse} (give at most one)`,
+			);
+		}
+		return;
+	}
 	// Seed 002 marks `request` required in Databricks Agent Evaluation rows (only the response may
 	// come from the trace). Azure's NLP rows (a response and a ground truth) are another schema.
 	if (
@@ -299,9 +437,11 @@ function check(r: RowReader, d: Draft, names: Names, schema: SchemaName): void {
 			names.request,
 			'required in Databricks Agent Evaluation rows (seed 002): the question, as text or chat messages',
 		);
+		addMisfits(r);
 		return;
 	}
 	// A golden set has no responses and Azure's NLP data no query; a row with neither says nothing.
+	const issuesBefore = r.issues.length;
 	if (
 		d.request === undefined &&
 		d.response === undefined &&
@@ -316,6 +456,7 @@ function check(r: RowReader, d: Draft, names: Names, schema: SchemaName): void {
 				: `required (give ${names.request} or ${names.response}, or both)`,
 		);
 	}
+	if (r.issues.length > issuesBefore) addMisfits(r);
 	if (d.expected_facts !== undefined && d.expected_response !== undefined) {
 		r.fail(
 			'expected_facts',
@@ -388,6 +529,7 @@ const MARKERS: Record<SchemaName, Record<string, number>> = {
 	langsmith: {},
 	phoenix: {},
 	promptfoo: {},
+	bedrock: { conversationTurns: 8, referenceResponse: 4, modelResponses: 4 },
 };
 
 /** How many rows `detectSchema` looks at: enough to see optional columns, cheap on big files. */
@@ -409,13 +551,20 @@ function shapeScores(row: Row, score: Record<SchemaName, number>): void {
 		score.phoenix += 6;
 	}
 	if (Array.isArray(row.input)) score['openai-evals'] += 4;
+	// A promptfoo test in JSON Lines: its variables and its assertions.
+	if (isObject(row.vars) && (Array.isArray(row.assert) || 'providerOutput' in row)) {
+		score.promptfoo += 8;
+	}
 	for (const k in row) {
 		if (
 			k.charCodeAt(0) === 0x5f &&
 			(k.startsWith('__expected') ||
 				k.startsWith('__metadata') ||
+				k.startsWith('__config:') ||
 				k === '__description' ||
-				k === '__threshold')
+				k === '__threshold' ||
+				k === '__providerOutput' ||
+				k === '__metric')
 		) {
 			score.promptfoo += 8;
 			break;
@@ -453,6 +602,8 @@ export interface Trail {
 	fedFields: readonly (readonly string[])[];
 	metadata: readonly string[];
 	why: ReadonlyMap<string, string>;
+	/** Why an ambiguous column was read as the field it fed (`output` as the reference...). */
+	chosen: ReadonlyMap<string, string>;
 }
 
 /**
@@ -585,6 +736,12 @@ export function readRow(
 		if (r.issues.length > 0) return { ok: false, issues: r.issues };
 		d.metadata = { ...d.metadata, ...left };
 	} else d.metadata = left;
-	const trail = { fedKeys: r.fedKeys, fedFields: r.fedFields, metadata: metaPaths, why: r.why };
+	const trail = {
+		fedKeys: r.fedKeys,
+		fedFields: r.fedFields,
+		metadata: metaPaths,
+		why: r.why,
+		chosen: r.chosen,
+	};
 	return { ok: true, draft: d, trail };
 }

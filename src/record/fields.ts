@@ -18,7 +18,7 @@ import {
 	toolDefinitions,
 	type Draft,
 } from './readers';
-import type { ChatMessage } from './schema';
+import type { ChatMessage, ExpectedChunk } from './schema';
 import {
 	asRetrieved,
 	chunks,
@@ -66,67 +66,251 @@ export function isField(name: string): name is Field {
 	return FIELD_SET.has(name);
 }
 
-/** Chunk keys any source may use: Databricks, LangChain and MLflow documents, plain `{id, text}`. */
-const ANY_CHUNK = {
-	uri: ['doc_uri', 'id', 'source', 'url', 'uri'],
-	content: ['content', 'text', 'page_content', 'pageContent'],
+/**
+ * Chunk keys any source may use: Databricks, LangChain and MLflow documents, Azure's document
+ * retrieval data (`document_id`, `query_relevance_label`), plain `{id, text}`. `grade` keys hold a
+ * document's relevance label (graded or binary), which ranking metrics such as NDCG use.
+ */
+export const ANY_CHUNK = {
+	uri: [
+		'doc_uri',
+		'id',
+		'document_id',
+		'doc_id',
+		'documentId',
+		'docId',
+		'chunk_id',
+		'source',
+		'url',
+		'uri',
+	],
+	content: ['content', 'text', 'page_content', 'pageContent', 'chunk', 'passage', 'snippet'],
+	title: ['title'],
+	grade: [
+		'grade',
+		'relevance',
+		'query_relevance_label',
+		'relevance_label',
+		'relevance_grade',
+		'is_relevant',
+		'relevant',
+	],
+	score: ['relevance_score', 'score', 'retrieval_score', 'similarity'],
 } as const;
 
 /**
- * Common column names, proposed for a field no adapter filled, from columns no adapter read.
- * Names that mean a different thing in some tool are left out (`output`: a reference in Phoenix,
- * the app's answer elsewhere) unless the schema's adapter reads them itself.
+ * A column name as the field model compares it: letter case and word separators dropped, so
+ * `ground_truth`, `groundTruth`, `Ground-Truth` and `GROUND TRUTH` are one name.
  */
-export const ALIASES: Readonly<Record<string, Field>> = {
-	id: 'request_id',
-	example_id: 'request_id',
-	question: 'request',
-	query: 'request',
-	input: 'request',
-	user_input: 'request',
-	prompt: 'request',
-	user_query: 'request',
-	user_question: 'request',
-	chat_input: 'request',
-	answer: 'response',
-	actual_output: 'response',
-	actualOutput: 'response',
-	prediction: 'response',
-	generated_answer: 'response',
-	expected_output: 'expected_response',
-	expectedOutput: 'expected_response',
-	expected: 'expected_response',
-	expected_answer: 'expected_response',
-	reference: 'expected_response',
-	reference_answer: 'expected_response',
-	ground_truth: 'expected_response',
-	groundtruth: 'expected_response',
-	ground_truth_answer: 'expected_response',
-	truth: 'expected_response',
-	gt: 'expected_response',
-	ideal: 'expected_response',
-	golden_answer: 'expected_response',
-	gold_answer: 'expected_response',
-	correct_answer: 'expected_response',
-	context: 'retrieved_context',
-	contexts: 'retrieved_context',
-	retrieved_contexts: 'retrieved_context',
-	retrieval_context: 'retrieved_context',
-	retrievalContext: 'retrieved_context',
-	reference_contexts: 'expected_retrieved_context',
-	expected_contexts: 'expected_retrieved_context',
-	facts: 'expected_facts',
-	grading_notes: 'guidelines',
-	reference_tool_calls: 'expected_tool_calls',
-	expected_tools: 'expected_tool_calls',
-	expected_outcome: 'expected_outcome',
-	reference_outcome: 'expected_outcome',
-	expectedTools: 'expected_tool_calls',
-	tools_called: 'tool_calls',
-	toolsCalled: 'tool_calls',
-	chat_history: 'history',
-	conversation_history: 'history',
+export function nameKey(name: string): string {
+	return name.replace(/[\s_\-.]+/g, '').toLowerCase();
+}
+
+/**
+ * The field model: for each canonical field, the column names that feed it when no schema adapter
+ * read them, in precedence order (when two of them are present, the earlier one feeds the field and
+ * the later one stays in metadata, with the reason in the account). Names match in any letter case
+ * and in snake, camel or kebab form (`nameKey`). Names that mean different things in different
+ * tools are not here but in `AMBIGUOUS`, where the account says which field was chosen and why.
+ * Per-tool schemas (src/record/schemas) read their own columns first: they override this model.
+ */
+export const FIELD_NAMES: Readonly<Partial<Record<Field, readonly string[]>>> = {
+	request_id: [
+		'request_id',
+		'id',
+		'example_id',
+		'sample_id',
+		'test_case_id',
+		'case_id',
+		'question_id',
+		'query_id',
+	],
+	request: [
+		'request',
+		'question',
+		'query',
+		'input',
+		'user_input',
+		'prompt',
+		'user_query',
+		'user_question',
+		'user_prompt',
+		'user_message',
+		'chat_input',
+		'input_text',
+		'question_text',
+		'query_text',
+		'instruction',
+		'utterance',
+	],
+	history: ['history', 'chat_history', 'conversation_history', 'previous_messages'],
+	response: [
+		'response',
+		'answer',
+		'actual_output',
+		'prediction',
+		'generated_answer',
+		'generated_response',
+		'generated_text',
+		'generation',
+		'model_answer',
+		'model_response',
+		'model_output',
+		'llm_answer',
+		'llm_response',
+		'llm_output',
+		'predicted_answer',
+		'actual_answer',
+		'actual_response',
+		'agent_response',
+		'assistant_response',
+		'bot_response',
+		'chat_output',
+	],
+	expected_response: [
+		'expected_response',
+		'expected_output',
+		'expected',
+		'expected_answer',
+		'reference',
+		'reference_answer',
+		'reference_response',
+		'ground_truth',
+		'groundtruth',
+		'ground_truth_answer',
+		'truth',
+		'gt',
+		'ideal',
+		'ideal_answer',
+		'ideal_response',
+		'golden_answer',
+		'gold_answer',
+		'gold_response',
+		'golden_response',
+		'correct_answer',
+		'target_answer',
+	],
+	expected_facts: ['expected_facts', 'facts', 'key_facts', 'expected_claims'],
+	guidelines: ['guidelines', 'grading_notes'],
+	retrieved_context: [
+		'retrieved_context',
+		'context',
+		'contexts',
+		'retrieved_contexts',
+		'retrieval_context',
+		'retrieved_documents',
+		'retrieved_docs',
+		'retrieved_chunks',
+		'retrieved_passages',
+		'retrieval_results',
+		'search_results',
+	],
+	expected_retrieved_context: [
+		'expected_retrieved_context',
+		'reference_contexts',
+		'expected_contexts',
+		'retrieval_ground_truth',
+		'expected_documents',
+		'expected_docs',
+		'relevant_documents',
+		'relevant_docs',
+		'relevant_contexts',
+		'ground_truth_documents',
+		'ground_truth_contexts',
+		'golden_contexts',
+		'gold_documents',
+		'reference_documents',
+		'qrels',
+	],
+	tool_calls: ['tool_calls', 'tools_called', 'function_calls'],
+	expected_tool_calls: ['expected_tool_calls', 'reference_tool_calls', 'expected_tools'],
+	tool_definitions: ['tool_definitions', 'available_tools'],
+	expected_outcome: ['expected_outcome', 'reference_outcome', 'reference_goal'],
 };
+
+/**
+ * Columns that could be either of two fields: an `output` or `target` is the app's answer in one
+ * tool and the reference in another; `documents` or `sources` are what was retrieved in one and
+ * what should have been in another. The first field is taken when the row already has the second
+ * from another column, the second when it already has the first; when it has neither, `when` says
+ * which is taken (the one whose misreading shows rather than hides). The account always says which
+ * field was chosen and why; a Column Mapping decides it instead.
+ */
+export const AMBIGUOUS: Readonly<Record<string, { fields: [Field, Field]; when: Field }>> = {
+	output: { fields: ['response', 'expected_response'], when: 'expected_response' },
+	target: { fields: ['response', 'expected_response'], when: 'expected_response' },
+	completion: { fields: ['response', 'expected_response'], when: 'expected_response' },
+	documents: {
+		fields: ['retrieved_context', 'expected_retrieved_context'],
+		when: 'retrieved_context',
+	},
+	docs: { fields: ['retrieved_context', 'expected_retrieved_context'], when: 'retrieved_context' },
+	sources: {
+		fields: ['retrieved_context', 'expected_retrieved_context'],
+		when: 'retrieved_context',
+	},
+	passages: {
+		fields: ['retrieved_context', 'expected_retrieved_context'],
+		when: 'retrieved_context',
+	},
+	chunks: {
+		fields: ['retrieved_context', 'expected_retrieved_context'],
+		when: 'retrieved_context',
+	},
+	citations: {
+		fields: ['retrieved_context', 'expected_retrieved_context'],
+		when: 'retrieved_context',
+	},
+};
+
+/** A proposal by name: the field, and the name's place in that field's precedence list. */
+export interface NameMatch {
+	field: Field;
+	rank: number;
+}
+
+const BY_KEY = new Map<string, NameMatch>();
+for (const [field, names] of Object.entries(FIELD_NAMES) as [Field, readonly string[]][]) {
+	names.forEach((n, rank) => {
+		const k = nameKey(n);
+		if (!BY_KEY.has(k)) BY_KEY.set(k, { field, rank });
+	});
+}
+const AMBIGUOUS_BY_KEY = new Map(Object.entries(AMBIGUOUS).map(([n, a]) => [nameKey(n), a]));
+
+/** The field a column name feeds by the field model, if any (any case, snake, camel or kebab). */
+export function fieldByName(column: string): NameMatch | undefined {
+	return BY_KEY.get(nameKey(column));
+}
+
+/** The two fields an ambiguous column name could feed, if it is one. */
+export function ambiguousByName(column: string): (typeof AMBIGUOUS)[string] | undefined {
+	return AMBIGUOUS_BY_KEY.get(nameKey(column));
+}
+
+/**
+ * Common column names, proposed for a field no adapter filled, from columns no adapter read (the
+ * exact spellings; `fieldByName` also matches other cases and separators).
+ */
+export const ALIASES: Readonly<Record<string, Field>> = Object.fromEntries(
+	(Object.entries(FIELD_NAMES) as [Field, readonly string[]][]).flatMap(([f, names]) =>
+		names.map((n) => [n, f]),
+	),
+);
+
+/**
+ * A context list as tools write it: a list, one chunk object, or an object that holds the list
+ * under one key (`{"contexts": [...]}`, as JSON text too). Anything else is returned as it is.
+ */
+export function unwrapList(r: RowReader, value: unknown, path: string): unknown {
+	const v = structured(r, value, path);
+	if (!isObject(v)) return v;
+	const keys = Object.keys(v).filter((k) => v[k] !== undefined && v[k] !== null);
+	if (keys.length === 1 && Array.isArray(v[keys[0]])) return v[keys[0]];
+	const known = (list: readonly string[]) => list.some((k) => v[k] !== undefined);
+	if (known(ANY_CHUNK.uri) || known(ANY_CHUNK.content)) return [v];
+	return v;
+}
 
 /**
  * A promptflow / Azure chat history turn pair, `{inputs: {question}, outputs: {answer}}`: the first
@@ -204,6 +388,24 @@ export function requestFromMessages(r: RowReader, v: unknown[], path: string, d:
 	return true;
 }
 
+/**
+ * Retrieved documents that each carry the retriever's score are put in rank order by it, highest
+ * first (ties keep their order), as Azure's document-retrieval evaluator ranks them; the account
+ * says so when that changed the order.
+ */
+function rankByScore(r: RowReader, items: ExpectedChunk[], path: string): void {
+	if (items.length < 2 || !items.every((c) => c.score !== undefined)) return;
+	const sorted = items
+		.map((c, i) => [c, i] as const)
+		.sort((a, b) => (b[0].score as number) - (a[0].score as number) || a[1] - b[1]);
+	if (sorted.every(([, i], at) => i === at)) return;
+	sorted.forEach(([c], at) => (items[at] = c));
+	r.choose(
+		path,
+		"ranked by the documents' own score, highest first (the list was in another order)",
+	);
+}
+
 /** Text of a reference answer: strings as given; a number or boolean as its text. */
 function referenceText(r: RowReader, v: unknown, path: string): string | undefined {
 	if (v === undefined || v === null) return undefined;
@@ -262,7 +464,10 @@ export function readField(
 			return;
 		case 'retrieved_context':
 		case 'expected_retrieved_context': {
-			const res = chunks(r, value, path, ANY_CHUNK, 'either');
+			const list = unwrapList(r, value, path);
+			if (isBad(list)) return;
+			const res = chunks(r, list, path, ANY_CHUNK, 'either');
+			if (res && field === 'retrieved_context') rankByScore(r, res.items, path);
 			const kept = keepIfLossy(r, path, res, asRetrieved);
 			if (field === 'retrieved_context') d.retrieved_context = kept;
 			else d.expected_retrieved_context = kept;
@@ -320,6 +525,11 @@ export function tryField(
 	const before = d[field];
 	readField(r, field, value, path, d);
 	if (r.issues.length > m.issues || d[field] === undefined || d[field] === before) {
+		const first = r.issues[m.issues];
+		if (first !== undefined) {
+			r.misfits ??= new Map();
+			r.misfits.set(path, { path: first.path, message: `not read as ${field}: ${first.message}` });
+		}
 		r.rollback(m);
 		(d as Record<string, unknown>)[field] = before;
 		for (const k of TOUCHED) (d as Record<string, unknown>)[k] = saved[k];

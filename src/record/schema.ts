@@ -2,7 +2,8 @@
  * The canonical eval record. Its spine is the Databricks Agent Evaluation input schema (seed 002):
  * snake_case names, at most one of `expected_facts` and `expected_response`. `request` and
  * `response` are each optional (a golden set has no responses; Azure's NLP data has no query), but
- * a record carries at least one of them or a trace. Azure, Spring AI, Ragas and DeepEval rows are
+ * a record carries at least one of them, a trace, or retrieval data (a retrieval-only row: the
+ * documents retrieved and their relevance labels, as Azure's document-retrieval data has them). Azure, Spring AI, Ragas and DeepEval rows are
  * mapped onto it by adapters.
  */
 import { z } from 'zod';
@@ -18,6 +19,10 @@ export const RetrievedChunk = z
 		content: z.string().optional(),
 		/** The document's title, when the source gives one (Azure `context.citations[].title`). */
 		title: z.string().optional(),
+		/** The document's relevance label, when the source labels what was retrieved. */
+		grade: z.number().nonnegative().optional(),
+		/** The retriever's own score for the document (Azure `relevance_score`), when given. */
+		score: z.number().optional(),
 	})
 	.refine((c) => c.doc_uri !== undefined || c.content !== undefined, {
 		message: 'needs doc_uri or content',
@@ -34,6 +39,9 @@ export const ExpectedChunk = z
 		doc_uri: z.string().optional(),
 		content: z.string().optional(),
 		title: z.string().optional(),
+		/** Graded or binary relevance (Azure `query_relevance_label`); ungraded means relevant. */
+		grade: z.number().nonnegative().optional(),
+		score: z.number().optional(),
 	})
 	.refine((c) => c.doc_uri !== undefined || c.content !== undefined, {
 		message: 'needs doc_uri or content',
@@ -95,8 +103,8 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
 /**
  * Dataset schemas the adapters understand, in the order detection breaks ties: Databricks
  * (canonical names), Azure AI Evaluation (with the legacy promptflow QA names), Ragas, DeepEval,
- * Spring AI, OpenAI evals, and the nested records of MLflow 3, LangSmith and Phoenix, and promptfoo
- * test CSVs.
+ * Spring AI, OpenAI evals, and the nested records of MLflow 3, LangSmith and Phoenix, promptfoo
+ * test CSVs, and Amazon Bedrock evaluation job datasets.
  */
 export const SCHEMAS = [
 	'databricks',
@@ -109,6 +117,7 @@ export const SCHEMAS = [
 	'langsmith',
 	'phoenix',
 	'promptfoo',
+	'bedrock',
 ] as const;
 /** A dataset schema name. */
 export type SchemaName = (typeof SCHEMAS)[number];
@@ -161,11 +170,17 @@ const EvalRecordObject = z.object({
  * travelling through a workflow (metric nodes add `eval`), and re-validating must not strip them.
  */
 export const EvalRecord = EvalRecordObject.passthrough().superRefine((r, ctx) => {
-	if (r.request === undefined && r.response === undefined && r.trace === undefined) {
+	if (
+		r.request === undefined &&
+		r.response === undefined &&
+		r.trace === undefined &&
+		r.retrieved_context === undefined &&
+		r.expected_retrieved_context === undefined
+	) {
 		ctx.addIssue({
 			code: 'custom',
 			path: ['request'],
-			message: 'a request, a response or a trace is required',
+			message: 'a request, a response, a trace or retrieval data is required',
 		});
 	}
 	if (r.expected_facts !== undefined && r.expected_response !== undefined) {

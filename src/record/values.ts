@@ -147,6 +147,26 @@ export class RowReader {
 		return this.whyMap ?? NO_REASONS;
 	}
 
+	/**
+	 * Columns proposed by name whose value did not fit the field, with the problem found: named in
+	 * the row's error when the row then lacks what a record needs (made when first needed).
+	 */
+	misfits?: Map<string, Issue>;
+
+	/** Why the field model read an ambiguous column as the field it did (made when first needed). */
+	private choiceMap?: Map<string, string>;
+
+	/** Records why `key`, which could feed either of two fields, was read as the one it fed. */
+	choose(key: string, why: string): void {
+		this.choiceMap ??= new Map();
+		this.choiceMap.set(key, why);
+	}
+
+	/** The reasons recorded with `choose`, by column. */
+	get chosen(): ReadonlyMap<string, string> {
+		return this.choiceMap ?? NO_REASONS;
+	}
+
 	/** Records (or replaces) what `key` fed. */
 	private setFed(key: string, fields: readonly string[]): void {
 		const i = this.fedKeys.indexOf(key);
@@ -173,6 +193,14 @@ export class RowReader {
 		// What it fed stays recorded: a lossy list feeds its field and is kept in metadata too.
 		this.used.delete(key);
 		if (why !== undefined) this.note(key, why);
+	}
+
+	/**
+	 * Whether any reader looked at `key` (a top-level column): consumed, given back to metadata
+	 * after feeding a field, or read in part through dotted paths.
+	 */
+	seen(key: string): boolean {
+		return this.used.has(key) || this.usedPaths?.has(key) === true || this.fedKeys.includes(key);
 	}
 
 	/** Whether `key` (a top-level column) was consumed. */
@@ -543,6 +571,23 @@ export interface ChunkKeys {
 	content: readonly string[];
 	/** Keys of the chunk's document title, kept on the chunk when given (Azure citations). */
 	title?: readonly string[];
+	/**
+	 * Keys of the document's relevance label (a number >= 0, or true/false for 1/0), kept on the
+	 * chunk as `grade` when given (Azure `query_relevance_label`, Databricks `grade`).
+	 */
+	grade?: readonly string[];
+	/**
+	 * Keys of the retriever's own score for the document (Azure `relevance_score`): kept on the
+	 * chunk as `score`; when every chunk has one the list is put in rank order by it (highest first).
+	 */
+	score?: readonly string[];
+}
+
+/** A relevance label as a grade: a non-negative number (numeric text too), or a boolean. */
+function gradeOf(v: unknown): number | undefined {
+	if (typeof v === 'boolean') return v ? 1 : 0;
+	const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+	return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
 /**
@@ -606,8 +651,33 @@ export function chunks(
 			if (typeof t === 'string') chunk.title = t;
 			else bad(`${at}.${titleKey}`, `expected string, got ${typeName(t)}`);
 		}
+		const gradeKey = keys.grade?.find((k) => c[k] !== undefined && c[k] !== null);
+		if (gradeKey !== undefined) {
+			const g = gradeOf(c[gradeKey]);
+			if (g !== undefined) chunk.grade = g;
+			else
+				bad(
+					`${at}.${gradeKey}`,
+					`expected a relevance label (a number >= 0 or true/false), got ${JSON.stringify(c[gradeKey])}`,
+				);
+		}
+		const scoreKey = keys.score?.find((k) => c[k] !== undefined && c[k] !== null);
+		if (scoreKey !== undefined) {
+			const n = c[scoreKey];
+			const v = typeof n === 'string' && n.trim() !== '' ? Number(n) : n;
+			if (typeof v === 'number' && Number.isFinite(v)) chunk.score = v;
+			else bad(`${at}.${scoreKey}`, `expected a number, got ${typeName(n)}`);
+		}
 		for (const k of Object.keys(c)) {
-			if (k !== uriKey && k !== contentKey && k !== titleKey && c[k] !== undefined) lossy = true;
+			if (
+				k !== uriKey &&
+				k !== contentKey &&
+				k !== titleKey &&
+				k !== gradeKey &&
+				k !== scoreKey &&
+				c[k] !== undefined
+			)
+				lossy = true;
 		}
 		items.push(chunk);
 	});

@@ -2,7 +2,9 @@
  * promptfoo test CSVs: every column not starting with `__` is a prompt variable; `__expected`
  * (`__expected1`, `__expected2`...) holds an assertion (`equals:x`, `llm-rubric:...`, or a plain
  * value meaning equals), `__description` names the test, `__metadata:key` (`__metadata:tags[]` for
- * a list) is metadata, `__threshold`, `__prefix`, `__suffix` are test options.
+ * a list) is metadata, `__threshold`, `__prefix`, `__suffix`, `__metric` and `__config:...` are
+ * test options (kept in metadata under their own names), `__providerOutput` the output to grade.
+ * promptfoo tests as JSON Lines (`{vars, assert, description, metadata}`) read the same way.
  *
  * The request is the variable named like one (`query`, `question`, `prompt`...), else the only
  * variable, else all variables as one JSON object (kept structured in `request_raw`); a `context`
@@ -13,7 +15,7 @@
  */
 import { readField } from '../fields';
 import type { Adapter, Draft, Names } from '../readers';
-import type { RowReader } from '../values';
+import { isObject, type RowReader } from '../values';
 
 const REQUEST_VARS = [
 	'query',
@@ -82,30 +84,119 @@ function listCell(v: string): string[] {
 		.filter((x) => x !== '');
 }
 
-function read(r: RowReader, d: Draft): Names {
-	const names: Names = { request: 'vars', response: 'vars', expectedResponse: '__expected' };
-	const vars = Object.keys(r.row).filter((k) => !k.startsWith('__') && r.has(k));
-	const reqVar = REQUEST_VARS.find((k) => vars.includes(k));
-	const respVar = RESPONSE_VARS.find((k) => vars.includes(k) && k !== reqVar);
-	const ctxVar = CONTEXT_VARS.find((k) => vars.includes(k));
+/** Where the test's variables are: CSV columns, or a JSON Lines test's `vars` object. */
+interface Vars {
+	names: string[];
+	take: (name: string, field: string) => unknown;
+	path: (name: string) => string;
+}
+
+/** Picks the request, response and context among the variables and reads them. */
+function readVars(r: RowReader, d: Draft, v: Vars, names: Names): void {
+	const reqVar = REQUEST_VARS.find((k) => v.names.includes(k));
+	const respVar = RESPONSE_VARS.find((k) => v.names.includes(k) && k !== reqVar);
+	const ctxVar = CONTEXT_VARS.find((k) => v.names.includes(k));
 	if (respVar !== undefined) {
-		readField(r, 'response', r.take(respVar, 'response'), respVar, d);
-		names.response = respVar;
+		readField(r, 'response', v.take(respVar, 'response'), v.path(respVar), d);
+		names.response = v.path(respVar);
 	}
 	if (ctxVar !== undefined)
-		readField(r, 'retrieved_context', r.take(ctxVar, 'retrieved_context'), ctxVar, d);
-	const rest = vars.filter((k) => k !== respVar && k !== ctxVar);
+		readField(r, 'retrieved_context', v.take(ctxVar, 'retrieved_context'), v.path(ctxVar), d);
+	const rest = v.names.filter((k) => k !== respVar && k !== ctxVar);
 	if (reqVar !== undefined) {
-		readField(r, 'request', r.take(reqVar, 'request'), reqVar, d);
-		names.request = reqVar;
+		readField(r, 'request', v.take(reqVar, 'request'), v.path(reqVar), d);
+		names.request = v.path(reqVar);
 	} else if (rest.length === 1) {
-		readField(r, 'request', r.take(rest[0], 'request'), rest[0], d);
-		names.request = rest[0];
+		readField(r, 'request', v.take(rest[0], 'request'), v.path(rest[0]), d);
+		names.request = v.path(rest[0]);
 	} else if (rest.length > 1) {
 		// The prompt is a template over several variables: all of them together are the request.
 		const raw: Record<string, unknown> = {};
-		for (const k of rest) raw[k] = r.take(k, 'request');
+		for (const k of rest) raw[k] = v.take(k, 'request');
 		readField(r, 'request', raw, 'vars', d);
+	}
+}
+
+/** One assertion: the field it feeds, or false when it has none (kept in metadata.assertions). */
+function applyAssertion(d: Draft, type: string, value: unknown): string | false {
+	if (typeof value !== 'string') return false;
+	if ((type === 'equals' || type === 'similar') && d.expected_response === undefined) {
+		d.expected_response = value;
+		return 'expected_response';
+	}
+	if (type === 'llm-rubric' || type === 'model-graded-closedqa') {
+		d.guidelines = [...((d.guidelines as string[] | undefined) ?? []), value];
+		return 'guidelines';
+	}
+	if (type === 'factuality') {
+		d.expected_facts = [...(d.expected_facts ?? []), value];
+		return 'expected_facts';
+	}
+	return false;
+}
+
+/**
+ * A promptfoo test as JSON Lines (`tests: file://cases.jsonl`): `{vars: {...}, assert: [{type,
+ * value}], description, metadata, providerOutput}`. The variables are read as a CSV's columns are;
+ * the ones not read stay in metadata under `vars`.
+ */
+function readJsonTest(r: RowReader, d: Draft, names: Names): void {
+	const vars = r.peek('vars') as Record<string, unknown>;
+	readVars(
+		r,
+		d,
+		{
+			names: Object.keys(vars).filter((k) => vars[k] !== undefined && vars[k] !== null),
+			take: (k, field) => r.takePath(`vars.${k}`, field),
+			path: (k) => `vars.${k}`,
+		},
+		names,
+	);
+	if (r.has('providerOutput')) {
+		readField(r, 'response', r.take('providerOutput', 'response'), 'providerOutput', d);
+		names.response = 'providerOutput';
+	}
+	const list = r.peek('assert');
+	if (!Array.isArray(list)) return;
+	const asserts: { type: string; value: unknown }[] = [];
+	const fed = new Set<string>();
+	list.forEach((a) => {
+		const type = isObject(a) && typeof a.type === 'string' ? a.type : undefined;
+		const value = isObject(a) ? a.value : undefined;
+		const field = type === undefined ? false : applyAssertion(d, type, value);
+		if (field === false)
+			asserts.push(isObject(a) ? { type: String(a.type), value } : { type: '?', value: a });
+		else fed.add(field);
+	});
+	r.take('assert', 'metadata');
+	r.feeds('assert', ...fed, ...(asserts.length > 0 ? ['metadata'] : []));
+	if (asserts.length > 0) {
+		d.metadata = { ...d.metadata, assertions: asserts };
+		r.note('assert', 'assertions with no canonical field are kept in metadata.assertions');
+	}
+	if (fed.has('expected_response')) names.expectedResponse = 'assert';
+}
+
+function read(r: RowReader, d: Draft): Names {
+	const names: Names = { request: 'vars', response: 'vars', expectedResponse: '__expected' };
+	if (isObject(r.peek('vars'))) {
+		readJsonTest(r, d, names);
+		return names;
+	}
+	readVars(
+		r,
+		d,
+		{
+			names: Object.keys(r.row).filter((k) => !k.startsWith('__') && r.has(k)),
+			take: (k, field) => r.take(k, field),
+			path: (k) => k,
+		},
+		names,
+	);
+	// `__providerOutput`: the output to grade, given instead of calling a provider.
+	if (r.has('__providerOutput') && d.response === undefined) {
+		readField(r, 'response', r.take('__providerOutput', 'response'), '__providerOutput', d);
+		names.response = '__providerOutput';
 	}
 	const meta: Record<string, unknown> = {};
 	const asserts: { column: string; type: string; value: string }[] = [];
@@ -114,16 +205,10 @@ function read(r: RowReader, d: Draft): Names {
 		const cell = r.row[key];
 		if (key.startsWith('__expected') && typeof cell === 'string') {
 			const a = assertion(cell);
-			if ((a.type === 'equals' || a.type === 'similar') && d.expected_response === undefined) {
-				d.expected_response = a.value;
-				r.take(key, 'expected_response');
-				names.expectedResponse = key;
-			} else if (a.type === 'llm-rubric' || a.type === 'model-graded-closedqa') {
-				d.guidelines = [...((d.guidelines as string[] | undefined) ?? []), a.value];
-				r.take(key, 'guidelines');
-			} else if (a.type === 'factuality') {
-				d.expected_facts = [...(d.expected_facts ?? []), a.value];
-				r.take(key, 'expected_facts');
+			const field = applyAssertion(d, a.type, a.value);
+			if (field !== false) {
+				r.take(key, field);
+				if (field === 'expected_response') names.expectedResponse = key;
 			} else {
 				asserts.push({ column: key, type: a.type, value: a.value });
 				r.take(key, 'metadata');

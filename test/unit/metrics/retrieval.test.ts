@@ -78,6 +78,24 @@ describe('retrieval metric functions', () => {
 		expect(ndcgAtK(['c', 'a'], graded, 2)).toBe(1);
 	});
 
+	it('NDCG@k, exponential gain (Azure): 2^grade - 1, the same as linear on binary labels', () => {
+		const graded = [
+			{ uri: 'a', grade: 3 },
+			{ uri: 'b', grade: 2 },
+			{ uri: 'c', grade: 0 },
+			{ uri: 'd', grade: 1 },
+		];
+		// Ranked b, x, a: DCG = 3/1 + 0 + 7/2 = 6.5; ideal 3, 2, 1: 7 + 3/log2(3) + 1/2.
+		expect(ndcgAtK(['b', 'x', 'a'], graded, 3, 'exponential')).toBeCloseTo(
+			6.5 / (7 + 3 / Math.log2(3) + 0.5),
+			12,
+		);
+		// Linear on the same ranking: (2 + 3/2) / (3 + 2/log2(3) + 1/2).
+		expect(ndcgAtK(['b', 'x', 'a'], graded, 3)).toBeCloseTo(3.5 / (3.5 + 2 / Math.log2(3)), 12);
+		expect(ndcgAtK(ret, exp, 3, 'exponential')).toBe(ndcgAtK(ret, exp, 3, 'linear'));
+		expect(() => ndcgAtK(ret, exp, 3, 'cubic' as never)).toThrow(/gain must be/);
+	});
+
 	it('reads expected documents as URIs or objects with grades', () => {
 		expect(readExpectedDocs(['u1', { doc_uri: 'u2', grade: 2 }, { content: 'no uri' }])).toEqual([
 			{ uri: 'u1', grade: 1 },

@@ -180,6 +180,118 @@ const EXPECT: Record<string, Expect> = {
 			expect(rome.expected_response).toBe('Rome\nA\nRhin\nRomarin');
 		},
 	},
+	'azure-samples-document-retrieval-trec-covid-trimmed.jsonl': {
+		format: 'jsonl',
+		schema: 'databricks',
+		rows: 3,
+		check: ({ records, account }) => {
+			// Retrieval data only: no request, no response, and the rows still load.
+			for (const r of records) {
+				expect(r.request).toBeUndefined();
+				expect(r.response).toBeUndefined();
+				expect(r.retrieved_context).toHaveLength(50);
+			}
+			const [first] = records;
+			expect(first.retrieved_context?.slice(0, 2)).toEqual([
+				{ doc_uri: 'dv9m19yk', score: 37.15024 },
+				{ doc_uri: 'rzpbpxw2', score: 25.819347 },
+			]);
+			expect(first.expected_retrieved_context).toHaveLength(18);
+			expect(first.expected_retrieved_context?.[0]).toEqual({ doc_uri: '005b2j4b', grade: 2 });
+			expect(account.columns.map((c) => [c.column, c.to])).toEqual([
+				['retrieved_documents', ['retrieved_context']],
+				['retrieval_ground_truth', ['expected_retrieved_context']],
+			]);
+		},
+	},
+	'bedrock-llmaaj-byoi-sample-data-trimmed.jsonl': {
+		format: 'jsonl',
+		schema: 'bedrock',
+		rows: 3,
+		metadata: ['category', 'modelResponses'],
+		check: ({ records, account }) => {
+			const [first] = records;
+			expect(first.request).toBe(
+				'If books cost \\$10.21 each and you buy 15 of them with a 20% discount, how much will you pay in total?',
+			);
+			expect(first.expected_response).toBe(
+				'The total price will be \\$122.52. Original price: \\$153.15 minus 20% discount (\\$30.630000000000003)',
+			);
+			expect(first.response).toMatch(/^To determine the total cost of buying 15 books/);
+			expect(first.response).toMatch(/\\boxed\{122\.52\} \\]$/);
+			// The response list names the model: kept whole beside the answer read from it.
+			expect(first.metadata).toMatchObject({
+				category: 'Shopping Math',
+				modelResponses: [{ modelIdentifier: 'third-party-model' }],
+			});
+			expect(account.columns.map((c) => [c.column, c.to])).toEqual([
+				['prompt', ['request']],
+				['referenceResponse', ['expected_response']],
+				['modelResponses', ['response', 'metadata']],
+				['category', ['metadata']],
+			]);
+		},
+	},
+	'bedrock-rag-eval-byoi-sample-data-trimmed.jsonl': {
+		format: 'jsonl',
+		schema: 'bedrock',
+		rows: 3,
+		check: ({ records, account }) => {
+			expect(records.map((r) => [r.request, r.response, r.expected_response])).toEqual([
+				[
+					"What is Amazon's SEC file number?",
+					"Amazon's SEC file number is 000-22513.",
+					"Amazon's SEC file number is 000-22513.",
+				],
+				[
+					'Is the registrant a large accelerated filer?',
+					'The registrant is a large accelerated filer.',
+					'The registrant is a large accelerated filer.',
+				],
+				[
+					'What is the fiscal year covered in this Form 10-K?',
+					'The fiscal year covered in this Form 10-K is the year ended December 31, 2022.',
+					'The fiscal year covered in this Form 10-K is the year ended December 31, 2022.',
+				],
+			]);
+			expect(records[0].retrieved_context).toEqual([
+				{ content: 'Commission File No. 000-22513' },
+				{ content: 'AMAZON.COM, INC. (Exact name of registrant as specified in its charter)' },
+			]);
+			expect(records[0].history).toBeUndefined();
+			// Citations and the model and knowledge-base names stay with the turns.
+			const raw = records[0].request_raw as { output: { citations: unknown[] } }[];
+			expect(raw[0].output.citations).toHaveLength(3);
+			expect(account.columns.map((c) => [c.column, c.to])).toEqual([
+				['conversationTurns', ['request', 'response', 'expected_response', 'retrieved_context']],
+			]);
+		},
+	},
+	'promptfoo-jsonl-test-cases.jsonl': {
+		format: 'jsonl',
+		schema: 'promptfoo',
+		rows: 2,
+		check: ({ records, account }) => {
+			// Two variables, neither named like a question: together they are the request.
+			expect(records.map((r) => [r.request, r.expected_response])).toEqual([
+				[
+					'{"target_language":"French","text":"Hello, world!"}',
+					'Translate the following text to French: Hello, world!',
+				],
+				[
+					'{"target_language":"Spanish","text":"Hello, world!"}',
+					'Translate the following text to Spanish: Hello, world!',
+				],
+			]);
+			expect(records[0].request_raw).toEqual({ target_language: 'French', text: 'Hello, world!' });
+			expect(records[0].metadata).toEqual({});
+			expect(account.columns.map((c) => [c.column, c.to])).toEqual([
+				['vars.target_language', ['request']],
+				['vars.text', ['request']],
+				['assert', ['expected_response']],
+			]);
+		},
+	},
 	'phoenix-nested.jsonl': {
 		format: 'jsonl',
 		schema: 'phoenix',
