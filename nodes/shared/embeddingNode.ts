@@ -7,6 +7,7 @@
  */
 import {
 	NodeConnectionTypes,
+	NodeOperationError,
 	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
@@ -24,7 +25,10 @@ import {
 	type EmbeddingSource,
 } from '../../src/embeddings/source';
 import type { EmbeddingMetricDecl } from '../../src/embeddings/types';
+import { findPrice } from '../../src/cost';
 import { openVerdictCache } from '../../src/judges/cache';
+import { callKey } from '../../src/judges/model';
+import { priceTableOption } from './collect';
 import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
 import {
 	breakerRow,
@@ -39,12 +43,18 @@ import {
 	LLM_CREDENTIAL,
 	llmConfigFromCredential,
 	ragEvalLlmApiTest,
+	resolveSource,
 	runtimeOptions,
 	samplingOptions,
 	spendLimitFor,
 	spendOptions,
 } from './llmOptions';
-import { modelRejectedAdvice } from './llmNodeProperties';
+import {
+	maxTokensOf,
+	maxTokensOption,
+	modelProperty,
+	modelRejectedAdvice,
+} from './llmNodeProperties';
 import { inputProperty, paramProperty } from './metricNode';
 import { nodeGovernor } from './nodeGovernor';
 import { scoringOutputSchema } from './outputSchema';
@@ -57,6 +67,23 @@ export const NO_EMBEDDING_MODEL =
 /** Rows in, and an optional Embeddings sub-node that embeds instead of the credential. */
 export const EMBEDDING_NODE_INPUTS: INodeTypeDescription['inputs'] = [
 	NodeConnectionTypes.Main,
+	{
+		type: NodeConnectionTypes.AiEmbedding,
+		displayName: 'Embeddings',
+		required: false,
+		maxConnections: 1,
+	},
+];
+
+/** The inputs of an evaluator that also asks the judge model: rows, Chat Model, Embeddings. */
+const JUDGED_EMBEDDING_NODE_INPUTS: INodeTypeDescription['inputs'] = [
+	NodeConnectionTypes.Main,
+	{
+		type: NodeConnectionTypes.AiLanguageModel,
+		displayName: 'Chat Model',
+		required: false,
+		maxConnections: 1,
+	},
 	{
 		type: NodeConnectionTypes.AiEmbedding,
 		displayName: 'Embeddings',
@@ -106,19 +133,21 @@ export function embeddingDescription(decl: EmbeddingMetricDecl): INodeTypeDescri
 		subtitle: `={{ "${decl.displayName} >= " + $parameter.threshold }}`,
 		description: decl.description,
 		defaults: { name: decl.displayName },
-		inputs: EMBEDDING_NODE_INPUTS,
+		inputs: decl.usesJudge ? JUDGED_EMBEDDING_NODE_INPUTS : EMBEDDING_NODE_INPUTS,
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
 		credentials: [{ name: LLM_CREDENTIAL, required: false, testedBy: 'ragEvalLlmApiTest' }],
 		properties: [
 			{
-				displayName:
-					"Embeds with the Embeddings node connected below when there is one, else the RAG Eval LLM API credential's /embeddings. Vectors are cached; a failed call is the row's error, never a score.",
+				displayName: decl.usesJudge
+					? "Writes the questions with the Chat Model connected below (else the RAG Eval LLM API credential's model) and embeds with the connected Embeddings node (else the credential's /embeddings). Questions and vectors are cached; a failed call is the row's error, never a score."
+					: "Embeds with the Embeddings node connected below when there is one, else the RAG Eval LLM API credential's /embeddings. Vectors are cached; a failed call is the row's error, never a score.",
 				name: 'notice',
 				type: 'notice',
 				default: '',
 			},
 			...decl.inputs.map(inputProperty),
 			...primary.map(paramProperty),
+			...(decl.usesJudge ? [modelProperty('Model to write the questions with')] : []),
 			{
 				displayName: 'Embedding Model',
 				name: 'embeddingModel',
@@ -133,7 +162,7 @@ export function embeddingDescription(decl: EmbeddingMetricDecl): INodeTypeDescri
 				type: 'number',
 				default: decl.threshold.default,
 				typeOptions: { numberPrecision: 4 },
-				description: `A row passes when the score is at least this value (default ${decl.threshold.default}, promptfoo's for its similar assertion)`,
+				description: `A row passes when the score is at least this value (default ${decl.threshold.default})`,
 			},
 			...splitProperties,
 			{
@@ -145,7 +174,10 @@ export function embeddingDescription(decl: EmbeddingMetricDecl): INodeTypeDescri
 				options: [
 					...tuning.map(paramProperty),
 					outputFormatProperty,
-					...samplingOptions('Embedding calls').filter((p) => CONCURRENCY.has(p.name)),
+					...samplingOptions('Embedding calls').filter(
+						(p) => decl.usesJudge || CONCURRENCY.has(p.name),
+					),
+					...(decl.usesJudge ? [maxTokensOption] : []),
 					...runtimeOptions,
 					...spendOptions.filter((p) => SPEND.has(p.name)),
 					...vectorCacheProperties,
@@ -210,8 +242,26 @@ export async function executeEmbedding(
 	};
 	const sign = (model: string, i: number, threshold?: number) =>
 		scoreBase(decl, decl.id, decl.signature(decl, model, paramsOf(i)), threshold);
-	// Spend limit first: it may fail the node, and no store is opened before it.
-	const spend = source ? await spendLimitFor(this, options, source.model) : undefined;
+	// The judge model, for evaluators that ask it too (Answer Relevancy's questions).
+	const chat = decl.usesJudge ? await resolveSource(this) : undefined;
+	const modelOverride = (this.getNodeParameter('model', 0, '') as string) || undefined;
+	const judgeModel = chat ? (modelOverride ?? chat.defaultModel) : undefined;
+	// Spend limit first: it may fail the node, and no store is opened before it. It counts with
+	// the judge model's tokenizer when there is one; embeddings are priced by their own model.
+	const spend = source ? await spendLimitFor(this, options, judgeModel ?? source.model) : undefined;
+	if (
+		spend?.unit === 'usd' &&
+		source &&
+		!findPrice(source.model, priceTableOption(this, options.modelPrices))
+	)
+		throw new NodeOperationError(
+			this.getNode(),
+			`spend limit in USD: no price for the embedding model "${source.model}", so its spend cannot be counted`,
+			{
+				description:
+					'No call was made. Add the embedding model to Model Prices or set the limit in tokens.',
+			},
+		);
 	const verdicts = source ? openVerdictCache(cacheOptions(options)) : undefined;
 	const cache = verdicts ? new VectorCache(verdicts.backend, verdicts.ttlMs) : undefined;
 	const { governor, close: closeGovernor } = nodeGovernor(this, options);
@@ -229,21 +279,41 @@ export async function executeEmbedding(
 				return {
 					[decl.id]: notApplicableScore(sign('none', index, threshold), NO_EMBEDDING_MODEL),
 				};
+			const row = breakerRow(item, index);
 			return evaluator.evaluateRow(values, {
 				source,
 				governor,
 				cache,
 				spend,
 				signal,
-				row: breakerRow(item, index),
+				row,
 				threshold,
 				params: paramsOf(index),
+				judge: chat
+					? {
+							source: chat,
+							governor,
+							model: modelOverride,
+							temperature: (options.temperature as number | undefined) ?? 0,
+							seed: (options.seed as number) || undefined,
+							maxTokens: maxTokensOf(options),
+							spend,
+							cache: verdicts,
+							signal,
+							row,
+						}
+					: undefined,
 			});
 		},
-		fatal: {
-			governor,
-			key: source?.key,
-			advice: modelRejectedAdvice('The embedding model'),
+		// Read once the rows are done: the judge model's unfixable error, else the embedding model's.
+		get fatal() {
+			const judgeKey = chat ? callKey(chat, modelOverride) : undefined;
+			const judged = judgeKey !== undefined && governor.fatalError(judgeKey) !== undefined;
+			return {
+				governor,
+				key: judged ? judgeKey : source?.key,
+				advice: modelRejectedAdvice(judged ? 'The judge model' : 'The embedding model'),
+			};
 		},
 		close: async () => {
 			await Promise.all([verdicts?.close(), closeGovernor()]);

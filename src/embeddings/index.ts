@@ -13,5 +13,6 @@ export {
 export { VectorCache, type StoredVector, type VectorLookup } from './cache';
 export { embedTexts, splitTokens, type EmbeddedTexts, type EmbeddingContext } from './embed';
 export { cosine, rescaleCosine, DEFAULT_RESCALE_FLOOR, semanticSimilarity } from './similarity';
+export { answerRelevancy, DEFAULT_QUESTION_COUNT, questionGenerator } from './answerRelevancy';
 export { embeddingEvaluator, embeddingRegistry } from './registry';
 export type { EmbeddingMetricDecl, EmbeddingRowContext } from './types';

@@ -5,12 +5,14 @@
  */
 import { singleScoreEvaluator, type Evaluator } from '../core/evaluator';
 import { validateMetricRegistry } from '../metrics/registry';
+import { answerRelevancy } from './answerRelevancy';
 import { semanticSimilarity } from './similarity';
 import type { EmbeddingMetricDecl, EmbeddingRowContext } from './types';
 
 /** Every embedding evaluator; validated like the metrics (ids, inputs, params, threshold). */
 export const embeddingRegistry: EmbeddingMetricDecl[] = validateMetricRegistry([
 	semanticSimilarity,
+	answerRelevancy,
 ]);
 
 /** An embedding evaluator on the evaluator contract. */
