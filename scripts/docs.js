@@ -13,7 +13,7 @@ const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const pascal = (id) => id.split(/[_-]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
 
 function nodesTable() {
-	const lines = [lib.evaluatorTables(lib.metricRegistry, lib.judgeRegistry, lib.safetyRegistry)];
+	const lines = [lib.evaluatorTables(lib.metricRegistry, lib.judgeRegistry, lib.safetyRegistry, lib.embeddingRegistry)];
 	lines.push('', '### Pipeline nodes', '');
 	lines.push('| node | what it does |', '| --- | --- |');
 	for (const rel of pkg.n8n.nodes) {
@@ -21,6 +21,7 @@ function nodesTable() {
 		const d = new Cls().description;
 		if (d.name.startsWith('eval') && lib.metricRegistry.some((m) => `eval${pascal(m.id)}` === d.name)) continue;
 		if (d.name === 'evalRetrievalMetrics') continue; // listed with the metrics it computes
+		if (lib.embeddingRegistry.some((m) => `eval${pascal(m.id)}` === d.name)) continue; // the embedding metrics' table
 		if (d.name === 'evalRetrievalMetrics') continue;
 		if (d.name.startsWith('judge') && d.name !== 'judgeAgreement') continue;
 		lines.push(`| <a id="${d.name.toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} |`);

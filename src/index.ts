@@ -34,6 +34,8 @@ export {
 } from './dataset/prepare';
 export * from './metrics';
 export * from './judges';
+// Embeddings (issue 38): sources, the vector cache and Semantic Similarity.
+export * from './embeddings';
 // Both layers name their chat turn ChatMessage: the record's (a zod schema) wins at top level.
 export { ChatMessage } from './record';
 export * from './rootcause';

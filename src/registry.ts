@@ -4,6 +4,7 @@
  * are all derived from it: a judge's facts live in its declaration and nowhere else.
  */
 import type { EvaluatorFacts, RootCauseDecl } from './core/types';
+import { embeddingRegistry } from './embeddings/registry';
 import { judgeRegistry } from './judges/registry';
 import { metricRegistry } from './metrics/registry';
 import { safetyRegistry } from './safety/specs';
@@ -61,7 +62,7 @@ export function validateEvaluators<T extends ReadonlyArray<EvaluatorFacts>>(list
 	return list;
 }
 
-/** Every metric, judge and risk/safety evaluator of the package, each list in its own order. */
+/** Every metric, judge, risk/safety and embedding evaluator of the package, each list in its own order. */
 export const evaluatorRegistry: ReadonlyArray<EvaluatorFacts> = validateEvaluators([
 	...metricRegistry,
 	// Scores a metric writes beside its own (Tool Calls' arguments and failed calls): they have
@@ -69,6 +70,7 @@ export const evaluatorRegistry: ReadonlyArray<EvaluatorFacts> = validateEvaluato
 	...metricRegistry.flatMap((m) => m.companions ?? []),
 	...judgeRegistry,
 	...safetyRegistry,
+	...embeddingRegistry,
 ]);
 
 const slotCache = new WeakMap<ReadonlyArray<EvaluatorFacts>, SlotInfo[]>();

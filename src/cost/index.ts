@@ -34,6 +34,10 @@ export const DEFAULT_PRICES: Readonly<PriceTable> = Object.freeze({
 	'gpt-4o-mini': { input: 0.15, output: 0.6 },
 	o3: { input: 2, output: 8 },
 	'o4-mini': { input: 1.1, output: 4.4 },
+	// Embedding models bill input tokens only.
+	'text-embedding-3-small': { input: 0.02, output: 0 },
+	'text-embedding-3-large': { input: 0.13, output: 0 },
+	'text-embedding-ada-002': { input: 0.1, output: 0 },
 });
 
 /** A price table that cannot be used, with the model and field at fault. */

@@ -16,7 +16,11 @@ const pascal = (id: string): string =>
 const reads = (d: EvaluatorFacts): string =>
 	d.inputs.map((i) => `\`${i.field}\`${i.required ? '' : ' (optional)'}`).join(', ');
 const scale = (d: EvaluatorFacts): string =>
-	d.scale.kind === 'binary' ? 'yes/no' : `${d.scale.min}-${d.scale.max}`;
+	d.scale.kind === 'binary'
+		? 'yes/no'
+		: d.scale.min < 0
+			? `${d.scale.min} to ${d.scale.max}`
+			: `${d.scale.min}-${d.scale.max}`;
 const passWhen = (d: EvaluatorFacts): string =>
 	d.scale.kind === 'binary'
 		? d.threshold.direction === 'higher'
@@ -37,11 +41,15 @@ const databricks = (d: EvaluatorFacts): string =>
 				.join('<br>')
 		: '-';
 
-/** Markdown of the metric, judge, risk and safety, and root-cause slot tables for the given registries. */
+/**
+ * Markdown of the metric, embedding metric, judge, risk and safety, and root-cause slot tables for
+ * the given registries.
+ */
 export function evaluatorTables(
 	metrics: ReadonlyArray<MetricDecl>,
 	judges: ReadonlyArray<EvaluatorFacts>,
 	safety: ReadonlyArray<EvaluatorFacts> = [],
+	embedding: ReadonlyArray<EvaluatorFacts> = [],
 ): string {
 	const lines: string[] = ['### Deterministic metrics', ''];
 	lines.push(
@@ -61,6 +69,18 @@ export function evaluatorTables(
 		lines.push(
 			`| ${anchor}**${esc(label)}** | ${esc(d.description)} | \`${key}\` | ${reads(d)} | ${scale(d)} | ${passWhen(d)} | ${esc(d.reference)} |`,
 		);
+	}
+	if (embedding.length > 0) {
+		lines.push('', '### Embedding metrics', '');
+		lines.push(
+			'| node | what it measures | score key | reads | scale | pass when | reference behaviour matched |',
+			'| --- | --- | --- | --- | --- | --- | --- |',
+		);
+		for (const d of embedding) {
+			lines.push(
+				`| <a id="eval${pascal(d.id).toLowerCase()}"></a>**${esc(d.displayName)}** | ${esc(d.description)} | \`${d.id}\` | ${reads(d)} | ${scale(d)} | ${passWhen(d)} | ${esc(d.reference)} |`,
+			);
+		}
 	}
 	lines.push('', '### LLM judges', '');
 	lines.push(
@@ -89,7 +109,13 @@ export function evaluatorTables(
 		}
 	}
 	// Companion Scores (Tool Calls' arguments and failed calls) have slots of their own.
-	const all = [...metrics, ...metrics.flatMap((m) => m.companions ?? []), ...judges, ...safety];
+	const all = [
+		...metrics,
+		...metrics.flatMap((m) => m.companions ?? []),
+		...judges,
+		...safety,
+		...embedding,
+	];
 	lines.push('', '### Root-cause slots and router outputs', '');
 	lines.push(
 		'Outputs of the Root-Cause Router, in index order. Positions never change: new slots are added at the end.',

@@ -102,7 +102,8 @@ export interface LlmConfig {
 
 const DEFAULT_AZURE_API_VERSION = '2024-10-21';
 
-function makeClient(config: LlmConfig): OpenAI {
+/** The SDK client of a credential: no SDK retries (the governor owns them), our transport. */
+export function makeClient(config: LlmConfig): OpenAI {
 	// The governor owns retries, so the SDK must surface every 429/5xx to it.
 	const common = {
 		maxRetries: 0,
@@ -128,14 +129,16 @@ function makeClient(config: LlmConfig): OpenAI {
 	});
 }
 
-function endpointOf(config: LlmConfig): string {
+/** Provider and endpoint of a credential, never the key: the first part of governor and cache keys. */
+export function endpointOf(config: LlmConfig): string {
 	if (config.provider === 'azure') {
 		return `azure:${config.azureEndpoint ?? config.baseUrl ?? ''}/${config.azureDeployment ?? ''}`;
 	}
 	return `${config.provider}:${config.baseUrl ?? 'https://api.openai.com/v1'}`;
 }
 
-function headersToRecord(headers: Headers | undefined): Record<string, string> {
+/** Response headers as a lower-case record (the governor reads rate-limit headers). */
+export function headersToRecord(headers: Headers | undefined): Record<string, string> {
 	const out: Record<string, string> = {};
 	headers?.forEach((value, name) => {
 		out[name.toLowerCase()] = value;

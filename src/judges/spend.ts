@@ -15,6 +15,7 @@ import { findPrice, type ModelPrice, type PriceTable } from '../cost';
 import type { Score, Usage } from '../core/types';
 import { ModelCallError } from './errors';
 import {
+	countTokens,
 	DEFAULT_REPLY_TOKENS,
 	encodingFor,
 	estimateRequest,
@@ -130,17 +131,32 @@ export class SpendLimit {
 
 	/** Admits and accounts one call of `request` (every attempt of it) under the limit. */
 	gate(request: ChatRequest): CallGate<ChatResult> {
-		const estimate = estimateRequest(this.encoder, request, this.replyTokens);
+		return this.admitting(estimateRequest(this.encoder, request, this.replyTokens), this.model);
+	}
+
+	/**
+	 * Admits and accounts one embedding call of `texts` to `model` (every attempt of it): prompt
+	 * tokens only, priced by the embedding model's own entry in the price table.
+	 */
+	embeddingGate(
+		texts: ReadonlyArray<string>,
+		model: string,
+	): CallGate<{ usage: Usage | null; model: string }> {
+		let promptTokens = 0;
+		for (const t of texts) promptTokens += countTokens(this.encoder, t);
+		return this.admitting({ promptTokens, completionTokens: 0 }, model);
+	}
+
+	private admitting(
+		estimate: { promptTokens: number; completionTokens: number },
+		model: string,
+	): CallGate<{ usage: Usage | null; model: string }> {
 		let held = 0;
 		return {
 			admit: () => {
 				if (this.stopped !== undefined)
 					return new ModelCallError('spend_limit', `${this.stopped}; not called`);
-				const cost = this.costOf(
-					estimate.promptTokens,
-					estimate.completionTokens,
-					this.model,
-				).amount;
+				const cost = this.costOf(estimate.promptTokens, estimate.completionTokens, model).amount;
 				const spent = this.unit === 'usd' ? this.spentUsd : this.spentTokens;
 				if (spent + this.reserved + cost > this.amount) {
 					this.stopped = `spend limit reached: ${fmt(spent, this.unit)} of ${fmt(this.amount, this.unit)} spent in this execution${this.reserved > 0 ? ` (${fmt(this.reserved, this.unit)} more in flight)` : ''}, and the next call (about ${fmt(cost, this.unit)}) would pass it (option Spend Limit)`;
@@ -159,7 +175,7 @@ export class SpendLimit {
 				const prompt = u ? u.promptTokens : estimate.promptTokens;
 				const completion = u ? u.completionTokens : estimate.completionTokens;
 				this.spentTokens += u ? u.totalTokens : prompt + completion;
-				const usd = this.costOf(prompt, completion, value.model || this.model).usd;
+				const usd = this.costOf(prompt, completion, value.model || model).usd;
 				if (usd !== undefined) this.spentUsd += usd;
 			},
 		};

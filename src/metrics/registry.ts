@@ -3,7 +3,7 @@
  * unique input names per metric, every input mapped to a record field, and parameter defaults
  * within their declared options.
  */
-import type { MetricDecl } from '../core/types';
+import type { EvaluatorFacts, MetricDecl } from '../core/types';
 import { bleuMetric } from './bleu';
 import { f1ScoreMetric } from './f1';
 import { gleuMetric } from './gleu';
@@ -14,7 +14,7 @@ import { sacreBleuMetric } from './sacrebleu';
 import { toolCallsMetric } from './toolcalls';
 
 /** Throws an Error describing the first problem in `metrics`; returns them unchanged. */
-export function validateMetricRegistry(metrics: MetricDecl[]): MetricDecl[] {
+export function validateMetricRegistry<T extends EvaluatorFacts>(metrics: T[]): T[] {
 	const ids = new Set<string>();
 	for (const m of metrics) {
 		if (!m.id) throw new Error('metric without an id');

@@ -73,6 +73,7 @@ function ourNodeTypes(): Map<string, INodeType | IVersionedNodeType> {
 const TEST_NODES: Record<string, string> = {
 	'test.chatModel': 'nodes/TestChatModel.node.ts',
 	'test.paramProbe': 'nodes/TestParamProbe.node.ts',
+	'test.embeddings': 'nodes/TestEmbeddings.node.ts',
 };
 
 class HarnessNodeTypes implements INodeTypes {

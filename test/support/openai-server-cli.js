@@ -474,7 +474,7 @@ function startJudgeServer(opts = {}) {
 	});
 }
 
-module.exports = { startJudgeServer, scoreFor, fill };
+module.exports = { startJudgeServer, scoreFor, fill, embed, EMBEDDING_DIM };
 
 if (require.main === module) {
 	const args = process.argv.slice(2);

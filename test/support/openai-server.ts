@@ -91,6 +91,67 @@ export interface OpenAIServer {
 	scriptModeration(...replies: Array<ModerationReply | ModerationHandler>): void;
 	/** Answers moderation calls once their script is empty; `null` removes it. */
 	setModerationDefault(handler: ModerationHandler | null): void;
+	// --- /v1/embeddings (embedding metrics) ---
+	/** Only the embedding requests. */
+	embeddingRequests(): RecordedRequest[];
+	/**
+	 * Queues replies for the next embedding calls (faults, or `vectors` to send), in order; once
+	 * empty, every call gets the deterministic word-hash vectors of {@link embedTestText}.
+	 */
+	scriptEmbeddings(...replies: Array<EmbeddingReply | EmbeddingHandler>): void;
+	/** Answers embedding calls once their script is empty; `null` restores the word-hash vectors. */
+	setEmbeddingDefault(handler: EmbeddingHandler | null): void;
+}
+
+/** An embedding reply: the vectors to send (default: the word-hash vectors), or any fault. */
+export interface EmbeddingReply extends ScriptedReply {
+	vectors?: number[][];
+}
+
+/** An embedding reply, or a function computing it from the request. */
+export type EmbeddingHandler = (req: RecordedRequest) => EmbeddingReply | Promise<EmbeddingReply>;
+
+// The CLI server's embedding function: one definition of the test vectors for both servers.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const cli = require('./openai-server-cli.js') as { embed(text: string): Float32Array };
+
+/**
+ * The deterministic test vector of a text (each word adds +-1 to one of 64 dimensions picked by
+ * its hash, then normalised), as float32 values: what the server sends for it.
+ */
+export function embedTestText(text: string): number[] {
+	return Array.from(cli.embed(text));
+}
+
+/** The texts of an embedding request, in order. */
+export function embeddingInputs(req: RecordedRequest): string[] {
+	const input = (req.body as { input?: unknown } | undefined)?.input;
+	const list = Array.isArray(input) ? input : [input ?? ''];
+	return list.map((t) => (typeof t === 'string' ? t : JSON.stringify(t)));
+}
+
+/** Builds an embeddings body in the OpenAI shape, floats or base64 float32 as asked. */
+export function embeddingBody(
+	reply: EmbeddingReply,
+	req: RecordedRequest,
+): Record<string, unknown> {
+	const b = (req.body ?? {}) as { model?: unknown; encoding_format?: unknown };
+	const texts = embeddingInputs(req);
+	const vectors = reply.vectors ?? texts.map(embedTestText);
+	const tokens = texts.reduce((a, t) => a + approxTokens(t), 0);
+	return {
+		object: 'list',
+		model: reply.model ?? (typeof b.model === 'string' ? b.model : 'embedding-model'),
+		data: vectors.map((v, index) => ({
+			object: 'embedding',
+			index,
+			embedding:
+				b.encoding_format === 'base64'
+					? Buffer.from(new Float32Array(v).buffer).toString('base64')
+					: v,
+		})),
+		usage: { prompt_tokens: tokens, total_tokens: tokens },
+	};
 }
 
 /** A moderation reply: scripted `category_scores` (others 0), or any fault of ScriptedReply. */
@@ -229,6 +290,8 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 	let fallback: ReplyHandler | null = null;
 	let models: string[] | ScriptedReply = ['judge-model', 'gpt-4o-mini'];
 	const moderationQueue: Array<ModerationReply | ModerationHandler> = [];
+	const embeddingQueue: Array<EmbeddingReply | EmbeddingHandler> = [];
+	let embeddingFallback: EmbeddingHandler | null = null;
 	let moderationFallback: ModerationHandler | null = null;
 
 	async function answer(
@@ -350,6 +413,11 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 				const reply = typeof next === 'function' ? await next(rec) : next;
 				return answer(res, reply, rec, () => moderationBody(reply, rec));
 			}
+			if (req.method === 'POST' && endpoint === '/embeddings') {
+				const next = embeddingQueue.shift() ?? embeddingFallback ?? undefined;
+				const reply: EmbeddingReply = typeof next === 'function' ? await next(rec) : (next ?? {});
+				return answer(res, reply, rec, () => embeddingBody(reply, rec));
+			}
 			rec.unexpected = true;
 			sendJson(res, 404, {
 				error: {
@@ -402,6 +470,13 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 		},
 		setModerationDefault: (h) => {
 			moderationFallback = h;
+		},
+		embeddingRequests: () => requests.filter((r) => r.path.endsWith('/embeddings')),
+		scriptEmbeddings: (...replies) => {
+			embeddingQueue.push(...replies);
+		},
+		setEmbeddingDefault: (h) => {
+			embeddingFallback = h;
 		},
 	};
 }

@@ -153,7 +153,7 @@ describe('module graph', () => {
 			const text = fs.readFileSync(f, 'utf8');
 			expect([
 				f,
-				/scoreItems|(judge|metric|metricFamily|safety)NodeClass\(|CustomJudgeNode/.test(text),
+				/scoreItems|(judge|metric|metricFamily|safety|embedding)NodeClass\(|CustomJudgeNode/.test(text),
 			]).toEqual([f, true]);
 		}
 	});

@@ -11,6 +11,8 @@ import { judgeRegistry } from '../../../src/judges';
 import { metricNodeName } from '../../../nodes/shared/metricNode';
 import { judgeNodeName } from '../../../nodes/shared/judgeNode';
 import { safetyDescription } from '../../../nodes/shared/safetyNode';
+import { embeddingNodeName } from '../../../nodes/shared/embeddingNode';
+import { embeddingRegistry } from '../../../src/embeddings';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -42,6 +44,7 @@ describe('node registry', () => {
 			...new Set([
 				...metricRegistry.map(metricNode),
 				...judgeRegistry.map((d) => judgeNodeName(d.id)),
+				...embeddingRegistry.map((d) => embeddingNodeName(d.id)),
 				// The risk and safety declarations (src/safety/specs.ts) share three nodes.
 				...(['content_safety', 'protected_material', 'indirect_attack'] as const).map(
 					(t) => safetyDescription(t).name,
@@ -71,6 +74,7 @@ describe('node registry', () => {
 	it.each([
 		...metricRegistry.map((d) => [metricNode(d), d] as const),
 		...judgeRegistry.map((d) => [judgeNodeName(d.id), d] as const),
+		...embeddingRegistry.map((d) => [embeddingNodeName(d.id), d] as const),
 	])('%s derives its inputs, threshold and outputs from its declaration', (name, decl) => {
 		const desc = nodes.get(name)!.description;
 		const props = new Map<string, INodeProperties>(desc.properties.map((p) => [p.name, p]));

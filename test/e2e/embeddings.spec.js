@@ -1,0 +1,164 @@
+// Real n8n executes Manual Trigger -> Eval Dataset -> Semantic Similarity with n8n's own OpenAI
+// Embeddings sub-node (@n8n/n8n-nodes-langchain.embeddingsOpenAi, its OpenAI credential's base URL
+// at the local test server) on the node's Embeddings input, and no RAG Eval credential: the
+// scores must equal the cosines of the test server's own word-hash vectors, and a second
+// execution reads every vector from the cache folder (no embedding call).
+'use strict';
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const n8n = require('../../scripts/n8n-install');
+const { embed } = require('../support/openai-server-cli.js');
+
+const WORKFLOW_ID = 'e2eEmbeddings00001';
+// The Chat Model credential scripts/e2e.js imports (same server as the judges).
+const openAi = n8n.openAiCredential('e2e-test-key', null, 'e2e-agent');
+
+const rows = [
+	{
+		request_id: 'e1',
+		request: 'How long do I have to return an item?',
+		response: 'Returns are accepted within 30 days of delivery.',
+		expected_response: 'Returns are accepted within 30 days of the delivery date.',
+	},
+	{
+		request_id: 'e2',
+		request: 'When is the store open?',
+		response: 'The store opens at nine on Saturday.',
+		expected_response: 'Refunds take five business days.',
+	},
+	{ request_id: 'e3', request: 'Anything else?', response: 'No reference for this one.' },
+];
+
+let cacheDir;
+let judgeUrl;
+
+function cosine(a, b) {
+	let dot = 0;
+	let na = 0;
+	let nb = 0;
+	for (let i = 0; i < a.length; i++) {
+		dot += a[i] * b[i];
+		na += a[i] * a[i];
+		nb += b[i] * b[i];
+	}
+	return dot / Math.sqrt(na * nb);
+}
+
+async function embeddingCalls() {
+	const stats = await fetch(new URL('/__stats', judgeUrl)).then((r) => r.json());
+	return stats.embeddings || 0;
+}
+
+function workflow() {
+	const node = (id, name, type, typeVersion, position, parameters, extra = {}) => ({
+		id: `7c2e9a10-0038-4e00-9a00-00000000000${id}`,
+		name,
+		type,
+		typeVersion,
+		position,
+		parameters,
+		...extra,
+	});
+	return {
+		id: WORKFLOW_ID,
+		name: 'E2E: Semantic Similarity with an OpenAI Embeddings node',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			node(1, 'Run', 'n8n-nodes-base.manualTrigger', 1, [0, 0], {}),
+			node(2, 'Eval Dataset', 'n8n-nodes-rag-eval.evalDataset', 1, [220, 0], {
+				source: 'text',
+				text: rows.map((r) => JSON.stringify(r)).join('\n'),
+			}),
+			node(3, 'Semantic Similarity', 'n8n-nodes-rag-eval.evalSemanticSimilarity', 1, [440, 0], {
+				options: { cacheStore: 'disk', cacheFolder: cacheDir },
+			}),
+			node(
+				4,
+				'Embeddings OpenAI',
+				'@n8n/n8n-nodes-langchain.embeddingsOpenAi',
+				1.2,
+				[440, 220],
+				{ model: 'text-embedding-3-small', options: {} },
+				{ credentials: { openAiApi: { id: openAi.id, name: openAi.name } } },
+			),
+		],
+		connections: {
+			Run: { main: [[{ node: 'Eval Dataset', type: 'main', index: 0 }]] },
+			'Eval Dataset': { main: [[{ node: 'Semantic Similarity', type: 'main', index: 0 }], []] },
+			'Embeddings OpenAI': {
+				ai_embedding: [[{ node: 'Semantic Similarity', type: 'ai_embedding', index: 0 }]],
+			},
+		},
+	};
+}
+
+function scores(run, out) {
+	const items = out(run, 'Semantic Similarity', 0);
+	assert.equal(items.length, rows.length, 'every row leaves the node');
+	return items.map((i) => i.eval && i.eval.semantic_similarity);
+}
+
+let before = 0;
+
+const spec = {
+	name: 'embeddings: n8n OpenAI Embeddings node -> Semantic Similarity, cosines of the server vectors, re-run cached',
+	workflowId: WORKFLOW_ID,
+	executions: [
+		{
+			name: 'cold',
+			async before() {
+				before = await embeddingCalls();
+			},
+			async check(run, { out }) {
+				const [a, b, c] = scores(run, out);
+				// One embedDocuments call per row with both texts.
+				assert.equal((await embeddingCalls()) - before, 2, 'two embedding calls');
+				for (const [s, r] of [
+					[a, rows[0]],
+					[b, rows[1]],
+				]) {
+					assert.equal(s.status, 'ok', JSON.stringify(s));
+					const want = cosine(embed(r.response), embed(r.expected_response));
+					assert.ok(Math.abs(s.value - want) < 1e-9, `${r.request_id}: ${s.value} vs ${want}`);
+					assert.equal(s.pass, want >= 0.75);
+					assert.equal(s.model, 'text-embedding-3-small');
+					assert.match(s.signature, /embed:text-embedding-3-small\|cos:raw$/);
+					assert.equal(s.details.usageEstimated, true, 'the sub-node reports no usage');
+					assert.ok(s.usage.promptTokens > 0);
+				}
+				assert.equal(a.pass, true);
+				assert.equal(b.pass, false);
+				assert.equal(c.status, 'not_applicable');
+				assert.equal(c.value, null);
+			},
+		},
+		{
+			name: 'warm',
+			async before() {
+				before = await embeddingCalls();
+			},
+			async check(run, { out }) {
+				const [a, b] = scores(run, out);
+				assert.equal((await embeddingCalls()) - before, 0, 'no embedding call on the re-run');
+				for (const s of [a, b]) {
+					assert.equal(s.cached, true, JSON.stringify(s));
+					assert.equal(s.attempts, 0);
+				}
+			},
+		},
+	],
+};
+
+module.exports = [spec];
+module.exports.setup = ({ judge }) => {
+	judgeUrl = judge;
+	// Outside the user folder, which scripts/e2e.js empties of cached verdicts before each run.
+	cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rag-eval-e2e-embed-'));
+};
+module.exports.teardown = () => {
+	if (cacheDir) fs.rmSync(cacheDir, { recursive: true, force: true });
+};
+module.exports.workflows = () => [workflow()];
