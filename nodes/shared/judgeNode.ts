@@ -47,11 +47,9 @@ import { priceTableOption } from './collect';
 import {
 	cacheOptions,
 	cacheProperties,
-	JUDGE_NODE_INPUTS,
 	LLM_CREDENTIAL,
 	ragEvalLlmApiTest,
 	replyTokensOption,
-	resolveSource,
 	runtimeOptions,
 	samplingOptions,
 	spendLimitFor,
@@ -65,6 +63,12 @@ import {
 } from './llmNodeProperties';
 import { inputProperty, paramProperty } from './metricNode';
 import { nodeGovernor } from './nodeGovernor';
+import {
+	JUDGE_PANEL_INPUTS,
+	panelOptionsFor,
+	panelProperties,
+	resolveJurors,
+} from './panelOptions';
 import { scoreItems } from './scoreItems';
 import { executeServiceJudge, judgeBackendOf, withServiceBackends } from './judgeServiceBackend';
 
@@ -182,13 +186,13 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 			: `={{ "${decl.displayName} ${decl.threshold.direction === 'higher' ? '>=' : '<='} " + $parameter.threshold }}`,
 		description: decl.description,
 		defaults: { name: decl.displayName },
-		inputs: JUDGE_NODE_INPUTS,
+		inputs: JUDGE_PANEL_INPUTS,
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
 		credentials: [{ name: LLM_CREDENTIAL, required: false, testedBy: 'ragEvalLlmApiTest' }],
 		properties: [
 			{
 				displayName:
-					'Uses the RAG Eval LLM API credential, or the Chat Model connected below when there is one. Rows are judged concurrently with retries; failures are reported per row, never scored as 0.',
+					'Uses the RAG Eval LLM API credential, or the Chat Model connected below when there is one; two or more Chat Models (or Options -> Panel Models) judge as a panel. Rows are judged concurrently with retries; failures are reported per row, never scored as 0.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -212,6 +216,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 					...runtimeOptions,
 					...spendOptions,
 					...cacheProperties,
+					...panelProperties(binary),
 					{
 						displayName: 'Result Key',
 						name: 'resultKey',
@@ -254,7 +259,7 @@ export async function executeJudge(
 	// Service backends (Groundedness via Azure AI Content Safety): ./judgeServiceBackend.ts.
 	if (judgeBackendOf(this, decl) !== 'llm') return executeServiceJudge.call(this, decl);
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const source = await resolveSource(this);
+	const { source, jurors } = await resolveJurors(this, options);
 	const modelOverride = (this.getNodeParameter('model', 0, '') as string) || undefined;
 	const temperature = (options.temperature as number | undefined) ?? 0;
 	const promptOverride = {
@@ -289,6 +294,12 @@ export async function executeJudge(
 	// The worst-turn choice overrides the declaration's rule; the signature names the rule used.
 	const turnRule: TurnRule | undefined = turnsChoice === 'every_worst' ? 'worst' : undefined;
 	const evaluator = judgeEvaluator(decl);
+	// Two or more jurors judge as a panel; each juror's tokens priced from Model Prices.
+	const panel = panelOptionsFor(
+		jurors,
+		options,
+		jurors.length > 1 ? priceTableOption(this, options.modelPrices) : undefined,
+	);
 	const signed = (model: string, threshold?: number) =>
 		scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature }), threshold);
 	const ctx = {
@@ -305,6 +316,7 @@ export async function executeJudge(
 		cache,
 		// One per execution: what the rows learn (Fact Check's Auto mode) holds for the whole run.
 		run: newRunState(),
+		panel,
 	};
 	const resultKey = (options.resultKey as string) || decl.id;
 	return scoreItems(this, {
@@ -328,9 +340,23 @@ export async function executeJudge(
 			const rowCtx = { ...ctx, threshold, turns, turnRule, row: breakerRow(item, index) };
 			if (!estimateOpts) return evaluator.evaluateRow(raw, rowCtx);
 			const rec = recordingSource(source);
-			const scores = await evaluator.evaluateRow(raw, { ...rowCtx, source: rec.source });
+			// A panel's estimate counts every juror's calls.
+			const recorded = panel?.jurors.map((j) => ({ ...j, rec: recordingSource(j.source) }));
+			const scores = await evaluator.evaluateRow(raw, {
+				...rowCtx,
+				source: rec.source,
+				...(panel && recorded
+					? {
+							panel: {
+								...panel,
+								jurors: recorded.map((j) => ({ ...j, source: j.rec.source })),
+							},
+						}
+					: {}),
+			});
 			const s = labelRowError(scores[decl.id], rowLabel(item, index));
-			estimates[index] = await estimateRow(rec.requests, s, estimateOpts);
+			const requests = recorded ? recorded.flatMap((j) => j.rec.requests) : rec.requests;
+			estimates[index] = await estimateRow(requests, s, estimateOpts);
 			return scores;
 		},
 		fatal: {

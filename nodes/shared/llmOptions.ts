@@ -311,17 +311,22 @@ export function cacheOptions(options: IDataObject): CacheOptions {
 	};
 }
 
-/** The Chat Model sub-node connected to this node, if any. */
-async function connectedChatModel(ctx: IExecuteFunctions): Promise<unknown> {
+/** The Chat Model sub-nodes connected to this node, in n8n's order (none: empty). */
+export async function connectedChatModels(ctx: IExecuteFunctions): Promise<unknown[]> {
 	const inputs = ctx.getNodeInputs?.() ?? [];
-	if (!inputs.some((i) => i.type === NodeConnectionTypes.AiLanguageModel)) return undefined;
+	if (!inputs.some((i) => i.type === NodeConnectionTypes.AiLanguageModel)) return [];
 	const parents = ctx.getParentNodes?.(ctx.getNode().name, {
 		connectionType: NodeConnectionTypes.AiLanguageModel,
 		depth: 1,
 	});
-	if (parents && parents.length === 0) return undefined;
+	if (parents && parents.length === 0) return [];
 	const data = await ctx.getInputConnectionData(NodeConnectionTypes.AiLanguageModel, 0);
-	return Array.isArray(data) ? data[0] : data;
+	return (Array.isArray(data) ? data : [data]).filter((m) => m !== undefined && m !== null);
+}
+
+/** The Chat Model sub-node connected to this node, if any (the first, when several are). */
+async function connectedChatModel(ctx: IExecuteFunctions): Promise<unknown> {
+	return (await connectedChatModels(ctx))[0];
 }
 
 /** The judge model: a connected Chat Model, else the RAG Eval LLM API credential, else none. */

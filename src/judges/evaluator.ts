@@ -1,8 +1,11 @@
 /**
  * An LLM judge as an evaluator (src/core/evaluator.ts): one row judged once, fanned out, or on
- * every assistant turn of its conversation, always one Score under the judge's id.
+ * every assistant turn of its conversation, by one model or by a panel of jurors (./panel.ts),
+ * always one Score under the judge's id.
  */
 import { singleScoreEvaluator, type Evaluator } from '../core/evaluator';
+import type { Score } from '../core/types';
+import { runPanel, type PanelOptions } from './panel';
 import { runJudge } from './run';
 import { runEveryTurn, type TurnContext } from './turns';
 import type { JudgeDecl } from './types';
@@ -14,13 +17,19 @@ export interface JudgeRowContext extends TurnContext {
 	 * default `last`.
 	 */
 	turns?: 'every' | 'last';
+	/** Two or more jurors judge the row and their verdicts are pooled; absent: `source` alone. */
+	panel?: PanelOptions;
 }
 
 /** The judge as an evaluator; a row with `history` and `turns: 'every'` is judged per turn. */
 export function judgeEvaluator(decl: JudgeDecl): Evaluator<JudgeRowContext> {
-	return singleScoreEvaluator(decl, (values, ctx) =>
+	const once = (values: Record<string, unknown>, ctx: JudgeRowContext): Promise<Score> =>
 		ctx.turns === 'every' && values.history !== undefined
 			? runEveryTurn(decl, values, ctx)
-			: runJudge(decl, values, ctx),
+			: runJudge(decl, values, ctx);
+	return singleScoreEvaluator(decl, (values, ctx) =>
+		ctx.panel && ctx.panel.jurors.length > 1
+			? runPanel(decl, values, ctx, ctx.panel, once)
+			: once(values, ctx),
 	);
 }

@@ -1,6 +1,7 @@
 /**
  * Review queue selection: which scored rows people should label. Every failing row, rows where
- * the judges disagree with each other or a score sits near its threshold, plus a seeded random
+ * the judges disagree with each other, where one judge's panel of jurors disagrees
+ * (`details.panel.disagrees`, src/judges/panel.ts) or a score sits near its threshold, plus a seeded random
  * share of passing rows (so agreement is not measured on failures only), capped per run and never
  * the same row twice.
  *
@@ -16,7 +17,12 @@ import type { Score } from '../core/types';
 import { hashString } from '../stats/random';
 
 /** Why a row enters the queue (a row may have several), or why it does not. */
-export type QueueReason = 'fail' | 'judges_disagree' | 'near_threshold' | 'sample';
+export type QueueReason =
+	| 'fail'
+	| 'judges_disagree'
+	| 'panel_disagrees'
+	| 'near_threshold'
+	| 'sample';
 export type SkipReason =
 	| 'already_queued'
 	| 'duplicate_in_run'
@@ -61,7 +67,10 @@ export interface QueueDecision {
 	reasons: (QueueReason | SkipReason)[];
 	/** Readable sentence of the decision. */
 	note: string;
-	/** Priority used when the cap bites: 0 fail, 1 judges disagree, 2 near threshold, 3 sample. */
+	/**
+	 * Priority used when the cap bites: 0 fail, 1 judges (or a judge's panel) disagree, 2 near
+	 * threshold, 3 sample.
+	 */
 	priority?: number;
 }
 
@@ -118,6 +127,16 @@ function normalised(s: Score): number | null {
 	return s.direction === 'lower' ? 1 - x : x;
 }
 
+/** Whether a Score is a panel's verdict whose jurors disagreed. */
+function panelDisagrees(s: Score): boolean {
+	const panel = s.details?.panel;
+	return (
+		typeof panel === 'object' &&
+		panel !== null &&
+		(panel as { disagrees?: unknown }).disagrees === true
+	);
+}
+
 /** The reasons a scored row deserves a look, most urgent first (empty for a clear pass). */
 export function reviewReasons(
 	scores: readonly [string, Score][],
@@ -131,6 +150,8 @@ export function reviewReasons(
 	// Disagreement: one judge passes what another fails, or their views lie half a scale apart.
 	if ((passes.includes(true) && passes.includes(false)) || spread >= 0.5)
 		out.push('judges_disagree');
+	// A judge's own panel split: its jurors passed and failed the row, or rated it far apart.
+	if (scores.some(([, s]) => panelDisagrees(s))) out.push('panel_disagrees');
 	const near = scores.some(([, s]) => {
 		if (typeof s.value !== 'number' || typeof s.threshold !== 'number') return false;
 		const span = s.scale.max - s.scale.min;
@@ -143,6 +164,7 @@ export function reviewReasons(
 const PRIORITY: Record<QueueReason, number> = {
 	fail: 0,
 	judges_disagree: 1,
+	panel_disagrees: 1,
 	near_threshold: 2,
 	sample: 3,
 };
@@ -229,6 +251,7 @@ export function selectForReview(
 	const counts = {
 		fail: 0,
 		judges_disagree: 0,
+		panel_disagrees: 0,
 		near_threshold: 0,
 		sample: 0,
 		already_queued: 0,

@@ -58,6 +58,49 @@ export interface ScriptedReply {
 	usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 	/** Model reported in the reply; default the request's model (or Azure deployment). */
 	model?: string;
+	/**
+	 * `choices[0].logprobs.content` of the reply (what OpenAI sends when the request asks for
+	 * `logprobs`); default null. Build it with {@link scoreTokenLogprobs}.
+	 */
+	logprobs?: TokenLogprob[] | null;
+}
+
+/** One token of a reply with its log-probability and its most likely alternatives. */
+export interface TokenLogprob {
+	token: string;
+	logprob: number;
+	bytes: number[] | null;
+	top_logprobs: { token: string; logprob: number; bytes: number[] | null }[];
+}
+
+function tokenEntry(token: string, logprob: number): Omit<TokenLogprob, 'top_logprobs'> {
+	return { token, logprob, bytes: [...Buffer.from(token, 'utf8')] };
+}
+
+/**
+ * The log-probabilities of a reply whose only uncertain token is its score: `content` is cut into
+ * the text before the last `"<key>":` value, the value token and the rest; the value token's
+ * `top_logprobs` are `alternatives` (token -> probability, most likely first as given), the other
+ * tokens certain (log-probability 0). The sampled token is the value written in `content`.
+ */
+export function scoreTokenLogprobs(
+	content: string,
+	alternatives: Record<string, number>,
+	key = 'score',
+): TokenLogprob[] {
+	const m = new RegExp(`"${key}"\\s*:\\s*`, 'g');
+	let at = -1;
+	for (let hit = m.exec(content); hit; hit = m.exec(content)) at = hit.index + hit[0].length;
+	if (at < 0) throw new Error(`scoreTokenLogprobs: no "${key}" in ${content}`);
+	const end = at + (/^[^,}\s]+/.exec(content.slice(at))?.[0].length ?? 0);
+	const value = content.slice(at, end);
+	const top = Object.entries(alternatives).map(([t, p]) => tokenEntry(t, Math.log(p)));
+	const sampled = top.find((t) => t.token === value)?.logprob ?? Math.log(1e-6);
+	const parts: TokenLogprob[] = [];
+	if (at > 0) parts.push({ ...tokenEntry(content.slice(0, at), 0), top_logprobs: [] });
+	parts.push({ ...tokenEntry(value, sampled), top_logprobs: top });
+	if (end < content.length) parts.push({ ...tokenEntry(content.slice(end), 0), top_logprobs: [] });
+	return parts;
 }
 
 /** A reply, or a function computing it from the request. */
@@ -77,6 +120,13 @@ export interface OpenAIServer {
 	script(...replies: Array<ScriptedReply | ReplyHandler>): void;
 	/** Answers chat calls once the script is empty; `null` removes it. */
 	setDefault(handler: ReplyHandler | null): void;
+	/**
+	 * Queues replies for the next chat calls naming `model` (the body's model, or the Azure
+	 * deployment), consumed in order before the shared script: a panel's jurors can disagree.
+	 */
+	scriptFor(model: string, ...replies: Array<ScriptedReply | ReplyHandler>): void;
+	/** Answers calls naming `model` once its script and the shared script are empty; `null` removes it. */
+	setDefaultFor(model: string, handler: ReplyHandler | null): void;
 	/** Model ids listed by `/models`, or a reply (e.g. 404) for the models endpoint. */
 	setModels(models: string[] | ScriptedReply): void;
 	/** Scripted replies not consumed yet. */
@@ -275,7 +325,7 @@ export function completionBody(
 			{
 				index: 0,
 				message: { role: 'assistant', content, refusal: reply.refusal ?? null },
-				logprobs: null,
+				logprobs: reply.logprobs ? { content: reply.logprobs, refusal: null } : null,
 				finish_reason: reply.finishReason ?? 'stop',
 			},
 		],
@@ -288,6 +338,8 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 	const requests: RecordedRequest[] = [];
 	const queue: Array<ScriptedReply | ReplyHandler> = [];
 	let fallback: ReplyHandler | null = null;
+	const modelQueues = new Map<string, Array<ScriptedReply | ReplyHandler>>();
+	const modelFallbacks = new Map<string, ReplyHandler>();
 	let models: string[] | ScriptedReply = ['judge-model', 'gpt-4o-mini'];
 	const moderationQueue: Array<ModerationReply | ModerationHandler> = [];
 	const embeddingQueue: Array<EmbeddingReply | EmbeddingHandler> = [];
@@ -373,7 +425,9 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 					? (b.messages as { role: string; content: string }[])
 					: undefined;
 				rec.responseFormat = b.response_format as RecordedRequest['responseFormat'];
-				const next = queue.shift() ?? fallback;
+				const named = rec.model ?? rec.deployment ?? '';
+				const next =
+					modelQueues.get(named)?.shift() ?? queue.shift() ?? modelFallbacks.get(named) ?? fallback;
 				if (!next) {
 					rec.unexpected = true;
 					return sendJson(res, 500, {
@@ -447,10 +501,19 @@ export async function startOpenAIServer(): Promise<OpenAIServer> {
 		setDefault: (h) => {
 			fallback = h;
 		},
+		scriptFor: (model, ...replies) => {
+			const q = modelQueues.get(model) ?? [];
+			q.push(...replies);
+			modelQueues.set(model, q);
+		},
+		setDefaultFor: (model, h) => {
+			if (h) modelFallbacks.set(model, h);
+			else modelFallbacks.delete(model);
+		},
 		setModels: (m) => {
 			models = m;
 		},
-		remaining: () => queue.length,
+		remaining: () => queue.length + [...modelQueues.values()].reduce((n, q) => n + q.length, 0),
 		assertNoUnexpected: () => {
 			const bad = requests.filter((r) => r.unexpected);
 			if (bad.length > 0) {
