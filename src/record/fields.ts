@@ -224,7 +224,7 @@ export const FIELD_NAMES: Readonly<Partial<Record<Field, readonly string[]>>> = 
 	],
 	tool_calls: ['tool_calls', 'tools_called', 'function_calls'],
 	expected_tool_calls: ['expected_tool_calls', 'reference_tool_calls', 'expected_tools'],
-	tool_definitions: ['tool_definitions', 'available_tools'],
+	tool_definitions: ['tool_definitions', 'tools', 'available_tools', 'functions'],
 	expected_outcome: ['expected_outcome', 'reference_outcome', 'reference_goal'],
 };
 

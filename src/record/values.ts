@@ -469,7 +469,8 @@ function toolArguments(r: RowReader, v: unknown, path: string): unknown {
 
 /**
  * The tool calls a turn made: OpenAI `tool_calls[{id, function: {name, arguments}}]` and Azure agent
- * content parts `{type: 'tool_call', tool_call_id, name, arguments}`. Returns null after an issue.
+ * content parts `{type: 'tool_call', tool_call_id, name, arguments}` (or, in agent threads, the call
+ * nested as `{type: 'tool_call', tool_call: {id, function: {name, arguments}}}`). Returns null after an issue.
  */
 function toolCallsOf(r: RowReader, m: Row, at: string): ToolCall[] | undefined | null {
 	const out: ToolCall[] = [];
@@ -504,7 +505,10 @@ function toolCallsOf(r: RowReader, m: Row, at: string): ToolCall[] | undefined |
 		m.tool_calls.forEach((c, i) => read(c, `${at}.tool_calls[${i}]`, 'id'));
 	if (Array.isArray(m.content)) {
 		m.content.forEach((p, i) => {
-			if (isObject(p) && p.type === 'tool_call') read(p, `${at}.content[${i}]`, 'tool_call_id');
+			if (!isObject(p) || p.type !== 'tool_call') return;
+			// Azure agent threads nest the call: `{type: 'tool_call', tool_call: {id, function}}`.
+			if (isObject(p.tool_call)) read(p.tool_call, `${at}.content[${i}].tool_call`, 'id');
+			else read(p, `${at}.content[${i}]`, 'tool_call_id');
 		});
 	}
 	if (!ok) return null;
