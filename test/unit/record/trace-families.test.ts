@@ -139,6 +139,23 @@ describe('LangSmith runs', () => {
 	});
 });
 
+describe('a graph agent in Langfuse', () => {
+	it("LangGraph (Python): the response is the state's last AI message, not the state", () => {
+		const trace = load('langfuse-langgraph-python.json');
+		const t = parseTrace(trace);
+		expect(t.format).toBe('langfuse');
+		expect(t.total_token_count).toBe(234); // 75 + 159
+		const out = loadDataset([{ trace }]);
+		expect(out.invalid).toEqual([]);
+		expect(out.records[0].request).toBe("Search the web for 'example' and summarize.");
+		expect(out.records[0].response).toBe(
+			'The search for "example" primarily leads to the website [example.com](https://example.com), which is often used as a placeholder or demonstration site in various contexts. It serves as a generic example for illustrating how a website might look or function.',
+		);
+		// The whole final state stays beside the answer.
+		expect(out.records[0].response_raw).toMatchObject({ messages: expect.any(Array) });
+	});
+});
+
 describe('bare OpenTelemetry GenAI span attributes', () => {
 	it('OpenLLMetry indexed messages, usage and model, with no operation name', () => {
 		const attrs = {
