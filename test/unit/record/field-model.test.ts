@@ -216,3 +216,69 @@ describe('promptfoo CSV header aliases', () => {
 		]);
 	});
 });
+
+describe('Amazon Bedrock rows beyond the sample files', () => {
+	it('earlier turns are the history; a passage location is its doc_uri', () => {
+		const turn = (q: string, a: string) => ({
+			prompt: { content: [{ text: q }] },
+			output: { text: a },
+		});
+		const out = loadDataset([
+			{
+				conversationTurns: [
+					turn('Hi', 'Hello, how can I help?'),
+					{
+						prompt: { content: [{ text: 'Opening hours?' }] },
+						referenceResponses: [
+							{ content: [{ text: '9 to 5' }] },
+							{ content: [{ text: '9-17' }] },
+						],
+						output: {
+							text: 'We open at 9 and close at 5.',
+							retrievedPassages: {
+								retrievalResults: [
+									{
+										content: { text: 'Open 9:00-17:00.' },
+										location: { type: 'S3', s3Location: { uri: 's3://kb/hours.md' } },
+									},
+								],
+							},
+						},
+					},
+				],
+			},
+		]);
+		expect(out.schema).toBe('bedrock');
+		expect(out.invalid).toEqual([]);
+		expect(out.records[0]).toMatchObject({
+			request: 'Opening hours?',
+			history: [
+				{ role: 'user', content: 'Hi' },
+				{ role: 'assistant', content: 'Hello, how can I help?' },
+			],
+			response: 'We open at 9 and close at 5.',
+			expected_response: '9 to 5',
+			retrieved_context: [{ doc_uri: 's3://kb/hours.md', content: 'Open 9:00-17:00.' }],
+		});
+		expect(out.account.columns[0].chosen).toBe(
+			'the last turn lists 2 reference responses; expected_response is the first, all are in request_raw',
+		);
+	});
+
+	it('several modelResponses are an error that names the mapping to choose one', () => {
+		const row = {
+			prompt: 'q',
+			modelResponses: [
+				{ response: 'a', modelIdentifier: 'm1' },
+				{ response: 'b', modelIdentifier: 'm2' },
+			],
+		};
+		const out = loadDataset([row]);
+		expect(out.invalid[0].error).toBe(
+			'row 1: modelResponses: holds 2 responses; map the one to score (modelResponses.0.response: response)',
+		);
+		const mapped = loadDataset([row], { mapping: { 'modelResponses.1.response': 'response' } });
+		expect(mapped.invalid).toEqual([]);
+		expect(mapped.records[0].response).toBe('b');
+	});
+});
