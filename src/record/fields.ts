@@ -30,6 +30,7 @@ import {
 	structured,
 	textList,
 	typeName,
+	unwrapHolder,
 	type RowReader,
 	type Row,
 } from './values';
@@ -303,10 +304,8 @@ export const ALIASES: Readonly<Record<string, Field>> = Object.fromEntries(
  * under one key (`{"contexts": [...]}`, as JSON text too). Anything else is returned as it is.
  */
 export function unwrapList(r: RowReader, value: unknown, path: string): unknown {
-	const v = structured(r, value, path);
+	const v = unwrapHolder(r, value, path);
 	if (!isObject(v)) return v;
-	const keys = Object.keys(v).filter((k) => v[k] !== undefined && v[k] !== null);
-	if (keys.length === 1 && Array.isArray(v[keys[0]])) return v[keys[0]];
 	const known = (list: readonly string[]) => list.some((k) => v[k] !== undefined);
 	if (known(ANY_CHUNK.uri) || known(ANY_CHUNK.content)) return [v];
 	return v;

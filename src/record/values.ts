@@ -417,6 +417,18 @@ export function splitCell(r: RowReader, raw: unknown): unknown {
 		.filter((p) => p !== '');
 }
 
+/**
+ * A list given inside an object that holds only it (`{"contexts": [...]}`, as JSON text too, as
+ * some tools save their context columns): the list. Anything else is returned as `structured`
+ * reads it, so the caller's own checks name what is wrong.
+ */
+export function unwrapHolder(r: RowReader, raw: unknown, path: string): unknown {
+	const v = structured(r, raw, path);
+	if (!isObject(v)) return v;
+	const keys = Object.keys(v).filter((k) => v[k] !== undefined && v[k] !== null);
+	return keys.length === 1 && Array.isArray(v[keys[0]]) ? v[keys[0]] : v;
+}
+
 /** A list of strings (expected facts, guideline lists, plain context lists). */
 export function textList(r: RowReader, raw: unknown, path: string): string[] | undefined {
 	const v = structured(r, splitCell(r, raw), path);

@@ -282,3 +282,25 @@ describe('Amazon Bedrock rows beyond the sample files', () => {
 		expect(mapped.records[0].response).toBe('b');
 	});
 });
+
+describe('contexts as JSON text of an object holding the list, in the schemas too', () => {
+	it('Ragas and DeepEval read the list inside', () => {
+		const ragas = loadDataset(
+			'user_input,response,retrieved_contexts,reference\nq,a,"{""contexts"": [""c1"", ""c2""]}",r\n',
+		);
+		expect(ragas.schema).toBe('ragas');
+		expect(ragas.records[0].retrieved_context).toEqual([{ content: 'c1' }, { content: 'c2' }]);
+		const deep = loadDataset([
+			{ input: 'q', actual_output: 'a', retrieval_context: '{"documents": ["d1"]}' },
+		]);
+		expect(deep.schema).toBe('deepeval');
+		expect(deep.records[0].retrieved_context).toEqual([{ content: 'd1' }]);
+	});
+
+	it('an object with more than the list is not unwrapped: the row says what is wrong', () => {
+		const out = loadDataset([{ user_input: 'q', retrieved_contexts: { contexts: ['c'], k: 3 } }]);
+		expect(out.invalid[0].error).toBe(
+			'row 1: retrieved_contexts: expected array of strings, got object',
+		);
+	});
+});
