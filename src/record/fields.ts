@@ -388,21 +388,21 @@ export function requestFromMessages(r: RowReader, v: unknown[], path: string, d:
 }
 
 /**
- * Retrieved documents that each carry the retriever's score are put in rank order by it, highest
+ * Retrieved documents that each carry a `relevance_score` are put in rank order by it, highest
  * first (ties keep their order), as Azure's document-retrieval evaluator ranks them; the account
- * says so when that changed the order.
+ * says so when that changed the order. Other score keys (`score`, `similarity`) are kept on the
+ * chunk but never reorder it: some stores report a distance there, lower being better.
  */
-function rankByScore(r: RowReader, items: ExpectedChunk[], path: string): void {
-	if (items.length < 2 || !items.every((c) => c.score !== undefined)) return;
+function rankByScore(r: RowReader, list: unknown, items: ExpectedChunk[], path: string): void {
+	if (items.length < 2 || !Array.isArray(list) || list.length !== items.length) return;
+	if (!list.every((c) => isObject(c) && c.relevance_score !== undefined)) return;
+	if (!items.every((c) => c.score !== undefined)) return;
 	const sorted = items
 		.map((c, i) => [c, i] as const)
 		.sort((a, b) => (b[0].score as number) - (a[0].score as number) || a[1] - b[1]);
 	if (sorted.every(([, i], at) => i === at)) return;
 	sorted.forEach(([c], at) => (items[at] = c));
-	r.choose(
-		path,
-		"ranked by the documents' own score, highest first (the list was in another order)",
-	);
+	r.choose(path, 'ranked by relevance_score, highest first (the list was in another order)');
 }
 
 /** Text of a reference answer: strings as given; a number or boolean as its text. */
@@ -466,7 +466,7 @@ export function readField(
 			const list = unwrapList(r, value, path);
 			if (isBad(list)) return;
 			const res = chunks(r, list, path, ANY_CHUNK, 'either');
-			if (res && field === 'retrieved_context') rankByScore(r, res.items, path);
+			if (res && field === 'retrieved_context') rankByScore(r, list, res.items, path);
 			const kept = keepIfLossy(r, path, res, asRetrieved);
 			if (field === 'retrieved_context') d.retrieved_context = kept;
 			else d.expected_retrieved_context = kept;

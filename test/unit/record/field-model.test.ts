@@ -171,8 +171,27 @@ describe('retrieval-only rows', () => {
 		expect(out.records[0].retrieved_context?.map((c) => c.doc_uri)).toEqual(['high', 'mid', 'low']);
 		expect(out.records[0].expected_retrieved_context).toEqual([{ doc_uri: 'mid', grade: 3 }]);
 		expect(out.account.columns.find((c) => c.column === 'retrieved_documents')?.chosen).toBe(
-			"ranked by the documents' own score, highest first (the list was in another order)",
+			'ranked by relevance_score, highest first (the list was in another order)',
 		);
+	});
+
+	it('another score key is kept on the chunk but never reorders the list (it may be a distance)', () => {
+		const out = loadDataset([
+			{
+				question: 'q',
+				retrieved_documents: [
+					{ id: 'near', text: 'a', score: 0.1 },
+					{ id: 'far', text: 'b', score: 0.9 },
+				],
+			},
+		]);
+		expect(out.records[0].retrieved_context).toEqual([
+			{ doc_uri: 'near', content: 'a', score: 0.1 },
+			{ doc_uri: 'far', content: 'b', score: 0.9 },
+		]);
+		expect(
+			out.account.columns.find((c) => c.column === 'retrieved_documents')?.chosen,
+		).toBeUndefined();
 	});
 
 	it('text-only contexts without a question or answer are still an error', () => {
