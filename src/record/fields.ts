@@ -279,14 +279,29 @@ for (const [field, names] of Object.entries(FIELD_NAMES) as [Field, readonly str
 }
 const AMBIGUOUS_BY_KEY = new Map(Object.entries(AMBIGUOUS).map(([n, a]) => [nameKey(n), a]));
 
+/**
+ * Column names seen, with their compared form: the rows of a file repeat their columns, so each
+ * name is normalised once per process rather than once per row (bounded, for files of many names).
+ */
+const KEYS = new Map<string, string>();
+function cachedKey(column: string): string {
+	let k = KEYS.get(column);
+	if (k === undefined) {
+		k = nameKey(column);
+		if (KEYS.size > 10000) KEYS.clear();
+		KEYS.set(column, k);
+	}
+	return k;
+}
+
 /** The field a column name feeds by the field model, if any (any case, snake, camel or kebab). */
 export function fieldByName(column: string): NameMatch | undefined {
-	return BY_KEY.get(nameKey(column));
+	return BY_KEY.get(cachedKey(column));
 }
 
 /** The two fields an ambiguous column name could feed, if it is one. */
 export function ambiguousByName(column: string): (typeof AMBIGUOUS)[string] | undefined {
-	return AMBIGUOUS_BY_KEY.get(nameKey(column));
+	return AMBIGUOUS_BY_KEY.get(cachedKey(column));
 }
 
 /**
