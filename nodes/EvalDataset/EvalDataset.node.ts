@@ -79,7 +79,7 @@ export class EvalDataset implements INodeType {
 			binary: 'from a file',
 		}),
 		description:
-			'Load an evaluation dataset (Azure/promptflow, Databricks, Ragas, DeepEval, OpenAI evals, MLflow, LangSmith, Phoenix, promptfoo, Spring AI; JSON, JSONL or CSV) into canonical rows, saying where every column went',
+			'Load an evaluation dataset (Azure/promptflow, Amazon Bedrock, Databricks, Ragas, DeepEval, OpenAI evals, MLflow, LangSmith, Phoenix, promptfoo, Spring AI, or common column names; JSON, JSONL or CSV) into canonical rows, saying where every column went',
 		defaults: { name: 'Eval Dataset' },
 		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
 		usableAsTool: undefined,

@@ -19,8 +19,9 @@ export interface ColumnAccount {
 	/** Why it went to metadata although an adapter read it (`ideal lists 3 accepted answers...`). */
 	note?: string;
 	/**
-	 * Why the loader read it as the field it fed, when its name could mean either of two fields
-	 * (`output`: an answer or a reference). A Column Mapping decides it instead.
+	 * Why the loader read it as it did: which of two fields a column whose name could mean either
+	 * fed (`output`: an answer or a reference; a Column Mapping decides it instead), how a list was
+	 * put in rank order, or which of several values it took.
 	 */
 	chosen?: string;
 }

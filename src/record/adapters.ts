@@ -15,6 +15,7 @@ import {
 	type Field,
 } from './fields';
 import {
+	answerOf,
 	readGuidelines,
 	readRequest,
 	readResponse,
@@ -250,6 +251,11 @@ function fromTrace(
 		else value = undefined;
 	}
 	if (value !== undefined) read(sr, value, `trace.${field}`, scratch);
+	// A final output object that is not a chat (a graph agent's state, `{output}`): its answer.
+	if (field === 'response' && isObject(value) && scratch.response === JSON.stringify(value)) {
+		const answer = answerOf(value);
+		if (answer !== undefined) scratch.response = answer;
+	}
 	if (sr.issues.length > 0 || scratch[field] === undefined) {
 		notes.push(
 			`${field}: the trace's ${field === 'request' ? 'input' : 'output'} is not text or messages; left out`,

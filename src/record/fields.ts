@@ -30,6 +30,7 @@ import {
 	structured,
 	textList,
 	typeName,
+	unwrapHolder,
 	type RowReader,
 	type Row,
 } from './values';
@@ -224,7 +225,7 @@ export const FIELD_NAMES: Readonly<Partial<Record<Field, readonly string[]>>> = 
 	],
 	tool_calls: ['tool_calls', 'tools_called', 'function_calls'],
 	expected_tool_calls: ['expected_tool_calls', 'reference_tool_calls', 'expected_tools'],
-	tool_definitions: ['tool_definitions', 'available_tools'],
+	tool_definitions: ['tool_definitions', 'tools', 'available_tools', 'functions'],
 	expected_outcome: ['expected_outcome', 'reference_outcome', 'reference_goal'],
 };
 
@@ -278,14 +279,29 @@ for (const [field, names] of Object.entries(FIELD_NAMES) as [Field, readonly str
 }
 const AMBIGUOUS_BY_KEY = new Map(Object.entries(AMBIGUOUS).map(([n, a]) => [nameKey(n), a]));
 
+/**
+ * Column names seen, with their compared form: the rows of a file repeat their columns, so each
+ * name is normalised once per process rather than once per row (bounded, for files of many names).
+ */
+const KEYS = new Map<string, string>();
+function cachedKey(column: string): string {
+	let k = KEYS.get(column);
+	if (k === undefined) {
+		k = nameKey(column);
+		if (KEYS.size > 10000) KEYS.clear();
+		KEYS.set(column, k);
+	}
+	return k;
+}
+
 /** The field a column name feeds by the field model, if any (any case, snake, camel or kebab). */
 export function fieldByName(column: string): NameMatch | undefined {
-	return BY_KEY.get(nameKey(column));
+	return BY_KEY.get(cachedKey(column));
 }
 
 /** The two fields an ambiguous column name could feed, if it is one. */
 export function ambiguousByName(column: string): (typeof AMBIGUOUS)[string] | undefined {
-	return AMBIGUOUS_BY_KEY.get(nameKey(column));
+	return AMBIGUOUS_BY_KEY.get(cachedKey(column));
 }
 
 /**
@@ -303,10 +319,8 @@ export const ALIASES: Readonly<Record<string, Field>> = Object.fromEntries(
  * under one key (`{"contexts": [...]}`, as JSON text too). Anything else is returned as it is.
  */
 export function unwrapList(r: RowReader, value: unknown, path: string): unknown {
-	const v = structured(r, value, path);
+	const v = unwrapHolder(r, value, path);
 	if (!isObject(v)) return v;
-	const keys = Object.keys(v).filter((k) => v[k] !== undefined && v[k] !== null);
-	if (keys.length === 1 && Array.isArray(v[keys[0]])) return v[keys[0]];
 	const known = (list: readonly string[]) => list.some((k) => v[k] !== undefined);
 	if (known(ANY_CHUNK.uri) || known(ANY_CHUNK.content)) return [v];
 	return v;
@@ -389,21 +403,21 @@ export function requestFromMessages(r: RowReader, v: unknown[], path: string, d:
 }
 
 /**
- * Retrieved documents that each carry the retriever's score are put in rank order by it, highest
+ * Retrieved documents that each carry a `relevance_score` are put in rank order by it, highest
  * first (ties keep their order), as Azure's document-retrieval evaluator ranks them; the account
- * says so when that changed the order.
+ * says so when that changed the order. Other score keys (`score`, `similarity`) are kept on the
+ * chunk but never reorder it: some stores report a distance there, lower being better.
  */
-function rankByScore(r: RowReader, items: ExpectedChunk[], path: string): void {
-	if (items.length < 2 || !items.every((c) => c.score !== undefined)) return;
+function rankByScore(r: RowReader, list: unknown, items: ExpectedChunk[], path: string): void {
+	if (items.length < 2 || !Array.isArray(list) || list.length !== items.length) return;
+	if (!list.every((c) => isObject(c) && c.relevance_score !== undefined)) return;
+	if (!items.every((c) => c.score !== undefined)) return;
 	const sorted = items
 		.map((c, i) => [c, i] as const)
 		.sort((a, b) => (b[0].score as number) - (a[0].score as number) || a[1] - b[1]);
 	if (sorted.every(([, i], at) => i === at)) return;
 	sorted.forEach(([c], at) => (items[at] = c));
-	r.choose(
-		path,
-		"ranked by the documents' own score, highest first (the list was in another order)",
-	);
+	r.choose(path, 'ranked by relevance_score, highest first (the list was in another order)');
 }
 
 /** Text of a reference answer: strings as given; a number or boolean as its text. */
@@ -467,7 +481,7 @@ export function readField(
 			const list = unwrapList(r, value, path);
 			if (isBad(list)) return;
 			const res = chunks(r, list, path, ANY_CHUNK, 'either');
-			if (res && field === 'retrieved_context') rankByScore(r, res.items, path);
+			if (res && field === 'retrieved_context') rankByScore(r, list, res.items, path);
 			const kept = keepIfLossy(r, path, res, asRetrieved);
 			if (field === 'retrieved_context') d.retrieved_context = kept;
 			else d.expected_retrieved_context = kept;

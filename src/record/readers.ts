@@ -137,17 +137,55 @@ export function readResponse(r: RowReader, raw: unknown, path: string, d: Draft)
 		return;
 	}
 	if (Array.isArray(v.messages)) {
-		const last = [...v.messages]
-			.reverse()
-			.find(
-				(m): m is Row => isObject(m) && m.role === 'assistant' && typeof m.content === 'string',
-			);
-		if (last) {
-			d.response = last.content as string;
-			return;
+		// A chat, or a graph agent's final state: the answer is the last AI message's text.
+		for (let i = v.messages.length - 1; i >= 0; i--) {
+			const t = aiText(v.messages[i]);
+			if (t !== undefined) {
+				d.response = t;
+				return;
+			}
 		}
 	}
 	d.response = JSON.stringify(v);
+}
+
+/** Keys an application's output object holds its answer under, in the order they are tried. */
+const ANSWER_KEYS = ['output', 'answer', 'final_answer', 'response', 'output_text', 'result'];
+
+/**
+ * The answer in a trace's final output object: `{output: "..."}` (LangChain agents, LangSmith
+ * runs), `{answer: "...", sources}`, under a common key. A dataset's own response column is not
+ * read this way: seed 002 gives judges an arbitrary dict response as its JSON.
+ */
+export function answerOf(v: unknown): string | undefined {
+	if (!isObject(v)) return undefined;
+	for (const k of ANSWER_KEYS) if (typeof v[k] === 'string') return v[k] as string;
+	return undefined;
+}
+
+/**
+ * The text of an AI message with something to say: `{role: 'assistant'}`, LangChain's `{type:
+ * 'ai'}` and its serialised `{lc, type: 'constructor', id: [..., 'AIMessage'], kwargs}`, content
+ * as text or text parts. Undefined for any other message, and for one that only calls tools.
+ */
+function aiText(m: unknown): string | undefined {
+	if (!isObject(m)) return undefined;
+	let msg: Row = m;
+	if (m.type === 'constructor' && Array.isArray(m.id) && isObject(m.kwargs)) {
+		const cls = m.id[m.id.length - 1];
+		if (typeof cls !== 'string' || !/^AIMessage(Chunk)?$/.test(cls)) return undefined;
+		msg = { ...m.kwargs, type: 'ai' };
+	}
+	if (msg.role !== 'assistant' && msg.role !== 'ai' && msg.type !== 'ai') return undefined;
+	const c = msg.content;
+	if (typeof c === 'string') return c !== '' ? c : undefined;
+	if (!Array.isArray(c)) return undefined;
+	const texts = c
+		.map((p) =>
+			typeof p === 'string' ? p : isObject(p) && typeof p.text === 'string' ? p.text : '',
+		)
+		.filter((t) => t !== '');
+	return texts.length > 0 ? texts.join('\n') : undefined;
 }
 
 /** Keeps a lossily converted original in metadata under its own name. */

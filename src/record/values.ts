@@ -417,6 +417,18 @@ export function splitCell(r: RowReader, raw: unknown): unknown {
 		.filter((p) => p !== '');
 }
 
+/**
+ * A list given inside an object that holds only it (`{"contexts": [...]}`, as JSON text too, as
+ * some tools save their context columns): the list. Anything else is returned as `structured`
+ * reads it, so the caller's own checks name what is wrong.
+ */
+export function unwrapHolder(r: RowReader, raw: unknown, path: string): unknown {
+	const v = structured(r, raw, path);
+	if (!isObject(v)) return v;
+	const keys = Object.keys(v).filter((k) => v[k] !== undefined && v[k] !== null);
+	return keys.length === 1 && Array.isArray(v[keys[0]]) ? v[keys[0]] : v;
+}
+
 /** A list of strings (expected facts, guideline lists, plain context lists). */
 export function textList(r: RowReader, raw: unknown, path: string): string[] | undefined {
 	const v = structured(r, splitCell(r, raw), path);
@@ -469,7 +481,8 @@ function toolArguments(r: RowReader, v: unknown, path: string): unknown {
 
 /**
  * The tool calls a turn made: OpenAI `tool_calls[{id, function: {name, arguments}}]` and Azure agent
- * content parts `{type: 'tool_call', tool_call_id, name, arguments}`. Returns null after an issue.
+ * content parts `{type: 'tool_call', tool_call_id, name, arguments}` (or, in agent threads, the call
+ * nested as `{type: 'tool_call', tool_call: {id, function: {name, arguments}}}`). Returns null after an issue.
  */
 function toolCallsOf(r: RowReader, m: Row, at: string): ToolCall[] | undefined | null {
 	const out: ToolCall[] = [];
@@ -504,7 +517,10 @@ function toolCallsOf(r: RowReader, m: Row, at: string): ToolCall[] | undefined |
 		m.tool_calls.forEach((c, i) => read(c, `${at}.tool_calls[${i}]`, 'id'));
 	if (Array.isArray(m.content)) {
 		m.content.forEach((p, i) => {
-			if (isObject(p) && p.type === 'tool_call') read(p, `${at}.content[${i}]`, 'tool_call_id');
+			if (!isObject(p) || p.type !== 'tool_call') return;
+			// Azure agent threads nest the call: `{type: 'tool_call', tool_call: {id, function}}`.
+			if (isObject(p.tool_call)) read(p.tool_call, `${at}.content[${i}].tool_call`, 'id');
+			else read(p, `${at}.content[${i}]`, 'tool_call_id');
 		});
 	}
 	if (!ok) return null;

@@ -102,7 +102,7 @@ function readTurns(r: RowReader, d: Draft): void {
 		if (Array.isArray(refs) && refs.length > 0) {
 			d.expected_response = contentText(r, refs[0], `${at}.referenceResponses[0]`);
 			if (refs.length > 1)
-				r.note(
+				r.choose(
 					'conversationTurns',
 					`the last turn lists ${refs.length} reference responses; expected_response is the first, all are in request_raw`,
 				);

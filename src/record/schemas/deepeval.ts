@@ -6,7 +6,16 @@
  * [retrieval_context: a≠b]|...` text; a turn's `retrieval_context` may be null).
  */
 import { conversation, pick, toolCalls, type Adapter, type Draft, type Names } from '../readers';
-import { isBad, isObject, structured, text, textList, type Row, type RowReader } from '../values';
+import {
+	isBad,
+	isObject,
+	structured,
+	text,
+	textList,
+	unwrapHolder,
+	type Row,
+	type RowReader,
+} from '../values';
 
 /**
  * DeepEval's CSV form of turns (`format_turns`): turns joined with `|`, each `role: content`
@@ -61,7 +70,9 @@ function read(r: RowReader, d: Draft): Names {
 		const out = text(r, output, outKey);
 		if (out !== undefined) d.response = out;
 		const [ctxKey, ctx] = pick(r, ['retrieval_context', 'retrievalContext']);
-		d.retrieved_context = textList(r, ctx, ctxKey)?.map((content) => ({ content }));
+		d.retrieved_context = textList(r, unwrapHolder(r, ctx, ctxKey), ctxKey)?.map((content) => ({
+			content,
+		}));
 	}
 	const [expKey, exp] = pick(r, ['expected_output', 'expectedOutput']);
 	names.expectedResponse = expKey;

@@ -14,7 +14,7 @@ import {
 	type Draft,
 	type Names,
 } from '../readers';
-import { asRetrieved, structured, text, textList, type RowReader } from '../values';
+import { asRetrieved, structured, text, textList, unwrapHolder, type RowReader } from '../values';
 
 function read(r: RowReader, d: Draft): Names {
 	const names: Names = {
@@ -40,7 +40,7 @@ function read(r: RowReader, d: Draft): Names {
 	if (!Array.isArray(inputV)) names.response = outKey;
 
 	const [ctxKey, ctx] = pick(r, ['retrieved_contexts', 'contexts']);
-	const texts = textList(r, ctx, ctxKey);
+	const texts = textList(r, unwrapHolder(r, ctx, ctxKey), ctxKey);
 	const ids = r.has('retrieved_context_ids')
 		? idList(r, r.take('retrieved_context_ids'), 'retrieved_context_ids')
 		: undefined;
@@ -55,7 +55,11 @@ function read(r: RowReader, d: Draft): Names {
 	const [refKey, ref] = pick(r, ['reference', 'ground_truth']);
 	d.expected_response = text(r, ref, refKey);
 	names.expectedResponse = refKey;
-	const refTexts = textList(r, r.take('reference_contexts'), 'reference_contexts');
+	const refTexts = textList(
+		r,
+		unwrapHolder(r, r.take('reference_contexts'), 'reference_contexts'),
+		'reference_contexts',
+	);
 	const refIds = idList(r, r.take('reference_context_ids'), 'reference_context_ids');
 	d.expected_retrieved_context = zipIds(
 		r,

@@ -10,7 +10,8 @@
  * lists, nanosecond times as strings) with the OpenTelemetry GenAI conventions
  * (`gen_ai.operation.name`, `gen_ai.usage.input_tokens`/`output_tokens`) or OpenInference
  * attributes (`openinference.span.kind`, `llm.token_count.*`, `retrieval.documents.N.document.*`);
- * a bare list of spans in any of those shapes; and n8n execution data of AI Agent / LLM chain runs
+ * a bare list of spans in any of those shapes, one span or its bare `gen_ai.*` attributes; LangSmith
+ * runs (a run, a run tree, a list of runs, the SDK's post/patch payloads); and n8n execution data of AI Agent / LLM chain runs
  * (`resultData.runData`, where each Chat Model run records `tokenUsage` or `tokenUsageEstimate`).
  *
  * Spans are walked as flat lists with maps and loops, never recursion, so a trace of 100,000 spans
@@ -23,6 +24,7 @@
 import { isObject, typeName } from '../values';
 import { isDeepEvalTrace, parseDeepEval } from './deepeval';
 import { parseLangfuse } from './langfuse';
+import { isLangSmithPayloads, isLangSmithRun, parseLangSmith } from './langsmith';
 import { parseMlflow } from './mlflow';
 import { n8nRunData, parseN8n } from './n8n';
 import { parseOtlp } from './otlp';
@@ -51,6 +53,7 @@ export function parseTrace(trace: unknown): ParsedTrace {
 			throw new TraceError(
 				'looks like n8n execution data in its stored (flatted) form; pass the execution as the n8n API returns it (GET /executions/{id}?includeData=true)',
 			);
+		if (t.length > 0 && t.every(isLangSmithRun)) return parseLangSmith(t);
 		return parseSpanList(t, 'trace');
 	}
 	if (!isObject(t)) throw new TraceError(`expected a trace object, got ${typeName(t)}`);
@@ -61,12 +64,17 @@ export function parseTrace(trace: unknown): ParsedTrace {
 	if (Array.isArray(t.observations) && t.observations.some((o) => isObject(o) && 'traceId' in o))
 		return parseLangfuse(t, t.observations);
 	if (isDeepEvalTrace(t)) return parseDeepEval(t);
+	if (isLangSmithRun(t) || isLangSmithPayloads(t)) return parseLangSmith(t);
 	const n8n = n8nRunData(t);
 	if (n8n) return parseN8n(n8n.exec, n8n.runData, n8n.connections, n8n.nodes);
 	if (Array.isArray(t.spans)) return parseSpanList(t.spans, 'spans');
 	if (Array.isArray(t.data) && t.data.every(isObject)) return parseSpanList(t.data, 'data');
+	// Bare OpenTelemetry GenAI span attributes (`gen_ai.*` keys), or one span object carrying them.
+	if (Object.keys(t).some((k) => k.startsWith('gen_ai.')))
+		return parseSpanList([{ name: 'gen_ai', attributes: t }], 'trace');
+	if (isObject(t.attributes) || Array.isArray(t.attributes)) return parseSpanList([t], 'trace');
 	const keys = Object.keys(t).slice(0, 5).join(', ');
 	throw new TraceError(
-		`unrecognised trace format (keys: ${keys || 'none'}); expected an MLflow trace (info, data.spans), OTLP JSON (resourceSpans), a list of spans (OpenTelemetry JS too), a Langfuse export (trace, observations), a DeepEval trace (llmSpans, retrieverSpans...), or n8n execution data (resultData.runData)`,
+		`unrecognised trace format (keys: ${keys || 'none'}); expected an MLflow trace (info, data.spans), OTLP JSON (resourceSpans), a list of spans (OpenTelemetry JS too), a Langfuse export (trace, observations), a LangSmith run (run_type, inputs, outputs), a DeepEval trace (llmSpans, retrieverSpans...), OpenTelemetry GenAI span attributes (gen_ai.*), or n8n execution data (resultData.runData)`,
 	);
 }

@@ -125,6 +125,14 @@ function classify(attrs: Row, span: Row): { kind: Kind; usage?: Usage; model?: s
 		if (input !== undefined || output !== undefined || total !== undefined)
 			usage = { input, output, total };
 	}
+	// OpenLLMetry names the call `llm.request.type`; a span that names a GenAI provider and counts
+	// tokens is a model call whatever it omits.
+	if (kind === 'other') {
+		const reqType = str(attrs['llm.request.type']);
+		const provider = attrs['gen_ai.system'] ?? attrs['gen_ai.provider.name'];
+		if ((reqType !== undefined && LLM_OPERATIONS.has(reqType)) || (provider !== undefined && usage))
+			kind = 'llm';
+	}
 	const model =
 		str(attrs['mlflow.llm.model']) ??
 		str(attrs['gen_ai.response.model']) ??
@@ -247,12 +255,43 @@ function genAiMessages(v: unknown): unknown {
 	return { messages };
 }
 
+/**
+ * Indexed messages as OpenLLMetry (Traceloop) writes them: `gen_ai.prompt.0.role`,
+ * `gen_ai.prompt.0.content`, `gen_ai.prompt.1.role`... in numeric order (10 after 9).
+ */
+function indexedMessages(attrs: Row, prefix: string): unknown {
+	const byIndex = new Map<number, { role?: string; content?: string }>();
+	const re = new RegExp(`^${prefix.replace(/\./g, '\\.')}\\.(\\d+)\\.(role|content)$`);
+	for (const [k, v] of Object.entries(attrs)) {
+		const m = re.exec(k);
+		if (!m || typeof v !== 'string') continue;
+		const i = Number(m[1]);
+		const e = byIndex.get(i) ?? {};
+		if (m[2] === 'role') e.role = v;
+		else e.content = v;
+		byIndex.set(i, e);
+	}
+	if (byIndex.size === 0) return undefined;
+	const messages = [...byIndex.entries()]
+		.sort((a, b) => a[0] - b[0])
+		.map(([, e]) => ({ role: e.role ?? 'user', content: e.content ?? '' }));
+	return { messages };
+}
+
 export function genAiInput(attrs: Row): unknown {
 	const v = attrs['gen_ai.input.messages'];
-	return v !== undefined ? genAiMessages(v) : attrs['gen_ai.prompt'];
+	if (v !== undefined) return genAiMessages(v);
+	return attrs['gen_ai.prompt'] ?? indexedMessages(attrs, 'gen_ai.prompt');
 }
 
 export function genAiOutput(attrs: Row): unknown {
 	const v = attrs['gen_ai.output.messages'];
-	return v !== undefined ? genAiMessages(v) : attrs['gen_ai.completion'];
+	if (v !== undefined) return genAiMessages(v);
+	if (attrs['gen_ai.completion'] !== undefined) return attrs['gen_ai.completion'];
+	// Indexed completions are the reply's turns: the assistant's says what the model answered.
+	const out = indexedMessages(attrs, 'gen_ai.completion') as
+		| { messages: { role: string }[] }
+		| undefined;
+	if (out) for (const m of out.messages) if (m.role === 'user') m.role = 'assistant';
+	return out;
 }

@@ -13,6 +13,7 @@ export type TraceFormat =
 	| 'otel-js'
 	| 'n8n'
 	| 'langfuse'
+	| 'langsmith'
 	| 'deepeval';
 
 /** Token usage of one LLM call, with the model that served it when the trace says so. */

@@ -292,6 +292,41 @@ const EXPECT: Record<string, Expect> = {
 			]);
 		},
 	},
+	'azure-samples-agent-messages-trimmed.jsonl': {
+		format: 'jsonl',
+		schema: 'azure',
+		rows: 3,
+		check: ({ records, account }) => {
+			const [first] = records;
+			// The thread ends on a thank-you and the agent's reply to it.
+			expect(first.request).toBe("No, that's all. Thank you for your help!");
+			expect(first.response).toBe("You're welcome! Have a great day.");
+			// Calls nested in content parts, each paired with the tool turn that answers it.
+			const calls = (first.history ?? []).flatMap((m) => m.tool_calls ?? []);
+			expect(calls.slice(0, 3)).toEqual([
+				{ id: 'tool_call_20250310_001', name: 'get_orders', arguments: { account_number: '888' } },
+				{ id: 'tool_call_20250310_002', name: 'get_order', arguments: { order_id: '123' } },
+				{ id: 'tool_call_20250310_003', name: 'get_order', arguments: { order_id: '124' } },
+			]);
+			expect(first.history?.[4]).toEqual({
+				role: 'tool',
+				content: '[{ "order_id": "123" }, { "order_id": "124" }]',
+				tool_call_id: 'tool_call_20250310_001',
+			});
+			expect(records[1].tool_calls?.map((c) => c.name)).toEqual(['transfer_funds']);
+			expect(first.tool_definitions?.map((t) => t.name)).toEqual([
+				'get_orders',
+				'get_order',
+				'initiate_return',
+				'update_shipping_address',
+			]);
+			expect(account.columns.map((c) => [c.column, c.to])).toEqual([
+				// Row 2's agent calls transfer_funds after the last user turn: the record's tool calls.
+				['messages', ['request', 'history', 'response', 'tool_calls']],
+				['tools', ['tool_definitions']],
+			]);
+		},
+	},
 	'phoenix-nested.jsonl': {
 		format: 'jsonl',
 		schema: 'phoenix',

@@ -171,8 +171,27 @@ describe('retrieval-only rows', () => {
 		expect(out.records[0].retrieved_context?.map((c) => c.doc_uri)).toEqual(['high', 'mid', 'low']);
 		expect(out.records[0].expected_retrieved_context).toEqual([{ doc_uri: 'mid', grade: 3 }]);
 		expect(out.account.columns.find((c) => c.column === 'retrieved_documents')?.chosen).toBe(
-			"ranked by the documents' own score, highest first (the list was in another order)",
+			'ranked by relevance_score, highest first (the list was in another order)',
 		);
+	});
+
+	it('another score key is kept on the chunk but never reorders the list (it may be a distance)', () => {
+		const out = loadDataset([
+			{
+				question: 'q',
+				retrieved_documents: [
+					{ id: 'near', text: 'a', score: 0.1 },
+					{ id: 'far', text: 'b', score: 0.9 },
+				],
+			},
+		]);
+		expect(out.records[0].retrieved_context).toEqual([
+			{ doc_uri: 'near', content: 'a', score: 0.1 },
+			{ doc_uri: 'far', content: 'b', score: 0.9 },
+		]);
+		expect(
+			out.account.columns.find((c) => c.column === 'retrieved_documents')?.chosen,
+		).toBeUndefined();
 	});
 
 	it('text-only contexts without a question or answer are still an error', () => {
@@ -214,5 +233,93 @@ describe('promptfoo CSV header aliases', () => {
 			['__metric', ['metadata']],
 			['__config:__expected:threshold', ['metadata']],
 		]);
+	});
+});
+
+describe('Amazon Bedrock rows beyond the sample files', () => {
+	it('earlier turns are the history; a passage location is its doc_uri', () => {
+		const turn = (q: string, a: string) => ({
+			prompt: { content: [{ text: q }] },
+			output: { text: a },
+		});
+		const out = loadDataset([
+			{
+				conversationTurns: [
+					turn('Hi', 'Hello, how can I help?'),
+					{
+						prompt: { content: [{ text: 'Opening hours?' }] },
+						referenceResponses: [
+							{ content: [{ text: '9 to 5' }] },
+							{ content: [{ text: '9-17' }] },
+						],
+						output: {
+							text: 'We open at 9 and close at 5.',
+							retrievedPassages: {
+								retrievalResults: [
+									{
+										content: { text: 'Open 9:00-17:00.' },
+										location: { type: 'S3', s3Location: { uri: 's3://kb/hours.md' } },
+									},
+								],
+							},
+						},
+					},
+				],
+			},
+		]);
+		expect(out.schema).toBe('bedrock');
+		expect(out.invalid).toEqual([]);
+		expect(out.records[0]).toMatchObject({
+			request: 'Opening hours?',
+			history: [
+				{ role: 'user', content: 'Hi' },
+				{ role: 'assistant', content: 'Hello, how can I help?' },
+			],
+			response: 'We open at 9 and close at 5.',
+			expected_response: '9 to 5',
+			retrieved_context: [{ doc_uri: 's3://kb/hours.md', content: 'Open 9:00-17:00.' }],
+		});
+		expect(out.account.columns[0].chosen).toBe(
+			'the last turn lists 2 reference responses; expected_response is the first, all are in request_raw',
+		);
+	});
+
+	it('several modelResponses are an error that names the mapping to choose one', () => {
+		const row = {
+			prompt: 'q',
+			modelResponses: [
+				{ response: 'a', modelIdentifier: 'm1' },
+				{ response: 'b', modelIdentifier: 'm2' },
+			],
+		};
+		const out = loadDataset([row]);
+		expect(out.invalid[0].error).toBe(
+			'row 1: modelResponses: holds 2 responses; map the one to score (modelResponses.0.response: response)',
+		);
+		const mapped = loadDataset([row], { mapping: { 'modelResponses.1.response': 'response' } });
+		expect(mapped.invalid).toEqual([]);
+		expect(mapped.records[0].response).toBe('b');
+	});
+});
+
+describe('contexts as JSON text of an object holding the list, in the schemas too', () => {
+	it('Ragas and DeepEval read the list inside', () => {
+		const ragas = loadDataset(
+			'user_input,response,retrieved_contexts,reference\nq,a,"{""contexts"": [""c1"", ""c2""]}",r\n',
+		);
+		expect(ragas.schema).toBe('ragas');
+		expect(ragas.records[0].retrieved_context).toEqual([{ content: 'c1' }, { content: 'c2' }]);
+		const deep = loadDataset([
+			{ input: 'q', actual_output: 'a', retrieval_context: '{"documents": ["d1"]}' },
+		]);
+		expect(deep.schema).toBe('deepeval');
+		expect(deep.records[0].retrieved_context).toEqual([{ content: 'd1' }]);
+	});
+
+	it('an object with more than the list is not unwrapped: the row says what is wrong', () => {
+		const out = loadDataset([{ user_input: 'q', retrieved_contexts: { contexts: ['c'], k: 3 } }]);
+		expect(out.invalid[0].error).toBe(
+			'row 1: retrieved_contexts: expected array of strings, got object',
+		);
 	});
 });
