@@ -68,6 +68,7 @@ import {
 	panelOptionsFor,
 	panelProperties,
 	resolveJurors,
+	scoringProperties,
 } from './panelOptions';
 import { scoreItems } from './scoreItems';
 import { executeServiceJudge, judgeBackendOf, withServiceBackends } from './judgeServiceBackend';
@@ -217,6 +218,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 					...spendOptions,
 					...cacheProperties,
 					...panelProperties(binary),
+					...scoringProperties(decl),
 					{
 						displayName: 'Result Key',
 						name: 'resultKey',
@@ -300,13 +302,15 @@ export async function executeJudge(
 		options,
 		jurors.length > 1 ? priceTableOption(this, options.modelPrices) : undefined,
 	);
+	const scoreFrom = options.scoreFrom === 'weighted' ? ('weighted' as const) : undefined;
 	const signed = (model: string, threshold?: number) =>
-		scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature }), threshold);
+		scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature, scoreFrom }), threshold);
 	const ctx = {
 		source: source!,
 		governor,
 		model: modelOverride,
 		temperature,
+		scoreFrom,
 		seed: (options.seed as number) || undefined,
 		maxTokens: maxTokensOf(options),
 		promptOverride,

@@ -1,7 +1,8 @@
 /**
  * Judge panels in a node: the jurors (every connected Chat Model, and the models of Panel Models
  * on the RAG Eval LLM API credential), the Panel options, and the panel a node run judges with
- * (src/judges/panel.ts pools the verdicts).
+ * (src/judges/panel.ts pools the verdicts); and how a rating is scored (sampled, weighted by
+ * log-probabilities, repeated samples).
  */
 import {
 	NodeConnectionTypes,
@@ -16,7 +17,9 @@ import {
 	createOpenAIModelSource,
 	type ModelSource,
 } from '../../src/judges/model';
+import { weightable } from '../../src/judges/logprobs';
 import type { Juror, PanelOptions, PoolRule } from '../../src/judges/panel';
+import type { JudgeDecl } from '../../src/judges/types';
 import { connectedChatModels, LLM_CREDENTIAL, llmConfigFromCredential } from './llmOptions';
 
 /**
@@ -175,4 +178,35 @@ export function panelOptionsFor(
 		...(typeof quorum === 'number' && quorum > 0 ? { quorum } : {}),
 		...(prices ? { prices } : {}),
 	};
+}
+
+/**
+ * Rating judges (1-5, 0-7): Score From the sampled score, or the probability-weighted mean of the
+ * score token's alternatives (src/judges/logprobs.ts), and repeated samples.
+ */
+export function scoringProperties(decl: Pick<JudgeDecl, 'scale'>): INodeProperties[] {
+	const weighted: INodeProperties[] = weightable(decl.scale)
+		? [
+				{
+					displayName: 'Score From',
+					name: 'scoreFrom',
+					type: 'options',
+					default: 'sampled',
+					options: [
+						{
+							name: 'Sampled Score',
+							value: 'sampled',
+							description: 'The score the model wrote',
+						},
+						{
+							name: 'Probability-Weighted (Log-Probabilities)',
+							value: 'weighted',
+							description:
+								'Asks for log-probabilities and takes the mean of the valid scores weighted by their probability at the score token (G-Eval); the spread in details.weighting. Models that return none keep the sampled score, with a note.',
+						},
+					],
+				},
+			]
+		: [];
+	return weighted;
 }

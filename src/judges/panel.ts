@@ -176,14 +176,14 @@ function jurorDetail(j: Juror, s: Score, prices?: Readonly<PriceTable>): Record<
 /** The panel's signature: the judge's, with every juror's model, the pool rule and the quorum. */
 export function panelSignature(
 	decl: JudgeDecl,
-	ctx: Pick<JudgeContext, 'temperature' | 'promptOverride'>,
+	ctx: Pick<JudgeContext, 'temperature' | 'promptOverride' | 'scoreFrom'>,
 	panel: PanelOptions,
 ): string {
 	// In the jurors' model order, not n8n's connection order: the same panel signs the same.
 	const models = panel.jurors.map(jurorModel).sort().join('+');
 	const rule = panel.pool ?? defaultPoolRule(decl.scale);
 	const quorum = panelQuorum(panel.jurors.length, panel.quorum);
-	return `${judgeSignature(decl, { model: `panel[${models}]`, temperature: ctx.temperature, promptOverride: ctx.promptOverride })}|pool:${rule}|quorum:${quorum}`;
+	return `${judgeSignature(decl, { model: `panel[${models}]`, temperature: ctx.temperature, promptOverride: ctx.promptOverride, scoreFrom: ctx.scoreFrom })}|pool:${rule}|quorum:${quorum}`;
 }
 
 /**
