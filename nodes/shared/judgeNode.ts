@@ -68,6 +68,7 @@ import {
 	panelOptionsFor,
 	panelProperties,
 	resolveJurors,
+	samplesOption,
 	scoringProperties,
 } from './panelOptions';
 import { scoreItems } from './scoreItems';
@@ -297,11 +298,8 @@ export async function executeJudge(
 	const turnRule: TurnRule | undefined = turnsChoice === 'every_worst' ? 'worst' : undefined;
 	const evaluator = judgeEvaluator(decl);
 	// Two or more jurors judge as a panel; each juror's tokens priced from Model Prices.
-	const panel = panelOptionsFor(
-		jurors,
-		options,
-		jurors.length > 1 ? priceTableOption(this, options.modelPrices) : undefined,
-	);
+	const prices = jurors.length > 1 ? priceTableOption(this, options.modelPrices) : undefined;
+	const panel = panelOptionsFor(jurors, options, prices);
 	const scoreFrom = options.scoreFrom === 'weighted' ? ('weighted' as const) : undefined;
 	const signed = (model: string, threshold?: number) =>
 		scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature, scoreFrom }), threshold);
@@ -311,6 +309,7 @@ export async function executeJudge(
 		model: modelOverride,
 		temperature,
 		scoreFrom,
+		samples: samplesOption(options),
 		seed: (options.seed as number) || undefined,
 		maxTokens: maxTokensOf(options),
 		promptOverride,

@@ -208,5 +208,24 @@ export function scoringProperties(decl: Pick<JudgeDecl, 'scale'>): INodeProperti
 				},
 			]
 		: [];
-	return weighted;
+	return [
+		...weighted,
+		{
+			displayName: 'Samples',
+			name: 'samples',
+			type: 'number',
+			default: 1,
+			typeOptions: { minValue: 1, maxValue: 20 },
+			description:
+				'Judge each row this many times (each juror of a panel too) and take the mean (yes/no: the majority), with the spread in details.samples. Samples differ only with a Temperature above 0; each is its own call and its own cache entry.',
+		},
+	];
+}
+
+/** The Samples option: a whole number above 1, else undefined (the row is judged once). */
+export function samplesOption(options: IDataObject): number | undefined {
+	const n = options.samples;
+	return typeof n === 'number' && Number.isFinite(n) && n > 1
+		? Math.min(20, Math.floor(n))
+		: undefined;
 }

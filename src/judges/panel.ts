@@ -170,20 +170,21 @@ function jurorDetail(j: Juror, s: Score, prices?: Readonly<PriceTable>): Record<
 		if (priced.usd !== undefined) d.costUsd = priced.usd;
 	}
 	if (s.details?.weighting !== undefined) d.weighting = s.details.weighting;
+	if (s.details?.samples !== undefined) d.samples = s.details.samples;
 	return d;
 }
 
 /** The panel's signature: the judge's, with every juror's model, the pool rule and the quorum. */
 export function panelSignature(
 	decl: JudgeDecl,
-	ctx: Pick<JudgeContext, 'temperature' | 'promptOverride' | 'scoreFrom'>,
+	ctx: Pick<JudgeContext, 'temperature' | 'promptOverride' | 'scoreFrom'> & { samples?: number },
 	panel: PanelOptions,
 ): string {
 	// In the jurors' model order, not n8n's connection order: the same panel signs the same.
 	const models = panel.jurors.map(jurorModel).sort().join('+');
 	const rule = panel.pool ?? defaultPoolRule(decl.scale);
 	const quorum = panelQuorum(panel.jurors.length, panel.quorum);
-	return `${judgeSignature(decl, { model: `panel[${models}]`, temperature: ctx.temperature, promptOverride: ctx.promptOverride, scoreFrom: ctx.scoreFrom })}|pool:${rule}|quorum:${quorum}`;
+	return `${judgeSignature(decl, { model: `panel[${models}]`, temperature: ctx.temperature, promptOverride: ctx.promptOverride, scoreFrom: ctx.scoreFrom })}|pool:${rule}|quorum:${quorum}${ctx.samples !== undefined && ctx.samples > 1 ? `|samples:${Math.floor(ctx.samples)}` : ''}`;
 }
 
 /**
@@ -191,7 +192,7 @@ export function panelSignature(
  * model) and pools the verdicts. Never throws: below the quorum the row is an error naming the
  * jurors that failed; jurors that all find the row not applicable make it not applicable.
  */
-export async function runPanel<C extends JudgeContext>(
+export async function runPanel<C extends JudgeContext & { samples?: number }>(
 	decl: JudgeDecl,
 	inputs: Record<string, unknown>,
 	ctx: C,

@@ -127,4 +127,36 @@ describe('probability-weighted ratings on the engine', () => {
 				.sort(),
 		).toEqual(['rater-a', 'rater-b']);
 	});
+
+	it('repeated samples: the mean and spread of three samples, each its own call and cache entry', async () => {
+		for (const score of [4, 3, 5]) server.script({ json: { reason: `rated ${score}`, score } });
+		const options = { cache: true, samples: 3, temperature: 0.7 };
+		const s = await judge(options);
+		expect(s.value).toBe(4);
+		const samples = s.details!.samples as { n: number; values: number[]; spread: number };
+		expect(samples.n).toBe(3);
+		expect(samples.values.slice().sort()).toEqual([3, 4, 5]);
+		// Population standard deviation of 3, 4, 5: sqrt((1 + 0 + 1) / 3).
+		expect(samples.spread).toBeCloseTo(Math.sqrt(2 / 3), 12);
+		expect(s.signature).toContain('|samples:3');
+		expect(s.attempts).toBe(3);
+		expect(server.chatRequests()).toHaveLength(3);
+		// A re-run answers every sample from the cache: no call.
+		const again = await judge(options);
+		expect(again.value).toBe(4);
+		expect(again.cached).toBe(true);
+		expect(server.chatRequests()).toHaveLength(3);
+	});
+
+	it('a failed sample makes the row an error naming it, never a mean of the rest', async () => {
+		server.script(
+			{ json: { reason: 'fine', score: 4 } },
+			{ content: 'no verdict here' },
+			{ content: 'still none' },
+		);
+		const s = await judge({ samples: 2, temperature: 0.7 });
+		expect(s.status).toBe('error');
+		expect(s.value).toBeNull();
+		expect(s.error).toMatch(/Coherence: sample [12] of 2: could not parse the judge reply/);
+	});
 });
