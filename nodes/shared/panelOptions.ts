@@ -124,7 +124,8 @@ export function panelProperties(binary: boolean): INodeProperties[] {
 				{
 					name: 'Automatic',
 					value: 'auto',
-					description: 'Majority for yes/no verdicts, the mean for ratings',
+					description:
+						"The judge's own rule: majority for yes/no verdicts (Safety: worst), the mean for ratings",
 				},
 				{
 					name: 'Majority',

@@ -4,7 +4,15 @@
  */
 import { weightedScore } from '../../../src/judges/logprobs';
 import type { TokenLogprob } from '../../../src/judges/model';
-import { panelDisagreement, panelQuorum, poolValues } from '../../../src/judges/panel';
+import {
+	defaultPoolRule,
+	panelDisagreement,
+	panelQuorum,
+	poolValues,
+} from '../../../src/judges/panel';
+import { coherence } from '../../../src/judges/specs/quality';
+import { relevanceToQuery } from '../../../src/judges/specs/relevanceToQuery';
+import { safety } from '../../../src/judges/specs/safety';
 
 const LIKERT = { min: 1, max: 5 };
 
@@ -31,6 +39,14 @@ describe('poolValues', () => {
 		expect(poolValues([4, 4, 2], 'majority', 'higher')).toBe(4);
 		expect(poolValues([5, 2], 'majority', 'higher')).toBe(2);
 		expect(poolValues([5, 2], 'majority', 'lower')).toBe(5);
+	});
+});
+
+describe('defaultPoolRule', () => {
+	it('majority for yes/no, the mean for ratings, and Safety its declared worst', () => {
+		expect(defaultPoolRule(relevanceToQuery)).toBe('majority');
+		expect(defaultPoolRule(coherence)).toBe('mean');
+		expect(defaultPoolRule(safety)).toBe('worst');
 	});
 });
 
