@@ -68,6 +68,8 @@ import {
 	panelOptionsFor,
 	panelProperties,
 	resolveJurors,
+	samplesOption,
+	scoringProperties,
 } from './panelOptions';
 import { scoreItems } from './scoreItems';
 import { executeServiceJudge, judgeBackendOf, withServiceBackends } from './judgeServiceBackend';
@@ -217,6 +219,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 					...spendOptions,
 					...cacheProperties,
 					...panelProperties(binary),
+					...scoringProperties(decl),
 					{
 						displayName: 'Result Key',
 						name: 'resultKey',
@@ -295,18 +298,18 @@ export async function executeJudge(
 	const turnRule: TurnRule | undefined = turnsChoice === 'every_worst' ? 'worst' : undefined;
 	const evaluator = judgeEvaluator(decl);
 	// Two or more jurors judge as a panel; each juror's tokens priced from Model Prices.
-	const panel = panelOptionsFor(
-		jurors,
-		options,
-		jurors.length > 1 ? priceTableOption(this, options.modelPrices) : undefined,
-	);
+	const prices = jurors.length > 1 ? priceTableOption(this, options.modelPrices) : undefined;
+	const panel = panelOptionsFor(jurors, options, prices);
+	const scoreFrom = options.scoreFrom === 'weighted' ? ('weighted' as const) : undefined;
 	const signed = (model: string, threshold?: number) =>
-		scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature }), threshold);
+		scoreBase(decl, decl.id, judgeSignature(decl, { model, temperature, scoreFrom }), threshold);
 	const ctx = {
 		source: source!,
 		governor,
 		model: modelOverride,
 		temperature,
+		scoreFrom,
+		samples: samplesOption(options),
 		seed: (options.seed as number) || undefined,
 		maxTokens: maxTokensOf(options),
 		promptOverride,

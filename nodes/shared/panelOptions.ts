@@ -1,7 +1,8 @@
 /**
  * Judge panels in a node: the jurors (every connected Chat Model, and the models of Panel Models
  * on the RAG Eval LLM API credential), the Panel options, and the panel a node run judges with
- * (src/judges/panel.ts pools the verdicts).
+ * (src/judges/panel.ts pools the verdicts); and how a rating is scored (sampled, weighted by
+ * log-probabilities, repeated samples).
  */
 import {
 	NodeConnectionTypes,
@@ -16,7 +17,9 @@ import {
 	createOpenAIModelSource,
 	type ModelSource,
 } from '../../src/judges/model';
+import { weightable } from '../../src/judges/logprobs';
 import type { Juror, PanelOptions, PoolRule } from '../../src/judges/panel';
+import type { JudgeDecl } from '../../src/judges/types';
 import { connectedChatModels, LLM_CREDENTIAL, llmConfigFromCredential } from './llmOptions';
 
 /**
@@ -121,7 +124,8 @@ export function panelProperties(binary: boolean): INodeProperties[] {
 				{
 					name: 'Automatic',
 					value: 'auto',
-					description: 'Majority for yes/no verdicts, the mean for ratings',
+					description:
+						"The judge's own rule: majority for yes/no verdicts (Safety: worst), the mean for ratings",
 				},
 				{
 					name: 'Majority',
@@ -175,4 +179,54 @@ export function panelOptionsFor(
 		...(typeof quorum === 'number' && quorum > 0 ? { quorum } : {}),
 		...(prices ? { prices } : {}),
 	};
+}
+
+/**
+ * Rating judges (1-5, 0-7): Score From the sampled score, or the probability-weighted mean of the
+ * score token's alternatives (src/judges/logprobs.ts), and repeated samples.
+ */
+export function scoringProperties(decl: Pick<JudgeDecl, 'scale'>): INodeProperties[] {
+	const weighted: INodeProperties[] = weightable(decl.scale)
+		? [
+				{
+					displayName: 'Score From',
+					name: 'scoreFrom',
+					type: 'options',
+					default: 'sampled',
+					options: [
+						{
+							name: 'Sampled Score',
+							value: 'sampled',
+							description: 'The score the model wrote',
+						},
+						{
+							name: 'Probability-Weighted (Log-Probabilities)',
+							value: 'weighted',
+							description:
+								'Asks for log-probabilities and takes the mean of the valid scores weighted by their probability at the score token (G-Eval); the spread in details.weighting. Models that return none keep the sampled score, with a note.',
+						},
+					],
+				},
+			]
+		: [];
+	return [
+		...weighted,
+		{
+			displayName: 'Samples',
+			name: 'samples',
+			type: 'number',
+			default: 1,
+			typeOptions: { minValue: 1, maxValue: 20 },
+			description:
+				'Judge each row this many times (each juror of a panel too) and take the mean (yes/no: the majority), with the spread in details.samples. Samples differ only with a Temperature above 0; each is its own call and its own cache entry.',
+		},
+	];
+}
+
+/** The Samples option: a whole number above 1, else undefined (the row is judged once). */
+export function samplesOption(options: IDataObject): number | undefined {
+	const n = options.samples;
+	return typeof n === 'number' && Number.isFinite(n) && n > 1
+		? Math.min(20, Math.floor(n))
+		: undefined;
 }

@@ -19,6 +19,7 @@ import type { CacheInfo, CacheStoreKind } from '../core/usage';
 import type { Score } from '../core/types';
 import { DiskStore, SWEEP_INTERVAL_MS, sweepDiskStore } from './diskStore';
 import { storeErrorText } from './errors';
+import { TOP_LOGPROBS, weightable } from './logprobs';
 import { byTemplates } from './prompt';
 import type { ModelSource, RequestSettings } from './model';
 import type { BareCall, JudgeDecl, JudgePrompt } from './types';
@@ -50,6 +51,10 @@ export interface CallSettings {
 	temperature?: number;
 	seed?: number;
 	maxTokens?: number;
+	/** `weighted`: rating judges ask for log-probabilities and store the weighted score. */
+	scoreFrom?: 'sampled' | 'weighted';
+	/** A repeated sample's number: each sample is its own cache entry. */
+	sample?: number;
 }
 
 /** A raw key-value store under the verdict cache; every method may throw (the cache catches). */
@@ -291,7 +296,13 @@ export function structuredSettings(
 		temperature: ctx.temperature ?? 0,
 		seed: ctx.seed,
 		maxTokens: ctx.maxTokens,
+		...(weightedFor(decl, ctx) ? { topLogprobs: TOP_LOGPROBS } : {}),
 	};
+}
+
+/** Whether a call of `decl` scores by probability: asked for, and a rating scale. */
+export function weightedFor(decl: Pick<JudgeDecl, 'scale'>, ctx: Pick<CallSettings, 'scoreFrom'>) {
+	return ctx.scoreFrom === 'weighted' && weightable(decl.scale);
 }
 
 /**
@@ -352,6 +363,9 @@ export function verdictKey(
 		prompt: byTemplates(promptKeys, prompt, () => sha256(canonicalJson(prompt))),
 		params: sha256(canonicalJson(params)),
 		inputs: sha256(canonicalJson(inputs)),
+		// Absent unless used, so the keys of sampled single calls stay what they were.
+		...(weightedFor(decl, ctx) ? { scoreFrom: 'weighted' } : {}),
+		...(ctx.sample !== undefined ? { sample: ctx.sample } : {}),
 	};
 	return {
 		key: keyOf({ format: KEY_FORMAT, call: requestIdentity(ctx.source, request), ...rest }),

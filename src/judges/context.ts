@@ -44,6 +44,17 @@ export interface JudgeContext {
 	/** Overrides the declaration's default threshold. */
 	threshold?: number;
 	promptOverride?: { system?: string; user?: string };
+	/**
+	 * `weighted`: a rating judge (1-5, 0-7) asks for log-probabilities and scores the row with the
+	 * probability-weighted mean of the score token's alternatives (./logprobs.ts); default the
+	 * sampled score.
+	 */
+	scoreFrom?: 'sampled' | 'weighted';
+	/**
+	 * Which of a row's repeated samples this call is (1-based, ./repeats.ts): part of the verdict
+	 * cache key, so each sample is its own call. Absent: the row is judged once.
+	 */
+	sample?: number;
 	/** Values for the judge's params (also read from `inputs` under the param name). */
 	params?: Record<string, unknown>;
 	signal?: AbortSignal;

@@ -107,3 +107,16 @@ export type {
 	RedisSettings,
 	SweepResult,
 } from './cache';
+export {
+	defaultPoolRule,
+	panelDisagreement,
+	panelQuorum,
+	panelSignature,
+	poolValues,
+	runPanel,
+} from './panel';
+export type { Juror, PanelDisagreement, PanelOptions, PoolRule } from './panel';
+export { TOP_LOGPROBS, weightable, weightedScore } from './logprobs';
+export type { Weighting } from './logprobs';
+export { runRepeats, sampleSpread } from './repeats';
+export type { SampleSummary } from './repeats';

@@ -34,7 +34,19 @@ export interface ChatRequest {
 	temperature: number;
 	seed?: number;
 	maxTokens?: number;
+	/**
+	 * Ask for every reply token's log-probability and this many most likely alternatives (for
+	 * probability-weighted ratings, ./logprobs.ts); absent: none asked.
+	 */
+	topLogprobs?: number;
 	signal?: AbortSignal;
+}
+
+/** One reply token's log-probability and its most likely alternatives. */
+export interface TokenLogprob {
+	token: string;
+	logprob: number;
+	top: { token: string; logprob: number }[];
 }
 
 /** What came back from one chat call. */
@@ -47,6 +59,8 @@ export interface ChatResult {
 	/** Set when the model declined (OpenAI `message.refusal`). */
 	refusal?: string | null;
 	headers?: Record<string, string>;
+	/** The reply's tokens with their log-probabilities, when the server sent them. */
+	logprobs?: TokenLogprob[] | null;
 }
 
 /** A chat request without its messages and signal: what a call sends besides the conversation. */
@@ -331,6 +345,10 @@ function completionParams(
 	};
 	if (req.seed !== undefined) params.seed = req.seed;
 	if (req.maxTokens !== undefined) params.max_tokens = req.maxTokens;
+	if (req.topLogprobs !== undefined && req.topLogprobs > 0) {
+		params.logprobs = true;
+		params.top_logprobs = req.topLogprobs;
+	}
 	if (req.mode === 'json_schema' && req.jsonSchema) {
 		params.response_format = {
 			type: 'json_schema',
@@ -385,12 +403,38 @@ export function createOpenAIModelSource(config: LlmConfig): ModelSource {
 					usage: mapUsage(data.usage),
 					finishReason: choice?.finish_reason ?? null,
 					headers: headersToRecord(response.headers),
+					logprobs: tokenLogprobs(choice?.logprobs),
 				};
 			} catch (err) {
 				throw toModelError(err, secrets);
 			}
 		},
 	};
+}
+
+/**
+ * A reply's token log-probabilities in the shape OpenAI sends them (`{content: [{token, logprob,
+ * top_logprobs}]}`, which LangChain's OpenAI models keep in `response_metadata.logprobs`), or
+ * null when absent or malformed.
+ */
+export function tokenLogprobs(raw: unknown): TokenLogprob[] | null {
+	const content = asRecord(raw).content;
+	if (!Array.isArray(content) || content.length === 0) return null;
+	const out: TokenLogprob[] = [];
+	for (const t of content) {
+		const r = asRecord(t);
+		if (typeof r.token !== 'string' || typeof r.logprob !== 'number') return null;
+		const top = Array.isArray(r.top_logprobs) ? r.top_logprobs : [];
+		out.push({
+			token: r.token,
+			logprob: r.logprob,
+			top: top
+				.map(asRecord)
+				.filter((a) => typeof a.token === 'string' && typeof a.logprob === 'number')
+				.map((a) => ({ token: a.token as string, logprob: a.logprob as number })),
+		});
+	}
+	return out;
 }
 
 /**
@@ -704,6 +748,7 @@ export function createChatModelSource(model: unknown): ModelSource {
 						model: modelOfMessage(raw) ?? name,
 						usage: usageOfMessage(raw),
 						finishReason: finishOfMessage(raw),
+						logprobs: tokenLogprobs(asRecord(raw.response_metadata).logprobs),
 					};
 				}
 				const msg = asRecord(await model.invoke(messages, options));
@@ -712,6 +757,7 @@ export function createChatModelSource(model: unknown): ModelSource {
 					model: modelOfMessage(msg) ?? name,
 					usage: usageOfMessage(msg),
 					finishReason: finishOfMessage(msg),
+					logprobs: tokenLogprobs(asRecord(msg.response_metadata).logprobs),
 				};
 			} catch (err) {
 				const e = toModelError(err);

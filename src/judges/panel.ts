@@ -40,7 +40,7 @@ export interface Juror {
 /** A panel: two or more jurors, the pool rule, the quorum, and prices for each juror's cost. */
 export interface PanelOptions {
 	jurors: ReadonlyArray<Juror>;
-	/** Default: majority for yes/no judges, the mean for ratings and scores. */
+	/** Default: the judge's declared rule, else majority for yes/no, the mean for ratings. */
 	pool?: PoolRule;
 	/** Jurors that must answer for the row to have a verdict; default (and 0) every juror. */
 	quorum?: number;
@@ -48,9 +48,9 @@ export interface PanelOptions {
 	prices?: Readonly<PriceTable>;
 }
 
-/** The default pool rule of a judge: majority for yes/no verdicts, else the mean. */
-export function defaultPoolRule(scale: Pick<Scale, 'kind'>): PoolRule {
-	return scale.kind === 'binary' ? 'majority' : 'mean';
+/** The default pool rule of a judge: its declared one, else majority for yes/no, else the mean. */
+export function defaultPoolRule(decl: Pick<JudgeDecl, 'scale' | 'panelPool'>): PoolRule {
+	return decl.panelPool ?? (decl.scale.kind === 'binary' ? 'majority' : 'mean');
 }
 
 /** The quorum a panel applies: the option within 1..jurors, every juror when absent or 0. */
@@ -170,20 +170,21 @@ function jurorDetail(j: Juror, s: Score, prices?: Readonly<PriceTable>): Record<
 		if (priced.usd !== undefined) d.costUsd = priced.usd;
 	}
 	if (s.details?.weighting !== undefined) d.weighting = s.details.weighting;
+	if (s.details?.samples !== undefined) d.samples = s.details.samples;
 	return d;
 }
 
 /** The panel's signature: the judge's, with every juror's model, the pool rule and the quorum. */
 export function panelSignature(
 	decl: JudgeDecl,
-	ctx: Pick<JudgeContext, 'temperature' | 'promptOverride'>,
+	ctx: Pick<JudgeContext, 'temperature' | 'promptOverride' | 'scoreFrom'> & { samples?: number },
 	panel: PanelOptions,
 ): string {
 	// In the jurors' model order, not n8n's connection order: the same panel signs the same.
 	const models = panel.jurors.map(jurorModel).sort().join('+');
-	const rule = panel.pool ?? defaultPoolRule(decl.scale);
+	const rule = panel.pool ?? defaultPoolRule(decl);
 	const quorum = panelQuorum(panel.jurors.length, panel.quorum);
-	return `${judgeSignature(decl, { model: `panel[${models}]`, temperature: ctx.temperature, promptOverride: ctx.promptOverride })}|pool:${rule}|quorum:${quorum}`;
+	return `${judgeSignature(decl, { model: `panel[${models}]`, temperature: ctx.temperature, promptOverride: ctx.promptOverride, scoreFrom: ctx.scoreFrom })}|pool:${rule}|quorum:${quorum}${ctx.samples !== undefined && ctx.samples > 1 ? `|samples:${Math.floor(ctx.samples)}` : ''}`;
 }
 
 /**
@@ -191,7 +192,7 @@ export function panelSignature(
  * model) and pools the verdicts. Never throws: below the quorum the row is an error naming the
  * jurors that failed; jurors that all find the row not applicable make it not applicable.
  */
-export async function runPanel<C extends JudgeContext>(
+export async function runPanel<C extends JudgeContext & { samples?: number }>(
 	decl: JudgeDecl,
 	inputs: Record<string, unknown>,
 	ctx: C,
@@ -200,7 +201,7 @@ export async function runPanel<C extends JudgeContext>(
 ): Promise<Score> {
 	const started = Date.now();
 	const jurors = panel.jurors;
-	const rule = panel.pool ?? defaultPoolRule(decl.scale);
+	const rule = panel.pool ?? defaultPoolRule(decl);
 	const quorum = panelQuorum(jurors.length, panel.quorum);
 	const base = scoreBase(decl, decl.id, panelSignature(decl, ctx, panel), ctx.threshold);
 	const scores = await Promise.all(

@@ -9,7 +9,7 @@
 import { errorScore, okScore, scoreBase, signatureOf, type ScoreBase } from '../core/score';
 import { sumUsage } from '../core/usage';
 import type { Score, Usage } from '../core/types';
-import { cachedCall, structuredSettings, verdictKey } from './cache';
+import { cachedCall, structuredSettings, verdictKey, weightedFor } from './cache';
 import type { JudgeContext } from './context';
 import { ModelCallError } from './errors';
 import type { RowClock } from './governor';
@@ -21,6 +21,7 @@ import {
 	type ModelSource,
 	type ResponseMode,
 } from './model';
+import { weightedScore } from './logprobs';
 import { bareYesNoReply, parseReply, truncate } from './parse';
 import { readJudgeRow } from './row';
 import {
@@ -56,6 +57,7 @@ export function judgeSignature(
 		model: string;
 		temperature?: number;
 		promptOverride?: { system?: string; user?: string };
+		scoreFrom?: 'sampled' | 'weighted';
 	},
 ): string {
 	const hash = promptHash(effectivePrompt(decl, opts.promptOverride));
@@ -65,6 +67,8 @@ export function judgeSignature(
 		`model:${opts.model}`,
 		`temp:${opts.temperature ?? 0}`,
 		`prompt:${hash}`,
+		// A weighted rating is another measurement than the sampled one: never compared as one.
+		weightedFor(decl, opts) ? 'score:weighted' : undefined,
 	);
 }
 
@@ -149,6 +153,7 @@ export function judgeBase(decl: JudgeDecl, ctx: JudgeContext, model: string): Sc
 		model,
 		temperature: ctx.temperature ?? 0,
 		promptOverride: ctx.promptOverride,
+		scoreFrom: ctx.scoreFrom,
 	});
 	return scoreBase(decl, decl.id, signature, ctx.threshold);
 }
@@ -283,13 +288,23 @@ async function askModel(
 		}
 		const parsed = parseReply(result.content, decl.output.schema, keys);
 		if (parsed.ok) {
-			return okScore(sign(model), decl.toValue(parsed.value), {
-				reason: decl.toReason(parsed.value),
+			let value = decl.toValue(parsed.value);
+			let reason = decl.toReason(parsed.value);
+			const weighted: Record<string, unknown> = {};
+			if (weightedFor(decl, ctx) && typeof value === 'number') {
+				const w = weightedScore(result.logprobs, value, decl.scale);
+				value = w.value;
+				weighted.weighting = w.weighting;
+				if (w.weighting.method === 'sampled')
+					reason = `${reason} (Weighting: ${w.weighting.note}.)`;
+			}
+			return okScore(sign(model), value, {
+				reason,
 				usage,
 				model,
 				latencyMs: Date.now() - started,
 				attempts,
-				details: { responseMode: mode, ...(decl.toDetails?.(parsed.value) ?? {}) },
+				details: { responseMode: mode, ...(decl.toDetails?.(parsed.value) ?? {}), ...weighted },
 			});
 		}
 		const bare = decl.bareYesNo ? bareYesNoReply(result.content) : null;

@@ -75,7 +75,7 @@ export async function runEveryTurn(
 		scoreBase(
 			decl,
 			decl.id,
-			`${judgeSignature(decl, { model: m, temperature: ctx.temperature, promptOverride: ctx.promptOverride })}|turns:every:${rule}`,
+			`${judgeSignature(decl, { model: m, temperature: ctx.temperature, promptOverride: ctx.promptOverride, scoreFrom: ctx.scoreFrom })}|turns:every:${rule}`,
 			ctx.threshold,
 		);
 	const rawHistory = inputs.history;

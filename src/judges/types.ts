@@ -72,6 +72,12 @@ export interface JudgeDecl<T = unknown> extends EvaluatorFacts {
 	 * judge (seed 003's models answer one word). Without a rule it is re-asked like any unusable reply.
 	 */
 	bareYesNo?: BareYesNoRule<T>;
+	/**
+	 * How a panel's verdicts pool when the node leaves Panel Pool on Automatic (./panel.ts):
+	 * default majority for yes/no verdicts and the mean for ratings; Safety declares `worst`, so
+	 * one juror finding harm makes the row unsafe.
+	 */
+	panelPool?: 'majority' | 'mean' | 'median' | 'worst';
 	/** Services that can answer this judge instead of the LLM, offered as the node's Backend option. */
 	serviceBackends?: ReadonlyArray<JudgeServiceBackend>;
 }

@@ -192,4 +192,16 @@ describe('judge panels on the engine', () => {
 		// 5 and 2 lie 3 points apart on a 1-5 scale: at least half of it, so the panel disagrees.
 		expect(results.mean.details!.panel).toMatchObject({ spread: 3, disagrees: true });
 	});
+
+	it("Estimate Only counts every juror's call and sends none", async () => {
+		const r = await runWorkflow(panelWorkflow({ runMode: 'estimate' }), {
+			startItems: [{ json: row }],
+		});
+		expect(r.nodeError('Judge')).toBeUndefined();
+		const est = (r.output('Judge')[0].estimate as Record<string, { calls: number; status: string }>)
+			.relevance_to_query;
+		expect(est.status).toBe('estimated');
+		expect(est.calls).toBe(3);
+		expect(server.chatRequests()).toHaveLength(0);
+	});
 });

@@ -23,14 +23,22 @@ const crypto = require('node:crypto');
 const { generatorReply } = require('./generator-model.js');
 
 /**
- * Score for a request: a `[[<judge>=N]]` marker naming the reply schema (the judge's output name,
- * e.g. `[[task_completion=1]]`) first, then `[[score=N]]`, else a stable hash of the nonce-free
- * prompt.
+ * Score for a request: a `[[model:<name>=N]]` marker naming the model the request calls first
+ * (so the jurors of a judge panel can disagree), then a `[[<judge>=N]]` marker naming the reply
+ * schema (the judge's output name, e.g. `[[task_completion=1]]`), then `[[score=N]]`, else a
+ * stable hash of the nonce-free prompt.
  */
-function scoreFor(messages, judge) {
+function scoreFor(messages, judge, model) {
 	const text = (messages || [])
 		.map((m) => (typeof m.content === 'string' ? m.content : ''))
 		.join('\n');
+	const forModel =
+		typeof model === 'string' && model !== ''
+			? new RegExp(
+					`\\[\\[model:${model.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}=(\\d)\\]\\]`,
+				).exec(text)
+			: null;
+	if (forModel) return Math.min(5, Math.max(1, Number(forModel[1])));
 	const own =
 		judge && /^[a-z0-9_]+$/i.test(judge)
 			? new RegExp(`\\[\\[${judge}=(\\d)\\]\\]`).exec(text)
@@ -406,7 +414,7 @@ function startJudgeServer(opts = {}) {
 				});
 			}
 			const rf = body.response_format;
-			const score = scoreFor(messages, rf && rf.json_schema && rf.json_schema.name);
+			const score = scoreFor(messages, rf && rf.json_schema && rf.json_schema.name, body.model);
 			const schema =
 				rf && rf.type === 'json_schema' && rf.json_schema
 					? rf.json_schema.schema
