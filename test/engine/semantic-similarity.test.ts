@@ -116,7 +116,8 @@ describe('Semantic Similarity on the real engine', () => {
 		});
 		expect(b).toMatchObject({ status: 'ok', pass: false });
 		// The server's usage: its token count of each text, summed.
-		const tokensA = approxTokens(rows[0].response) + approxTokens(rows[0].expected_response as string);
+		const tokensA =
+			approxTokens(rows[0].response) + approxTokens(rows[0].expected_response as string);
 		expect(a.usage).toEqual({ promptTokens: tokensA, completionTokens: 0, totalTokens: tokensA });
 		expect(a.details?.cache).toEqual({
 			store: 'disk',
@@ -129,6 +130,12 @@ describe('Semantic Similarity on the real engine', () => {
 		expect(c.reason).toContain('expected_response');
 		const coldCost = (cold.output('Eval Aggregate')[0] as IDataObject).cost as IDataObject;
 		expect(coldCost).toMatchObject({ calls: 2 });
+		// The run level: two rows measured, one not applicable, the mean of the two cosines.
+		const perMetric = (cold.output('Eval Aggregate')[0] as IDataObject).perMetric as IDataObject;
+		const agg = perMetric.semantic_similarity as IDataObject;
+		expect(agg).toMatchObject({ measured: 2, notApplicable: 1, errored: 0 });
+		expect((agg.mean as IDataObject).value as number).toBeCloseTo((cosA + cosB) / 2, 12);
+		expect((agg.passRate as IDataObject).value).toBe(0.5);
 
 		const warm = await run({ options });
 		expect(server.embeddingRequests()).toHaveLength(2);
