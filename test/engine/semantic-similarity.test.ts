@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
+import { countTokens, loadEncoder } from '../../src/judges/estimate';
 import { chain, runWorkflow, type WorkflowJson } from '../support/engine';
 import {
 	approxTokens,
@@ -225,15 +226,22 @@ describe('Semantic Similarity on the real engine', () => {
 	});
 
 	it('the spend limit counts embedding tokens: the call that would pass it is not made', async () => {
-		// Each row's two texts are more than one token: a 1-token limit admits no call.
+		// Row s1's call reserves its two texts' tokens (the embedding model's tokenizer, cl100k) and
+		// is charged what the server reports; a limit of exactly that reservation admits it, and
+		// then row s2's call would pass the limit: it is not made.
+		const encoder = await loadEncoder('cl100k_base');
+		const reserved =
+			countTokens(encoder, rows[0].response) +
+			countTokens(encoder, rows[0].expected_response as string);
 		const r = await run({
-			options: { cache: false, concurrency: 1, spendLimitUnit: 'tokens', spendLimit: 1 },
+			options: { cache: false, concurrency: 1, spendLimitUnit: 'tokens', spendLimit: reserved },
 		});
 		const [a, b] = scores(r);
-		for (const s of [a, b]) {
-			expect(s).toMatchObject({ status: 'error', value: null });
-			expect(s.error).toMatch(/spend limit reached/);
-		}
-		expect(server.embeddingRequests()).toHaveLength(0);
+		expect(a).toMatchObject({ status: 'ok' });
+		expect(b).toMatchObject({ status: 'error', value: null, pass: null });
+		expect(b.error).toMatch(/^row 2 \(request_id "s2"\): .*spend limit reached/);
+		expect(server.embeddingRequests().map(embeddingInputs)).toEqual([
+			[rows[0].response, rows[0].expected_response],
+		]);
 	});
 });
