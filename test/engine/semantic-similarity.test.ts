@@ -244,4 +244,18 @@ describe('Semantic Similarity on the real engine', () => {
 			[rows[0].response, rows[0].expected_response],
 		]);
 	});
+
+	it('a key the server rejects fails the node once, and the key is nowhere in its error', async () => {
+		credentials.ragEvalLlmApi.apiKey = 'sk-embed-secret-0123456789';
+		server.setEmbeddingDefault(() => ({
+			status: 401,
+			error: { message: 'Incorrect API key provided: sk-embed-secret-0123456789.' },
+		}));
+		const r = await run({ options: { cache: false, concurrency: 1 } });
+		const error = r.nodeError('Similarity');
+		expect(error).toMatch(/authentication failed \(401\)/);
+		expect(JSON.stringify(r.run.data)).not.toContain('sk-embed-secret-0123456789');
+		// The first 401 is fatal for the key: the row waiting for a slot is not sent.
+		expect(server.embeddingRequests()).toHaveLength(1);
+	});
 });

@@ -182,4 +182,23 @@ describe('embedTexts on the local server', () => {
 		expect(r.cost.attempts).toBe(2);
 		expect(server.embeddingRequests()).toHaveLength(2);
 	});
+
+	it('on Azure OpenAI the embedding model is the deployment called', async () => {
+		const azure = createOpenAIEmbeddingSource(
+			{
+				provider: 'azure',
+				azureEndpoint: server.url,
+				azureDeployment: 'chat-deployment',
+				apiKey: 'k',
+				model: 'chat-deployment',
+			},
+			'embed-deployment',
+		);
+		const r = await embedTexts(['x'], { source: azure, governor: new Governor() });
+		expect(r.vectors).toHaveLength(1);
+		expect(server.embeddingRequests()[0].path).toBe(
+			'/openai/deployments/embed-deployment/embeddings',
+		);
+		expect(azure.key).toMatch(/^azure:.*\/embed-deployment\|embed-deployment$/);
+	});
 });
