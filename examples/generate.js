@@ -123,21 +123,22 @@ const nightly = workflow(
 		{
 			name: 'Groundedness',
 			type: `${P}.judgeGroundedness`,
-			pos: [1680, 0],
+			// 360 from Semantic Similarity: a node with an Embeddings input is drawn wider.
+			pos: [1800, 0],
 			params: { threshold: 3 },
 		},
-		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [2040, 0], params: { threshold: 3 } },
+		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [2160, 0], params: { threshold: 3 } },
 		{
 			name: 'Root-Cause Router',
 			type: `${P}.rootCauseRouter`,
-			pos: [2400, 40],
+			pos: [2520, 40],
 			notes: 'Optional per-row actions: connect an output (e.g. safety) to a review queue',
 		},
 		{
 			name: 'Queue Rows for Review',
 			type: 'n8n-nodes-base.executeWorkflow',
 			v: 1.2,
-			pos: [2400, -180],
+			pos: [2520, -180],
 			disabled: true,
 			params: {
 				source: 'database',
