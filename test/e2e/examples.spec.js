@@ -57,6 +57,18 @@ function checkNightly(run, { out, dist }, withJudge) {
 	for (const item of judged) {
 		const rouge = Object.keys(item.eval).find((k) => k.startsWith('rouge'));
 		assert.ok(rouge, 'ROUGE wrote its score');
+		// Semantic Similarity embeds through the judge credential (the test server's vectors).
+		const sim = item.eval.semantic_similarity;
+		assert.ok(sim, 'eval.semantic_similarity present');
+		if (!item.expected_response) assert.equal(sim.status, 'not_applicable');
+		else if (withJudge) {
+			assert.equal(sim.status, 'ok', sim.error || sim.reason);
+			assert.ok(sim.value >= -1 && sim.value <= 1, 'a cosine');
+			assert.equal(sim.model, 'text-embedding-3-small');
+		} else {
+			assert.equal(sim.status, 'not_applicable');
+			assert.match(String(sim.reason), /no embedding model configured/);
+		}
 		for (const key of ['groundedness', 'relevance']) {
 			const s = item.eval[key];
 			assert.ok(s, `eval.${key} present`);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ICredentialDataDecryptedObject, IDataObject, INodeParameters } from 'n8n-workflow';
 import type { Score } from '../../src/core/types';
+import { countTokens, loadEncoder } from '../../src/judges/estimate';
 import { chain, runWorkflow, type WorkflowJson } from '../support/engine';
 import {
 	approxTokens,
@@ -116,7 +117,8 @@ describe('Semantic Similarity on the real engine', () => {
 		});
 		expect(b).toMatchObject({ status: 'ok', pass: false });
 		// The server's usage: its token count of each text, summed.
-		const tokensA = approxTokens(rows[0].response) + approxTokens(rows[0].expected_response as string);
+		const tokensA =
+			approxTokens(rows[0].response) + approxTokens(rows[0].expected_response as string);
 		expect(a.usage).toEqual({ promptTokens: tokensA, completionTokens: 0, totalTokens: tokensA });
 		expect(a.details?.cache).toEqual({
 			store: 'disk',
@@ -129,6 +131,12 @@ describe('Semantic Similarity on the real engine', () => {
 		expect(c.reason).toContain('expected_response');
 		const coldCost = (cold.output('Eval Aggregate')[0] as IDataObject).cost as IDataObject;
 		expect(coldCost).toMatchObject({ calls: 2 });
+		// The run level: two rows measured, one not applicable, the mean of the two cosines.
+		const perMetric = (cold.output('Eval Aggregate')[0] as IDataObject).perMetric as IDataObject;
+		const agg = perMetric.semantic_similarity as IDataObject;
+		expect(agg).toMatchObject({ measured: 2, notApplicable: 1, errored: 0 });
+		expect((agg.mean as IDataObject).value as number).toBeCloseTo((cosA + cosB) / 2, 12);
+		expect((agg.passRate as IDataObject).value).toBe(0.5);
 
 		const warm = await run({ options });
 		expect(server.embeddingRequests()).toHaveLength(2);
@@ -218,15 +226,36 @@ describe('Semantic Similarity on the real engine', () => {
 	});
 
 	it('the spend limit counts embedding tokens: the call that would pass it is not made', async () => {
-		// Each row's two texts are more than one token: a 1-token limit admits no call.
+		// Row s1's call reserves its two texts' tokens (the embedding model's tokenizer, cl100k) and
+		// is charged what the server reports; a limit of exactly that reservation admits it, and
+		// then row s2's call would pass the limit: it is not made.
+		const encoder = await loadEncoder('cl100k_base');
+		const reserved =
+			countTokens(encoder, rows[0].response) +
+			countTokens(encoder, rows[0].expected_response as string);
 		const r = await run({
-			options: { cache: false, concurrency: 1, spendLimitUnit: 'tokens', spendLimit: 1 },
+			options: { cache: false, concurrency: 1, spendLimitUnit: 'tokens', spendLimit: reserved },
 		});
 		const [a, b] = scores(r);
-		for (const s of [a, b]) {
-			expect(s).toMatchObject({ status: 'error', value: null });
-			expect(s.error).toMatch(/spend limit reached/);
-		}
-		expect(server.embeddingRequests()).toHaveLength(0);
+		expect(a).toMatchObject({ status: 'ok' });
+		expect(b).toMatchObject({ status: 'error', value: null, pass: null });
+		expect(b.error).toMatch(/^row 2 \(request_id "s2"\): .*spend limit reached/);
+		expect(server.embeddingRequests().map(embeddingInputs)).toEqual([
+			[rows[0].response, rows[0].expected_response],
+		]);
+	});
+
+	it('a key the server rejects fails the node once, and the key is nowhere in its error', async () => {
+		credentials.ragEvalLlmApi.apiKey = 'sk-embed-secret-0123456789';
+		server.setEmbeddingDefault(() => ({
+			status: 401,
+			error: { message: 'Incorrect API key provided: sk-embed-secret-0123456789.' },
+		}));
+		const r = await run({ options: { cache: false, concurrency: 1 } });
+		const error = r.nodeError('Similarity');
+		expect(error).toMatch(/authentication failed \(401\)/);
+		expect(JSON.stringify(r.run.data)).not.toContain('sk-embed-secret-0123456789');
+		// The first 401 is fatal for the key: the row waiting for a slot is not sent.
+		expect(server.embeddingRequests()).toHaveLength(1);
 	});
 });
