@@ -76,6 +76,8 @@ function workflow(key, id, name, nodes, edges, extra = {}) {
 // their change since last night, root causes, worst rows, a link to the execution), one GitHub
 // issue per root cause deduplicated across nights by labels, and a baseline kept in the
 // workflow's static data. Helpers (sticky, planTicketsCode) are at the bottom of this file.
+/** The two models of the nightly's Groundedness panel (OpenAI names: `npm start` replaces them elsewhere). */
+const NIGHTLY_PANEL = ['gpt-4o-mini', 'gpt-4.1-mini'];
 const nightly = workflow(
 	'nightly',
 	'ragEvalNightly001',
@@ -125,7 +127,10 @@ const nightly = workflow(
 			type: `${P}.judgeGroundedness`,
 			// 360 from Semantic Similarity: a node with an Embeddings input is drawn wider.
 			pos: [1800, 0],
-			params: { threshold: 3 },
+			// A two-model panel on the judge credential (the mean of the two ratings, every juror
+			// must answer); `npm start` keeps it on OpenAI and sets OPENAI_PANEL_MODELS elsewhere.
+			params: { threshold: 3, options: { panelModels: NIGHTLY_PANEL.join(', ') } },
+			notes: 'A panel: two models judge each row (Options -> Panel Models), or connect Chat Models',
 		},
 		{ name: 'Relevance', type: `${P}.judgeRelevance`, pos: [2160, 0], params: { threshold: 3 } },
 		{

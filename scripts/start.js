@@ -325,8 +325,10 @@ async function main() {
 	const importDir = path.join(HOME, 'import');
 	fs.rmSync(importDir, { recursive: true, force: true });
 	fs.mkdirSync(importDir, { recursive: true });
+	const panel = panelModelsFromEnv(env, cred);
+	if (panel.note) log(`  ${panel.note}`);
 	for (const wf of workflows) {
-		const w = cred ? n8n.withCredential(wf, cred, cred.chat) : wf;
+		const w = withPanelModels(cred ? n8n.withCredential(wf, cred, cred.chat) : wf, panel.models);
 		fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(w, null, 2));
 	}
 	if (workflows.length) {
@@ -374,7 +376,51 @@ async function main() {
 	await new Promise((resolve) => child.on('exit', resolve));
 }
 
-module.exports = { judgeModelFromEnv, credentialFromEnv, judgeModelNotice };
+/**
+ * The models of the examples' judge panels (Options -> Panel Models) for the judge credential the
+ * environment gives: OPENAI_PANEL_MODELS when set (comma-separated); on OpenAI the examples' own
+ * (OpenAI model names); on another server or Azure none, since those names would not exist there
+ * (the judge then judges alone, and the note says how to make a panel). `models: undefined` keeps
+ * the examples' lists.
+ */
+function panelModelsFromEnv(env, cred) {
+	const listed = (env.OPENAI_PANEL_MODELS || '')
+		.split(',')
+		.map((m) => m.trim())
+		.filter(Boolean);
+	if (listed.length)
+		return {
+			models: listed,
+			note: `judge panels: ${listed.join(', ')} (from OPENAI_PANEL_MODELS)`,
+		};
+	if (!cred || cred.data?.provider === 'openai') return { models: undefined };
+	return {
+		models: [],
+		note: "judge panels: the examples' OpenAI models are left out on this server, so their judges judge alone; set OPENAI_PANEL_MODELS=model-a,model-b for a panel",
+	};
+}
+
+/** A copy of the workflow whose judges' Panel Models are `models` (undefined: unchanged). */
+function withPanelModels(wf, models) {
+	if (models === undefined) return wf;
+	const copy = JSON.parse(JSON.stringify(wf));
+	for (const node of copy.nodes) {
+		const options = node.parameters?.options;
+		if (options && typeof options.panelModels === 'string') {
+			if (models.length) options.panelModels = models.join(', ');
+			else delete options.panelModels;
+		}
+	}
+	return copy;
+}
+
+module.exports = {
+	judgeModelFromEnv,
+	credentialFromEnv,
+	judgeModelNotice,
+	panelModelsFromEnv,
+	withPanelModels,
+};
 
 if (require.main === module) {
 	main().catch((e) => {

@@ -86,6 +86,22 @@ function checkNightly(run, { out, dist }, withJudge) {
 				assert.equal(s.value, null);
 			}
 		}
+		// Groundedness is a two-model panel on the judge credential: both jurors answered, the
+		// value is the mean of their ratings, the signature names both models.
+		const g = item.eval.groundedness;
+		if (withJudge) {
+			const panel = g.details.panel;
+			assert.deepEqual(
+				panel.jurors.map((j) => [j.model, j.status]),
+				[
+					['gpt-4o-mini', 'ok'],
+					['gpt-4.1-mini', 'ok'],
+				],
+			);
+			assert.equal(panel.answered, 2);
+			assert.equal(g.value, (panel.jurors[0].value + panel.jurors[1].value) / 2);
+			assert.match(g.signature, /model:panel\[gpt-4\.1-mini\+gpt-4o-mini\]/);
+		}
 	}
 
 	// The run-level branch: one summary over every row, gated against the previous night's.
