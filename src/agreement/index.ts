@@ -93,6 +93,11 @@ export interface AgreementResult {
 		linear: KappaResult;
 		quadratic: KappaResult;
 		passThreshold: number;
+		/**
+		 * Judge ratings between two levels (a panel's mean, a probability-weighted score) put in the
+		 * table at their nearest level (halves up); pass/fail used the exact rating.
+		 */
+		rounded: number;
 	};
 	disagreements: Disagreement[];
 	fitness: JudgeFitness;
@@ -115,6 +120,7 @@ export function judgeAgreement(
 	const ordinalPairs: { judge: number; human: number }[] = [];
 	const disagreements: Disagreement[] = [];
 	let threshold = options.passThreshold;
+	let rounded = 0;
 
 	rows.forEach((row, index) => {
 		const score = row.eval?.[options.judge];
@@ -126,14 +132,18 @@ export function judgeAgreement(
 			row.request_id === undefined || row.request_id === null ? null : String(row.request_id);
 		if (scale === 'likert') {
 			threshold ??= score.threshold ?? 3;
-			const j = toRating(score.value);
+			// A panel's mean or a probability-weighted score lies between the levels: pass/fail
+			// compares it exactly with the threshold; the 5x5 table takes its nearest level.
+			const exact = toJudgeRating(score.value);
 			const h = toRating(rawHuman);
-			if (j === null) return void skipped.noJudgeScore++;
+			if (exact === null) return void skipped.noJudgeScore++;
 			if (h === null) return void skipped.noHumanLabel++;
+			const j = Math.round(exact);
+			if (j !== exact) rounded++;
 			ordinalPairs.push({ judge: j, human: h });
-			binaryPairs.push({ judge: j >= threshold, human: h >= threshold });
+			binaryPairs.push({ judge: exact >= threshold, human: h >= threshold });
 			if (j !== h)
-				disagreements.push({ index, requestId, judge: j, human: h, reason: score.reason });
+				disagreements.push({ index, requestId, judge: exact, human: h, reason: score.reason });
 			return;
 		}
 		const j = judgeVerdict(score);
@@ -171,6 +181,7 @@ export function judgeAgreement(
 			linear: weightedKappa(matrix, 'linear', level),
 			quadratic: weightedKappa(matrix, 'quadratic', level),
 			passThreshold: threshold ?? 3,
+			rounded,
 		};
 	}
 	result.fitness = assessFitness(result, options.minKappa ?? 0.6, options.minRows ?? 30);
@@ -241,6 +252,11 @@ function toVerdict(raw: unknown, positive: Set<string>, negative: Set<string>): 
 }
 
 // Ratings are 1-5 integers; "4" from a spreadsheet counts, 4.5 or 7 does not (it is not on the scale).
+/** A judge's 1-5 rating, whole or between levels (a panel's mean, a weighted score). */
+function toJudgeRating(raw: unknown): number | null {
+	return typeof raw === 'number' && Number.isFinite(raw) && raw >= 1 && raw <= 5 ? raw : null;
+}
+
 function toRating(raw: unknown): number | null {
 	const v = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
 	return typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 5 ? v : null;

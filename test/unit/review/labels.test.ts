@@ -311,3 +311,77 @@ describe('promoteToGolden', () => {
 		expect(byText.skipped[0].reason).toBe('already_in_dataset');
 	});
 });
+
+describe('reviewAgreement: a single judge, a panel and a probability-weighted judge on the same labels', () => {
+	// Six rows a reviewer rated 5, 4, 2, 1, 4, 2. Each judge version rated the same rows: the single
+	// judge in whole levels, the panel as the mean of two jurors, the weighted judge from its
+	// log-probabilities. Threshold 3.
+	const human = [5, 4, 2, 1, 4, 2];
+	const versions: Record<string, number[]> = {
+		'judge:groundedness@1|model:gpt-4o-mini|temp:0': [5, 4, 3, 1, 4, 2],
+		'judge:groundedness@1|model:panel[gpt-4.1-mini+gpt-4o-mini]|temp:0|pool:mean|quorum:2': [
+			4.5, 4, 2.5, 1.5, 3.5, 2,
+		],
+		'judge:groundedness@1|model:gpt-4o-mini|temp:0|score:weighted': [4.8, 3.9, 2.2, 1.1, 4.2, 1.9],
+	};
+	const rating = (value: number, signature: string): Score => ({
+		metric: 'groundedness',
+		value,
+		scale: { kind: 'likert', min: 1, max: 5 },
+		direction: 'higher',
+		threshold: 3,
+		pass: value >= 3,
+		status: 'ok',
+		reason: 'r',
+		signature,
+	});
+	const rows = Object.entries(versions).flatMap(([sig, values], v) =>
+		values.map((value, i) => ({
+			request_id: `q${i}`,
+			fingerprint: `fp-${v}-${i}`,
+			reviewer: 'ana',
+			reviewed_at: `2026-12-0${v + 1}T10:00:00.000Z`,
+			judges: JSON.stringify({ groundedness: rating(value, sig) }),
+			labels: JSON.stringify({ groundedness: human[i] }),
+		})),
+	);
+	const agreement = reviewAgreement(rows);
+	const of = (sig: string) => agreement.judges.find((j) => j.signature === sig)!.result;
+	const [single, panel, weighted] = Object.keys(versions).map(of);
+
+	it('keeps each version apart and scores every row of each, none skipped for lying between levels', () => {
+		expect(agreement.judges.map((j) => j.signature)).toEqual([
+			null,
+			...Object.keys(versions).reverse(),
+		]);
+		for (const r of [single, panel, weighted]) {
+			expect(r.n).toBe(6);
+			expect(r.skipped).toEqual({
+				judgeError: 0,
+				judgeNotApplicable: 0,
+				noJudgeScore: 0,
+				noHumanLabel: 0,
+			});
+		}
+		expect([single, panel, weighted].map((r) => r.ordinal!.rounded)).toEqual([0, 4, 6]);
+	});
+
+	it('pass/fail from the exact rating, the 5x5 table from its nearest level (by hand)', () => {
+		// Single: it passes row 3 (3 against 2): po 5/6, pe 1/2, kappa 2/3. The others' exact
+		// ratings fall on the reviewer's side of 3 on every row: kappa 1.
+		expect(single.kappa.kappa).toBeCloseTo(2 / 3, 12);
+		expect(panel.kappa.kappa).toBeCloseTo(1, 12);
+		expect(weighted.kappa.kappa).toBeCloseTo(1, 12);
+		// Unweighted 5x5 kappa. Single: 5 of 6 on the diagonal, pe 8/36 -> 11/14. Panel, levels
+		// 5 4 3 2 4 2 (2.5 and 1.5 round up): 4 of 6, pe 9/36 -> 5/9. Weighted, levels 5 4 2 1 4 2:
+		// all six -> 1.
+		expect(single.ordinal!.kappa.kappa).toBeCloseTo(11 / 14, 12);
+		expect(panel.ordinal!.kappa.kappa).toBeCloseTo(5 / 9, 12);
+		expect(weighted.ordinal!.kappa.kappa).toBeCloseTo(1, 12);
+		// A disagreement keeps the judge's exact rating.
+		expect(panel.disagreements.map((d) => [d.requestId, d.judge, d.human])).toEqual([
+			['q2', 2.5, 2],
+			['q3', 1.5, 1],
+		]);
+	});
+});
