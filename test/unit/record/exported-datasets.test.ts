@@ -95,3 +95,104 @@ describe('LangSmith dataset exports', () => {
 		);
 	});
 });
+
+describe('TruLens records and feedback', () => {
+	it.each(['trulens-records-and-feedback.csv', 'trulens-records-and-feedback.jsonl'])(
+		'%s: the app call, its context, latency and tokens; feedback kept in metadata',
+		(name) => {
+			const res = load(name);
+			expect(res.schema).toBe('trulens');
+			expect(res.invalid).toEqual([]);
+			expect(res.records).toHaveLength(2);
+			const [first, second] = res.records;
+			expect(first).toMatchObject({
+				request_id: 'record_hash_8f1e2d3c4b5a69788796a5b4c3d2e1f0',
+				request: 'What is TruLens?',
+				// The app's own output is the response, not a reference.
+				response: 'TruLens is a library for evaluating and tracking LLM apps.',
+				// One chunk per Context Relevance call, in call order.
+				retrieved_context: [
+					{
+						content:
+							'TruLens is open-source software for evaluating and tracking LLM applications.',
+					},
+					{ content: 'TruLens records each call of an app as a record.' },
+				],
+				latency_seconds: 1.25,
+				total_input_token_count: 180,
+				total_output_token_count: 32,
+				total_token_count: 212,
+			});
+			expect(first.expected_response).toBeUndefined();
+			// TruLens's judge scores, calls and costs stay, as numbers and objects, under their names.
+			expect(first.metadata).toMatchObject({
+				'Answer Relevance': 0.9,
+				'Context Relevance': 1,
+				Groundedness: 0.8,
+				'Groundedness feedback cost in USD': 0.000055,
+				app_name: 'RAG',
+				app_version: 'base',
+				cost_currency: 'USD',
+			});
+			expect(second.metadata['Context Relevance']).toBe(0.5);
+			const calls = second.metadata['Groundedness_calls'] as { args: unknown; ret: number }[];
+			expect(calls).toHaveLength(1);
+			expect(calls[0]).toMatchObject({
+				args: {
+					source: ['The RAG triad is context relevance, groundedness and answer relevance.'],
+					statement: 'Context relevance, groundedness and answer relevance.',
+				},
+				ret: 1,
+			});
+			expect(second.metadata['Answer Relevance_calls']).toEqual([
+				expect.objectContaining({ ret: 1 }),
+			]);
+			expect(second.latency_seconds).toBe(0.8);
+			// The account says where each feedback column went.
+			expect(column(res, 'Answer Relevance')).toMatchObject({
+				to: ['metadata'],
+				note: 'TruLens feedback score as TruLens computed it, kept in metadata["Answer Relevance"]',
+			});
+			expect(column(res, 'Context Relevance_calls')?.to).toEqual(['retrieved_context', 'metadata']);
+			expect(column(res, 'Groundedness_calls')?.note).toBe(
+				'the calls of TruLens feedback "Groundedness" (args, ret, meta), kept in metadata["Groundedness_calls"]',
+			);
+			expect(column(res, 'cost_json')?.to).toEqual([
+				'total_input_token_count',
+				'total_output_token_count',
+				'metadata',
+			]);
+			// Every column of the file is in the account.
+			const header = readFileSync(join(DIR, 'trulens-records-and-feedback.csv'), 'utf8')
+				.split('\n')[0]
+				.split(',');
+			expect(header).toHaveLength(26);
+			expect(res.account.columns.map((c) => c.column).sort()).toEqual([...header].sort());
+			for (const r of res.records) expect(EvalRecord.safeParse(r).success).toBe(true);
+		},
+	);
+
+	it('a groundedness source gives the context when no feedback judged contexts one by one', () => {
+		const row = {
+			record_id: 'r1',
+			input: 'q',
+			output: 'a',
+			record_json: { main_input: 'q' },
+			cost_json: null,
+			Groundedness: null,
+			Groundedness_calls: [
+				{ args: { source: 'one passage', statement: 'a' }, ret: null, meta: {} },
+			],
+		};
+		const res = loadDataset([row], { schema: 'trulens' });
+		expect(res.invalid).toEqual([]);
+		expect(res.records[0]).toMatchObject({
+			request_id: 'r1',
+			request: 'q',
+			response: 'a',
+			retrieved_context: [{ content: 'one passage' }],
+		});
+		// A feedback without a result (pandas's NaN, null in JSON) is not a score of 0.
+		expect(res.records[0].metadata.Groundedness ?? null).toBeNull();
+	});
+});
