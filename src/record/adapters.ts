@@ -539,7 +539,15 @@ const MARKERS: Record<SchemaName, Record<string, number>> = {
 	promptfoo: {},
 	bedrock: { conversationTurns: 8, referenceResponse: 4, modelResponses: 4 },
 	// TruLens's records table: names no other tool writes.
-	trulens: { record_json: 6, cost_json: 4, perf_json: 4, app_json: 4, record_id: 2 },
+	trulens: {
+		record_json: 6,
+		cost_json: 4,
+		perf_json: 4,
+		app_json: 4,
+		record_id: 2,
+		main_input: 5,
+		main_output: 5,
+	},
 };
 
 /** How many rows `detectSchema` looks at: enough to see optional columns, cheap on big files. */

@@ -72,7 +72,81 @@ function numberCell(r: RowReader, key: string): void {
 	if (Number.isFinite(n)) r.expand(key, n);
 }
 
+/** Seconds between two TruLens times (`2024-09-25T13:28:17.693140`, microseconds kept). */
+function secondsBetween(start: unknown, end: unknown): number | undefined {
+	if (typeof start !== 'string' || typeof end !== 'string') return undefined;
+	const at = (t: string): number | undefined => {
+		const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?$/.exec(t);
+		if (!m) return undefined;
+		const whole = Date.parse(m[1] + 'Z');
+		return Number.isNaN(whole) ? undefined : whole / 1000 + Number(m[2] ?? 0);
+	};
+	const a = at(start);
+	const b = at(end);
+	if (a === undefined || b === undefined || b < a) return undefined;
+	return Math.round((b - a) * 1e6) / 1e6;
+}
+
+/** Input and output token counts of a TruLens `Cost` (`n_prompt_tokens`, `n_completion_tokens`). */
+function tokensFrom(r: RowReader, key: string, d: Draft, alsoTotal: boolean): void {
+	const cost = structured(r, r.peek(key), key);
+	if (!isObject(cost)) return;
+	const count = (v: unknown): number | undefined =>
+		typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
+	const fed: string[] = [];
+	const input = count(cost.n_prompt_tokens);
+	const output = count(cost.n_completion_tokens);
+	const total = alsoTotal ? count(cost.n_tokens) : undefined;
+	if (input !== undefined) {
+		d.total_input_token_count = input;
+		fed.push('total_input_token_count');
+	}
+	if (output !== undefined) {
+		d.total_output_token_count = output;
+		fed.push('total_output_token_count');
+	}
+	if (total !== undefined) {
+		d.total_token_count = total;
+		fed.push('total_token_count');
+	}
+	if (fed.length === 0) return;
+	r.take(key, fed[0]);
+	r.feeds(key, ...fed);
+	r.release(key, 'also kept whole: the app call cost as TruLens counted it');
+}
+
+/**
+ * One TruLens `Record` as JSON (the `record_json` of the table, or a record dumped on its own):
+ * `main_input`, `main_output`, `record_id`, `perf` (start and end times), `cost`, and the app's
+ * instrumented `calls`, which stay in metadata (they are TruLens's call stacks, not a trace format
+ * we read).
+ */
+function readRecord(r: RowReader, d: Draft): Names {
+	readField(r, 'request', r.take('main_input', 'request'), 'main_input', d);
+	readField(r, 'response', r.take('main_output', 'response'), 'main_output', d);
+	const recordId = id(r, r.take('record_id', 'request_id'), 'record_id');
+	if (recordId !== undefined) d.request_id = recordId;
+	const perf = structured(r, r.peek('perf'), 'perf');
+	const seconds = isObject(perf) ? secondsBetween(perf.start_time, perf.end_time) : undefined;
+	if (seconds !== undefined) {
+		r.take('perf', 'latency_seconds');
+		d.latency_seconds = seconds;
+		r.release('perf', 'also kept whole: the start and end times the latency is taken from');
+	}
+	tokensFrom(r, 'cost', d, true);
+	if (r.has('calls')) {
+		r.note(
+			'calls',
+			"the app's instrumented calls as TruLens recorded them, kept in metadata.calls",
+		);
+	}
+	return { request: 'main_input', response: 'main_output', expectedResponse: 'main_output' };
+}
+
 function read(r: RowReader, d: Draft): Names {
+	if (!r.has('input') && !r.has('output') && (r.has('main_input') || r.has('main_output'))) {
+		return readRecord(r, d);
+	}
 	readField(r, 'request', r.take('input', 'request'), 'input', d);
 	readField(r, 'response', r.take('output', 'response'), 'output', d);
 	const recordId = id(r, r.take('record_id', 'request_id'), 'record_id');
@@ -99,25 +173,7 @@ function read(r: RowReader, d: Draft): Names {
 		r.take('total_tokens', 'total_token_count');
 		d.total_token_count = total;
 	}
-	const cost = structured(r, r.peek('cost_json'), 'cost_json');
-	if (isObject(cost)) {
-		const input = cost.n_prompt_tokens;
-		const output = cost.n_completion_tokens;
-		if (typeof input === 'number' && Number.isInteger(input) && input >= 0) {
-			d.total_input_token_count = input;
-		}
-		if (typeof output === 'number' && Number.isInteger(output) && output >= 0) {
-			d.total_output_token_count = output;
-		}
-		if (d.total_input_token_count !== undefined || d.total_output_token_count !== undefined) {
-			r.take('cost_json', 'total_input_token_count');
-			const fed = ['total_input_token_count', 'total_output_token_count'].filter(
-				(f) => d[f as 'total_input_token_count'] !== undefined,
-			);
-			r.feeds('cost_json', ...fed);
-			r.release('cost_json', 'also kept whole: the app call cost as TruLens counted it');
-		}
-	}
+	tokensFrom(r, 'cost_json', d, false);
 
 	const calls = new Map<string, unknown[]>();
 	for (const name of feedbackNames(r.row)) {
@@ -159,6 +215,8 @@ export const trulens: Adapter = {
 		record_id: ['request_id'],
 		latency: ['latency_seconds'],
 		total_tokens: ['total_token_count'],
+		main_input: ['request'],
+		main_output: ['response'],
 	},
 	read,
 };

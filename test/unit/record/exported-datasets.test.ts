@@ -172,6 +172,51 @@ describe('TruLens records and feedback', () => {
 		},
 	);
 
+	it("a TruLens Record on its own (TruLens's own golden file): main_input, main_output, perf, cost", () => {
+		const res = load('trulens-customapp-record.json');
+		expect(res).toMatchObject({ format: 'json', schema: 'trulens', invalid: [] });
+		expect(res.records).toHaveLength(1);
+		const [rec] = res.records;
+		expect(rec).toMatchObject({
+			request_id: 'record_hash_ed06148a6a9e5153a97be3dac551aca4',
+			request: 'hello',
+			// perf: 13:28:16.700848 to 13:28:17.693140.
+			latency_seconds: 0.992292,
+			total_input_token_count: 78,
+			total_output_token_count: 76,
+			total_token_count: 154,
+		});
+		expect(rec.response).toMatch(/^\nFirst an integer: 2 \. Also, this is my response/);
+		expect(rec.metadata).toMatchObject({
+			app_id: 'app_hash_f23a545202d08b8ef32f8d992cf79e7e',
+			cost: { cost: 0.0802, cost_currency: 'USD' },
+			perf: { start_time: '2024-09-25T13:28:16.700848' },
+			main_error: null,
+			tags: '-',
+		});
+		expect(rec.metadata.calls).toHaveLength(15);
+		expect(column(res, 'calls')?.note).toBe(
+			"the app's instrumented calls as TruLens recorded them, kept in metadata.calls",
+		);
+		expect(column(res, 'perf')?.to).toEqual(['latency_seconds', 'metadata']);
+		expect(res.account.columns.map((c) => c.column).sort()).toEqual(
+			[
+				'app_id',
+				'calls',
+				'cost',
+				'main_error',
+				'main_input',
+				'main_output',
+				'meta',
+				'perf',
+				'record_id',
+				'tags',
+				'ts',
+			].sort(),
+		);
+		expect(EvalRecord.safeParse(rec).success).toBe(true);
+	});
+
 	it('a groundedness source gives the context when no feedback judged contexts one by one', () => {
 		const row = {
 			record_id: 'r1',
