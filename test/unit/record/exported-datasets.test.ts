@@ -91,7 +91,7 @@ describe('LangSmith dataset exports', () => {
 			metadata: { source_run_id: 'c1d2e3f4-0000-4000-8000-000000000001', modified_at: null },
 		});
 		expect(describeAccount(res.account)).toContain(
-			'metadata: metadata (2 rows); dataset_id (2 rows); created_at (2 rows); modified_at (2 rows); runs (2 rows); source_run_id (2 rows); attachments (2 rows)',
+			'metadata: metadata (2 rows); dataset_id (2 rows); created_at (2 rows); modified_at (2 rows); source_run_id (2 rows); attachments (2 rows)',
 		);
 	});
 });
