@@ -11,7 +11,7 @@
  *
  * The feedback TruLens already computed is kept, never dropped: every score, calls and cost column
  * stays in metadata under its own name (scores as numbers, calls as objects), with a note in the
- * account. The retrieved context is what TruLens's context feedback judged: the `args.context` of
+ * account; `record_json` stays there too, parsed. The retrieved context is what TruLens's context feedback judged: the `args.context` of
  * each call of the first feedback whose calls carry one (one chunk a call, in call order), else
  * the `args.source` of a groundedness call (a text or a list).
  */
@@ -174,6 +174,15 @@ function read(r: RowReader, d: Draft): Names {
 		d.total_token_count = total;
 	}
 	tokensFrom(r, 'cost_json', d, false);
+	// The record as TruLens stored it (pandas writes it as a Python literal in a CSV): kept, parsed.
+	const record = structured(r, r.peek('record_json'), 'record_json');
+	if (isObject(record)) {
+		if (record !== r.peek('record_json')) r.expand('record_json', record);
+		r.note(
+			'record_json',
+			'the app call as TruLens recorded it (calls, cost, perf), kept in metadata.record_json',
+		);
+	}
 
 	const calls = new Map<string, unknown[]>();
 	for (const name of feedbackNames(r.row)) {

@@ -135,6 +135,16 @@ describe('TruLens records and feedback', () => {
 				cost_currency: 'USD',
 			});
 			expect(second.metadata['Context Relevance']).toBe(0.5);
+			// The stored record, a Python literal in the CSV, is an object in both files.
+			expect(second.metadata.record_json).toMatchObject({
+				record_id: 'record_hash_0a9b8c7d6e5f40312a3b4c5d6e7f8091',
+				main_input: 'Which feedback functions does the RAG triad use?',
+				meta: null,
+				perf: { end_time: '2024-07-01T12:00:02.800000' },
+			});
+			expect(column(res, 'record_json')?.note).toBe(
+				'the app call as TruLens recorded it (calls, cost, perf), kept in metadata.record_json',
+			);
 			const calls = second.metadata['Groundedness_calls'] as { args: unknown; ret: number }[];
 			expect(calls).toHaveLength(1);
 			expect(calls[0]).toMatchObject({
