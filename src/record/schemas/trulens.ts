@@ -7,7 +7,8 @@
  * (seconds), `total_tokens`, `total_cost`, `cost_currency`. Each feedback function adds its mean
  * score under its own name (`Answer Relevance`, `Context Relevance`, `Groundedness`), its calls
  * under `<name>_calls` (`[{args, ret, meta}]`, Python literals in a CSV) and its judge's cost
- * under `<name> feedback cost in <currency>`.
+ * under `<name> feedback cost in <currency>`; a feedback with several results writes
+ * `<name>:::<key>` columns instead of one score.
  *
  * The feedback TruLens already computed is kept, never dropped: every score, calls and cost column
  * stays in metadata under its own name (scores as numbers, calls as objects), with a note in the
@@ -22,6 +23,8 @@ import { id, isObject, nonNegative, structured, type Row, type RowReader } from 
 
 const CALLS = '_calls';
 const COST = / feedback cost in [A-Za-z]+$/;
+/** TruLens's `MULTI_CALL_NAME_DELIMITER` (trulens.core.database.base). */
+const MULTI = ':::';
 
 /** The feedback functions of a row: names that have a `<name>_calls` column or a score. */
 function feedbackNames(row: Row): string[] {
@@ -198,7 +201,17 @@ function read(r: RowReader, d: Draft): Names {
 			r.note(name, `TruLens feedback score as TruLens computed it, kept in metadata["${name}"]`);
 		}
 	}
+	const names = new Set(calls.keys());
 	for (const k of Object.keys(r.row)) {
+		// A feedback with several results writes one column each: `<name>:::<key>`.
+		const multi = k.indexOf(MULTI);
+		if (multi > 0 && names.has(k.slice(0, multi))) {
+			numberCell(r, k);
+			r.note(
+				k,
+				`a result of TruLens feedback "${k.slice(0, multi)}" as TruLens computed it, kept in metadata["${k}"]`,
+			);
+		}
 		if (COST.test(k)) {
 			numberCell(r, k);
 			r.note(k, `the cost of a TruLens feedback judge, kept in metadata["${k}"]`);

@@ -250,4 +250,26 @@ describe('TruLens records and feedback', () => {
 		// A feedback without a result (pandas's NaN, null in JSON) is not a score of 0.
 		expect(res.records[0].metadata.Groundedness ?? null).toBeNull();
 	});
+
+	it('a feedback with several results: each <name>:::<key> column kept as a number, named', () => {
+		const row = {
+			record_id: 'r2',
+			input: 'q',
+			output: 'a',
+			record_json: '{}',
+			'Coherence:::first': '0.25',
+			'Coherence:::second': '1.0',
+			Coherence_calls: "[{'args': {'text': 'a'}, 'ret': 0.25, 'meta': {}}]",
+		};
+		const res = loadDataset([row], { schema: 'trulens' });
+		expect(res.invalid).toEqual([]);
+		expect(res.records[0].metadata).toMatchObject({
+			'Coherence:::first': 0.25,
+			'Coherence:::second': 1,
+			Coherence_calls: [{ args: { text: 'a' }, ret: 0.25, meta: {} }],
+		});
+		expect(column(res as ReturnType<typeof load>, 'Coherence:::second')?.note).toBe(
+			'a result of TruLens feedback "Coherence" as TruLens computed it, kept in metadata["Coherence:::second"]',
+		);
+	});
 });
