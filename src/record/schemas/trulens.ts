@@ -12,9 +12,10 @@
  *
  * The feedback TruLens already computed is kept, never dropped: every score, calls and cost column
  * stays in metadata under its own name (scores as numbers, calls as objects), with a note in the
- * account; `record_json` stays there too, parsed. The retrieved context is what TruLens's context feedback judged: the `args.context` of
- * each call of the first feedback whose calls carry one (one chunk a call, in call order), else
- * the `args.source` of a groundedness call (a text or a list).
+ * account; `record_json` stays there too, parsed. The retrieved context is what TruLens's
+ * context feedback judged: the `args.context` of each call of the first feedback whose calls all
+ * carry one (one chunk a call, in call order), else the `args.source` of a groundedness call (a
+ * text or a list).
  */
 import { readField } from '../fields';
 import type { Adapter, Draft, Names } from '../readers';
@@ -26,7 +27,7 @@ const COST = / feedback cost in [A-Za-z]+$/;
 /** TruLens's `MULTI_CALL_NAME_DELIMITER` (trulens.core.database.base). */
 const MULTI = ':::';
 
-/** The feedback functions of a row: names that have a `<name>_calls` column or a score. */
+/** The feedback functions of a row: the names of its `<name>_calls` columns. */
 function feedbackNames(row: Row): string[] {
 	const names: string[] = [];
 	for (const k of Object.keys(row)) {
@@ -154,7 +155,8 @@ function read(r: RowReader, d: Draft): Names {
 	readField(r, 'response', r.take('output', 'response'), 'output', d);
 	const recordId = id(r, r.take('record_id', 'request_id'), 'record_id');
 	if (recordId !== undefined) d.request_id = recordId;
-	const latency = r.peek('latency');
+	// pandas writes a missing number as an empty cell (CSV) or null (JSON): absent, not an error.
+	const latency = r.peek('latency') ?? undefined;
 	const seconds = nonNegative(
 		r,
 		typeof latency === 'string' ? Number(latency) : latency,
@@ -165,7 +167,7 @@ function read(r: RowReader, d: Draft): Names {
 		r.take('latency', 'latency_seconds');
 		d.latency_seconds = seconds;
 	}
-	const tokens = r.peek('total_tokens');
+	const tokens = r.peek('total_tokens') ?? undefined;
 	const total = nonNegative(
 		r,
 		typeof tokens === 'string' ? Number(tokens) : tokens,

@@ -234,6 +234,8 @@ describe('TruLens records and feedback', () => {
 			output: 'a',
 			record_json: { main_input: 'q' },
 			cost_json: null,
+			latency: null,
+			total_tokens: null,
 			Groundedness: null,
 			Groundedness_calls: [
 				{ args: { source: 'one passage', statement: 'a' }, ret: null, meta: {} },
