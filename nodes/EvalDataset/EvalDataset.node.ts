@@ -79,7 +79,7 @@ export class EvalDataset implements INodeType {
 			binary: 'from a file',
 		}),
 		description:
-			'Load an evaluation dataset (Azure/promptflow, Amazon Bedrock, Databricks, Ragas, DeepEval, OpenAI evals, MLflow, LangSmith, Phoenix, promptfoo, Spring AI, or common column names; JSON, JSONL or CSV) into canonical rows, saying where every column went',
+			'Load an evaluation dataset (Azure/promptflow, Amazon Bedrock, Databricks, Ragas, DeepEval, OpenAI evals, MLflow, LangSmith, Phoenix, promptfoo, Spring AI, TruLens, or common column names; JSON, JSONL or CSV) into canonical rows, saying where every column went',
 		defaults: { name: 'Eval Dataset' },
 		// Not an AI-agent tool: a pipeline step, not a check an agent runs on its answer (README, Nodes).
 		usableAsTool: undefined,
@@ -180,6 +180,12 @@ export class EvalDataset implements INodeType {
 					},
 					{ name: 'Ragas', value: 'ragas' },
 					{ name: 'Spring AI', value: 'spring-ai' },
+					{
+						name: 'TruLens',
+						value: 'trulens',
+						description:
+							'Records and feedback: input, output, record_json, feedback scores and calls',
+					},
 				],
 			},
 			{

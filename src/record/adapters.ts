@@ -35,6 +35,7 @@ import { langsmith, mlflow, phoenix } from './schemas/nested';
 import { openaiEvals } from './schemas/openaiEvals';
 import { promptfoo } from './schemas/promptfoo';
 import { ragas } from './schemas/ragas';
+import { trulens } from './schemas/trulens';
 import { parseTrace, TraceError, type ParsedTrace } from './trace';
 import {
 	deeperThan,
@@ -63,6 +64,7 @@ const ADAPTERS: Record<SchemaName, Adapter> = {
 	phoenix,
 	promptfoo,
 	bedrock,
+	trulens,
 };
 
 const FIGURES = [
@@ -536,6 +538,16 @@ const MARKERS: Record<SchemaName, Record<string, number>> = {
 	phoenix: {},
 	promptfoo: {},
 	bedrock: { conversationTurns: 8, referenceResponse: 4, modelResponses: 4 },
+	// TruLens's records table: names no other tool writes.
+	trulens: {
+		record_json: 6,
+		cost_json: 4,
+		perf_json: 4,
+		app_json: 4,
+		record_id: 2,
+		main_input: 5,
+		main_output: 5,
+	},
 };
 
 /** How many rows `detectSchema` looks at: enough to see optional columns, cheap on big files. */

@@ -414,6 +414,7 @@ function csvRows(text: string, notes: ReadNotes): RawRow[] {
 	if (cells.length === 1) {
 		throw new DatasetError('empty', 'the CSV file has a header row but no rows');
 	}
+	const nest = nestedColumns(header);
 	const rows: RawRow[] = [];
 	for (let i = 1; i < cells.length; i++) {
 		const line = cells[i];
@@ -427,10 +428,38 @@ function csvRows(text: string, notes: ReadNotes): RawRow[] {
 		}
 		const obj: Row = {};
 		// An empty cell is how CSV says "absent" (e.g. expected_response blank where facts are given).
-		for (let j = 0; j < header.length; j++) if (line[j] !== '') obj[header[j]] = line[j];
+		for (let j = 0; j < header.length; j++) {
+			if (line[j] === '') continue;
+			const at = nest[j];
+			if (at === undefined) obj[header[j]] = line[j];
+			else {
+				const holder = (obj[at[0]] ??= {}) as Row;
+				holder[at[1]] = line[j];
+			}
+		}
 		rows.push({ row: i, value: obj });
 	}
 	return rows;
+}
+
+/** The objects a flattened export spells out column by column (LangSmith's dataset CSV). */
+const NESTED_PREFIXES: ReadonlySet<string> = new Set(['inputs', 'outputs', 'metadata']);
+
+/**
+ * Per column, the object and member it spells out: `inputs.question` is `{inputs: {question}}`,
+ * as a LangSmith dataset downloads as CSV, so the nested-record readers see the shape of its JSON
+ * export. Only under `inputs`, `outputs` and `metadata`, and only when the header has no column of
+ * that bare name (which would then be both a cell and an object).
+ */
+function nestedColumns(header: readonly string[]): ([string, string] | undefined)[] {
+	const names = new Set(header);
+	return header.map((h) => {
+		const dot = h.indexOf('.');
+		if (dot <= 0 || dot === h.length - 1) return undefined;
+		const prefix = h.slice(0, dot);
+		if (!NESTED_PREFIXES.has(prefix) || names.has(prefix)) return undefined;
+		return [prefix, h.slice(dot + 1)];
+	});
 }
 
 /**

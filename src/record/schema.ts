@@ -104,7 +104,7 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
  * Dataset schemas the adapters understand, in the order detection breaks ties: Databricks
  * (canonical names), Azure AI Evaluation (with the legacy promptflow QA names), Ragas, DeepEval,
  * Spring AI, OpenAI evals, and the nested records of MLflow 3, LangSmith and Phoenix, promptfoo
- * test CSVs, and Amazon Bedrock evaluation job datasets.
+ * test CSVs, Amazon Bedrock evaluation job datasets and TruLens records-and-feedback tables.
  */
 export const SCHEMAS = [
 	'databricks',
@@ -118,6 +118,7 @@ export const SCHEMAS = [
 	'phoenix',
 	'promptfoo',
 	'bedrock',
+	'trulens',
 ] as const;
 /** A dataset schema name. */
 export type SchemaName = (typeof SCHEMAS)[number];
