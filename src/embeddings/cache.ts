@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson, type CacheBackend } from '../judges/cache';
+import { canonicalJson, readStoreEntry, type CacheBackend } from '../judges/cache';
 import { storeErrorText } from '../judges/errors';
 import type { EmbeddingSource } from './source';
 
@@ -77,41 +77,20 @@ export class VectorCache {
 	}
 
 	async lookup(key: string): Promise<VectorLookup> {
-		let raw: string | null;
-		try {
-			raw = await this.backend.get(key);
-		} catch (e) {
-			const code = (e as { code?: unknown })?.code;
-			if (code === 'EINTEGRITY' || code === 'EBADSIZE') {
-				await this.forget(key);
-				return { kind: 'skipped', why: `corrupt cache entry (${String(code)}), embedded again` };
-			}
-			return {
-				kind: 'skipped',
-				why: `${this.backend.kind} cache unreadable at ${this.backend.location}: ${storeErrorText(e)}`,
-			};
-		}
-		if (raw === null) return { kind: 'miss' };
-		let parsed: z.infer<typeof entrySchema> | undefined;
-		try {
-			const r = entrySchema.safeParse(JSON.parse(raw));
-			parsed = r.success ? r.data : undefined;
-		} catch {
-			parsed = undefined;
-		}
-		const vector = parsed && parsed.key === key ? decode(parsed.vector, parsed.dims) : undefined;
-		if (!parsed || !vector) {
-			await this.forget(key);
-			return { kind: 'skipped', why: 'corrupt cache entry (not a vector), embedded again' };
-		}
-		if (this.ttlMs > 0 && this.now() - parsed.storedAt > this.ttlMs) {
-			await this.forget(key);
-			return { kind: 'miss' };
-		}
-		return {
-			kind: 'hit',
-			entry: { vector, model: parsed.model, tokens: parsed.tokens, storedAt: parsed.storedAt },
-		};
+		return readStoreEntry(this.backend, key, {
+			ttlMs: this.ttlMs,
+			now: this.now,
+			parse: (json): StoredVector | undefined => {
+				const r = entrySchema.safeParse(json);
+				const vector =
+					r.success && r.data.key === key ? decode(r.data.vector, r.data.dims) : undefined;
+				return r.success && vector
+					? { vector, model: r.data.model, tokens: r.data.tokens, storedAt: r.data.storedAt }
+					: undefined;
+			},
+			what: 'a vector',
+			redo: 'embedded again',
+		});
 	}
 
 	/** Stores a vector; returns why it could not be stored, or null. */
@@ -130,14 +109,6 @@ export class VectorCache {
 			return null;
 		} catch (e) {
 			return `${this.backend.kind} cache not writable at ${this.backend.location}: ${storeErrorText(e)}`;
-		}
-	}
-
-	private async forget(key: string): Promise<void> {
-		try {
-			await this.backend.remove(key);
-		} catch {
-			// Best effort: the next write replaces the entry.
 		}
 	}
 }

@@ -100,6 +100,63 @@ type Lookup =
 	| { kind: 'skipped'; why: string };
 
 /**
+ * The entry stored under `key`, as both caches (verdicts, vectors) read their store: `parse` turns
+ * the stored JSON into an entry, or undefined when it is not one of this key's (corrupt, another
+ * format); such an entry is removed and skipped with `redo` said ("judged again"), an expired one
+ * removed and a miss, and a store that cannot be read a skipped reason naming it. Never throws.
+ */
+export async function readStoreEntry<T extends { storedAt: number }>(
+	backend: CacheBackend,
+	key: string,
+	rules: {
+		ttlMs: number;
+		now: () => number;
+		parse: (json: unknown) => T | undefined;
+		/** What an entry is, for the reason: "a verdict", "a vector". */
+		what: string;
+		redo: string;
+	},
+): Promise<{ kind: 'hit'; entry: T } | { kind: 'miss' } | { kind: 'skipped'; why: string }> {
+	const forget = async (): Promise<void> => {
+		try {
+			await backend.remove(key);
+		} catch {
+			// Best effort: the next write replaces the entry anyway.
+		}
+	};
+	let raw: string | null;
+	try {
+		raw = await backend.get(key);
+	} catch (e) {
+		const code = (e as { code?: unknown })?.code;
+		if (code === 'EINTEGRITY' || code === 'EBADSIZE') {
+			await forget();
+			return { kind: 'skipped', why: `corrupt cache entry (${String(code)}), ${rules.redo}` };
+		}
+		return {
+			kind: 'skipped',
+			why: `${backend.kind} cache unreadable at ${backend.location}: ${storeErrorText(e)}`,
+		};
+	}
+	if (raw === null) return { kind: 'miss' };
+	let entry: T | undefined;
+	try {
+		entry = rules.parse(JSON.parse(raw));
+	} catch {
+		entry = undefined;
+	}
+	if (!entry) {
+		await forget();
+		return { kind: 'skipped', why: `corrupt cache entry (not ${rules.what}), ${rules.redo}` };
+	}
+	if (rules.ttlMs > 0 && rules.now() - entry.storedAt > rules.ttlMs) {
+		await forget();
+		return { kind: 'miss' };
+	}
+	return { kind: 'hit', entry };
+}
+
+/**
  * Verdicts in one store with one time to live. Lookups and writes never throw: a broken store
  * turns into a `skipped` reason on the row.
  */
@@ -118,36 +175,16 @@ export class VerdictCache {
 
 	/** A cached verdict, a miss (absent or expired), or why the cache could not be read. */
 	async lookup(key: string): Promise<Lookup> {
-		let raw: string | null;
-		try {
-			raw = await this.backend.get(key);
-		} catch (e) {
-			const code = (e as { code?: unknown })?.code;
-			if (code === 'EINTEGRITY' || code === 'EBADSIZE') {
-				await this.forget(key);
-				return { kind: 'skipped', why: `corrupt cache entry (${String(code)}), judged again` };
-			}
-			return {
-				kind: 'skipped',
-				why: `${this.backend.kind} cache unreadable at ${this.backend.location}: ${storeErrorText(e)}`,
-			};
-		}
-		if (raw === null) return { kind: 'miss' };
-		let parsed: z.SafeParseReturnType<unknown, CacheEntry>;
-		try {
-			parsed = entrySchema.safeParse(JSON.parse(raw));
-		} catch {
-			parsed = { success: false } as z.SafeParseReturnType<unknown, CacheEntry>;
-		}
-		if (!parsed.success || parsed.data.key !== key) {
-			await this.forget(key);
-			return { kind: 'skipped', why: 'corrupt cache entry (not a verdict), judged again' };
-		}
-		if (this.ttlMs > 0 && this.now() - parsed.data.storedAt > this.ttlMs) {
-			await this.forget(key);
-			return { kind: 'miss' };
-		}
-		return { kind: 'hit', entry: parsed.data };
+		return readStoreEntry(this.backend, key, {
+			ttlMs: this.ttlMs,
+			now: this.now,
+			parse: (json) => {
+				const r = entrySchema.safeParse(json);
+				return r.success && r.data.key === key ? r.data : undefined;
+			},
+			what: 'a verdict',
+			redo: 'judged again',
+		});
 	}
 
 	/**
@@ -183,14 +220,6 @@ export class VerdictCache {
 			return null;
 		} catch (e) {
 			return `${this.backend.kind} cache not writable at ${this.backend.location}: ${storeErrorText(e)}`;
-		}
-	}
-
-	private async forget(key: string): Promise<void> {
-		try {
-			await this.backend.remove(key);
-		} catch {
-			// Best effort: the next write replaces the entry anyway.
 		}
 	}
 
