@@ -935,33 +935,12 @@ const agent = workflow(
 			},
 			notes: 'Golden set: examples/datasets/agent-support-golden.jsonl',
 		},
-		{
-			name: 'Ask the Agent',
-			type: 'n8n-nodes-base.executeWorkflow',
-			v: 1.2,
-			pos: [480, 180],
-			params: {
-				source: 'database',
-				workflowId: { __rl: true, mode: 'id', value: agentUnderTest.id },
-				mode: 'each',
-				options: { waitForSubWorkflow: true },
-			},
-			notes: 'Runs "RAG evaluation: the AI Agent under test" once per row',
-		},
-		{
-			name: 'Cost & Latency',
-			type: `${P}.evalCostLatency`,
-			pos: [720, 180],
-			params: { maxLatencySeconds: 60 },
-			notes: "Tokens, latency and tool calls from each row's own agent run",
-		},
-		{
-			name: 'Pair Answers With Rows',
-			type: 'n8n-nodes-base.merge',
-			v: 3.2,
-			pos: [960, 0],
-			params: { mode: 'combine', combineBy: 'combineByPosition', options: {} },
-		},
+		...askEachRow(
+			'Ask the Agent',
+			480,
+			agentUnderTest,
+			"Tokens, latency and tool calls from each row's own agent run",
+		),
 		{
 			name: 'F1 Score',
 			type: `${P}.evalF1Score`,
@@ -1099,8 +1078,7 @@ const agent = workflow(
 		['Run Now', 'Eval Dataset'],
 		['Eval Dataset', 'Pair Answers With Rows', 0, 'main', 0],
 		['Eval Dataset', 'Ask the Agent'],
-		['Ask the Agent', 'Cost & Latency'],
-		['Cost & Latency', 'Pair Answers With Rows', 0, 'main', 1],
+		...askEachRowEdges('Ask the Agent'),
 		['Pair Answers With Rows', 'F1 Score'],
 		['F1 Score', 'Relevance'],
 		['Relevance', 'Groundedness'],
@@ -1598,6 +1576,8 @@ const helpers = {
 	formEnd,
 	appendAll,
 	referenceFreeJudges,
+	askEachRow,
+	askEachRowEdges,
 };
 for (const f of fs.existsSync(SRC) ? fs.readdirSync(SRC).sort() : []) {
 	if (!f.endsWith('.js')) continue;
@@ -1991,5 +1971,50 @@ function referenceFreeJudges([x, y], costNotes, { agent = false } = {}) {
 			params: { maxLatencySeconds: 30 },
 			...(costNotes ? { notes: costNotes } : {}),
 		},
+	];
+}
+
+/**
+ * The app under test run once per row in its own sub-workflow (Execute Workflow at x), Cost &
+ * Latency reading each run's own execution (x + 240), and the answers merged back with their rows
+ * by position (x + 480, on the row line): each answer's tokens, latency and tool calls are its own.
+ */
+function askEachRow(name, x, sub, costNotes) {
+	return [
+		{
+			name,
+			type: 'n8n-nodes-base.executeWorkflow',
+			v: 1.2,
+			pos: [x, 180],
+			params: {
+				source: 'database',
+				workflowId: { __rl: true, mode: 'id', value: sub.id },
+				mode: 'each',
+				options: { waitForSubWorkflow: true },
+			},
+			notes: `Runs "${sub.name}" once per row`,
+		},
+		{
+			name: 'Cost & Latency',
+			type: `${P}.evalCostLatency`,
+			pos: [x + 240, 180],
+			params: { maxLatencySeconds: 60 },
+			notes: costNotes,
+		},
+		{
+			name: 'Pair Answers With Rows',
+			type: 'n8n-nodes-base.merge',
+			v: 3.2,
+			pos: [x + 480, 0],
+			params: { mode: 'combine', combineBy: 'combineByPosition', options: {} },
+		},
+	];
+}
+
+/** The edges inside askEachRow's nodes (the rows' own edge into the merge's first input is the caller's). */
+function askEachRowEdges(name) {
+	return [
+		[name, 'Cost & Latency'],
+		['Cost & Latency', 'Pair Answers With Rows', 0, 'main', 1],
 	];
 }

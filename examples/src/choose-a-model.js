@@ -10,7 +10,15 @@
 /** The models compared, in the order the report lists them: the first is the baseline. */
 const MODELS = ['gpt-4o-mini', 'gpt-4.1-mini', 'gpt-4.1'];
 
-module.exports = ({ P, workflow, sticky, sampleDataset, slackWebhook }) => {
+module.exports = ({
+	P,
+	workflow,
+	sticky,
+	sampleDataset,
+	slackWebhook,
+	askEachRow,
+	askEachRowEdges,
+}) => {
 	const app = workflow(
 		'chooseapp',
 		'ragEvalChooseApp01',
@@ -111,33 +119,7 @@ module.exports = ({ P, workflow, sticky, sampleDataset, slackWebhook }) => {
 					].join('\n'),
 				},
 			},
-			{
-				name: 'Ask the App',
-				type: 'n8n-nodes-base.executeWorkflow',
-				v: 1.2,
-				pos: [720, 180],
-				params: {
-					source: 'database',
-					workflowId: { __rl: true, mode: 'id', value: app.id },
-					mode: 'each',
-					options: { waitForSubWorkflow: true },
-				},
-				notes: 'Runs "RAG evaluation: the app whose model is chosen" once per row',
-			},
-			{
-				name: 'Cost & Latency',
-				type: `${P}.evalCostLatency`,
-				pos: [960, 180],
-				params: { maxLatencySeconds: 60 },
-				notes: "Tokens, cost and latency from each answer's own run",
-			},
-			{
-				name: 'Pair Answers With Rows',
-				type: 'n8n-nodes-base.merge',
-				v: 3.2,
-				pos: [1200, 0],
-				params: { mode: 'combine', combineBy: 'combineByPosition', options: {} },
-			},
+			...askEachRow('Ask the App', 720, app, "Tokens, cost and latency from each answer's own run"),
 			{
 				name: 'Groundedness',
 				type: `${P}.judgeGroundedness`,
@@ -237,8 +219,7 @@ module.exports = ({ P, workflow, sticky, sampleDataset, slackWebhook }) => {
 			['Eval Dataset', 'One Row per Model'],
 			['One Row per Model', 'Pair Answers With Rows', 0, 'main', 0],
 			['One Row per Model', 'Ask the App'],
-			['Ask the App', 'Cost & Latency'],
-			['Cost & Latency', 'Pair Answers With Rows', 0, 'main', 1],
+			...askEachRowEdges('Ask the App'),
 			['Pair Answers With Rows', 'Groundedness'],
 			['Groundedness', 'Relevance'],
 			['Relevance', 'All Scores', 0, 'main', 0],
