@@ -30,13 +30,7 @@ import { openVerdictCache } from '../../src/judges/cache';
 import { callKey } from '../../src/judges/model';
 import { priceTableOption } from './collect';
 import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
-import {
-	breakerRow,
-	iconFor,
-	outputFormatProperty,
-	SCORING_OUTPUTS,
-	splitProperties,
-} from './common';
+import { breakerRow, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from './common';
 import {
 	cacheOptions,
 	cacheProperties,
@@ -55,7 +49,13 @@ import {
 	modelProperty,
 	modelRejectedAdvice,
 } from './llmNodeProperties';
-import { inputProperty, paramProperty } from './metricNode';
+import {
+	inputProperty,
+	metricNodeHead,
+	paramProperty,
+	resultKeyProperty,
+	thresholdProperty,
+} from './metricNode';
 import { nodeGovernor } from './nodeGovernor';
 import { scoringOutputSchema } from './outputSchema';
 import { scoreItems } from './scoreItems';
@@ -125,14 +125,7 @@ export function embeddingDescription(decl: EmbeddingMetricDecl): INodeTypeDescri
 	const primary = decl.params.filter((p) => p.type === 'options');
 	const tuning = decl.params.filter((p) => p.type !== 'options');
 	return {
-		displayName: decl.displayName,
-		name: embeddingNodeName(decl.id),
-		icon: iconFor('metric'),
-		group: ['transform'],
-		version: 1,
-		subtitle: `={{ "${decl.displayName} >= " + $parameter.threshold }}`,
-		description: decl.description,
-		defaults: { name: decl.displayName },
+		...metricNodeHead(decl, embeddingNodeName(decl.id)),
 		inputs: decl.usesJudge ? JUDGED_EMBEDDING_NODE_INPUTS : EMBEDDING_NODE_INPUTS,
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
 		credentials: [{ name: LLM_CREDENTIAL, required: false, testedBy: 'ragEvalLlmApiTest' }],
@@ -156,14 +149,7 @@ export function embeddingDescription(decl: EmbeddingMetricDecl): INodeTypeDescri
 				description:
 					'Model the credential embeds with (Azure OpenAI: the embedding deployment). A connected Embeddings node uses its own model.',
 			},
-			{
-				displayName: 'Threshold',
-				name: 'threshold',
-				type: 'number',
-				default: decl.threshold.default,
-				typeOptions: { numberPrecision: 4 },
-				description: `A row passes when the score is at least this value (default ${decl.threshold.default})`,
-			},
+			thresholdProperty(decl.threshold),
 			...splitProperties,
 			{
 				displayName: 'Options',
@@ -181,13 +167,7 @@ export function embeddingDescription(decl: EmbeddingMetricDecl): INodeTypeDescri
 					...runtimeOptions,
 					...spendOptions.filter((p) => SPEND.has(p.name)),
 					...vectorCacheProperties,
-					{
-						displayName: 'Result Key',
-						name: 'resultKey',
-						type: 'string',
-						default: '',
-						description: `Key under \`eval\` for this score. Defaults to ${decl.id}.`,
-					},
+					resultKeyProperty(decl.id),
 				],
 			},
 		],

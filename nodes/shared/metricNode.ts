@@ -73,19 +73,55 @@ export function paramProperty(p: ParamDecl): INodeProperties {
 	}
 }
 
-/** The n8n description of a metric node. */
-export function metricDescription(decl: MetricDecl): INodeTypeDescription {
-	const primary = decl.params.filter((p) => p.type === 'options');
-	const tuning = decl.params.filter((p) => p.type !== 'options');
+/** What a metric-like node (a metric, an embedding metric) says of itself: name, icon, subtitle. */
+export function metricNodeHead(
+	decl: Pick<MetricDecl, 'displayName' | 'description'>,
+	name: string,
+): Pick<
+	INodeTypeDescription,
+	'displayName' | 'name' | 'icon' | 'group' | 'version' | 'subtitle' | 'description' | 'defaults'
+> {
 	return {
 		displayName: decl.displayName,
-		name: metricNodeName(decl.id),
+		name,
 		icon: iconFor('metric'),
 		group: ['transform'],
 		version: 1,
 		subtitle: `={{ "${decl.displayName} >= " + $parameter.threshold }}`,
 		description: decl.description,
 		defaults: { name: decl.displayName },
+	};
+}
+
+/** The Threshold parameter of a metric-like node, worded by its direction. */
+export function thresholdProperty(threshold: MetricDecl['threshold']): INodeProperties {
+	return {
+		displayName: 'Threshold',
+		name: 'threshold',
+		type: 'number',
+		default: threshold.default,
+		typeOptions: { numberPrecision: 4 },
+		description: `A row passes when the score is ${threshold.direction === 'higher' ? 'at least' : 'at most'} this value`,
+	};
+}
+
+/** The Result Key option: the key under `eval` a node writes its Score to. */
+export function resultKeyProperty(id: string): INodeProperties {
+	return {
+		displayName: 'Result Key',
+		name: 'resultKey',
+		type: 'string',
+		default: '',
+		description: `Key under \`eval\` for this score. Defaults to the metric id (${id}).`,
+	};
+}
+
+/** The n8n description of a metric node. */
+export function metricDescription(decl: MetricDecl): INodeTypeDescription {
+	const primary = decl.params.filter((p) => p.type === 'options');
+	const tuning = decl.params.filter((p) => p.type !== 'options');
+	return {
+		...metricNodeHead(decl, metricNodeName(decl.id)),
 		inputs: [NodeConnectionTypes.Main],
 		outputs: SCORING_OUTPUTS as INodeTypeDescription['outputs'],
 		// Deterministic metrics are AI-agent tools: an agent can score its own answer against a
@@ -94,14 +130,7 @@ export function metricDescription(decl: MetricDecl): INodeTypeDescription {
 		properties: [
 			...decl.inputs.map(inputProperty),
 			...primary.map(paramProperty),
-			{
-				displayName: 'Threshold',
-				name: 'threshold',
-				type: 'number',
-				default: decl.threshold.default,
-				typeOptions: { numberPrecision: 4 },
-				description: `A row passes when the score is ${decl.threshold.direction === 'higher' ? 'at least' : 'at most'} this value`,
-			},
+			thresholdProperty(decl.threshold),
 			...splitProperties,
 			{
 				displayName: 'Options',
@@ -109,17 +138,7 @@ export function metricDescription(decl: MetricDecl): INodeTypeDescription {
 				type: 'collection',
 				placeholder: 'Add option',
 				default: {},
-				options: [
-					...tuning.map(paramProperty),
-					outputFormatProperty,
-					{
-						displayName: 'Result Key',
-						name: 'resultKey',
-						type: 'string',
-						default: '',
-						description: `Key under \`eval\` for this score. Defaults to the metric id (${decl.id}).`,
-					},
-				],
+				options: [...tuning.map(paramProperty), outputFormatProperty, resultKeyProperty(decl.id)],
 			},
 		],
 	};
