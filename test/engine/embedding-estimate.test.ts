@@ -6,6 +6,9 @@
  * them at the default embedding price; Answer Relevancy adds its question call, counted as every
  * judge call is, and the request plus N stand-in questions of the request's length.
  */
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 import type { RowEstimate, RunEstimate } from '../../src/judges/estimate';
 import { countTokens, loadEncoder } from '../../src/judges/estimate';
@@ -132,5 +135,39 @@ describe('Estimate Only on the embedding nodes', () => {
 		expect(e.totalTokens).toBe(judgePrompt + 30 + 300);
 		expect(e.usd).toBeCloseTo((judgePrompt * 1 + 300 * 2) / 1e6 + (30 * 0.02) / 1e6, 15);
 		expect(e.run).toMatchObject({ rows: 1, calls: 2, totalTokens: e.totalTokens });
+	});
+
+	it('an embedding model without a price is counted, not priced, and nothing is stored', async () => {
+		const folder = mkdtempSync(join(tmpdir(), 'embed-estimate-'));
+		const r = await run(
+			'evalSemanticSimilarity',
+			{
+				embeddingModel: 'house-embedder',
+				options: { runMode: 'estimate', cacheStore: 'disk', cacheFolder: folder },
+			},
+			simRows.slice(0, 1),
+		);
+		expect(r.nodeError('Node')).toBeUndefined();
+		expect(server.embeddingRequests()).toHaveLength(0);
+		const [e] = r
+			.output('Node')
+			.map((x) => (x.estimate as Record<string, Est>).semantic_similarity);
+		// Outside OpenAI's families the count is o200k's, flagged approximate.
+		const enc = await loadEncoder('o200k_base');
+		const tokens =
+			countTokens(enc, simRows[0].response) + countTokens(enc, simRows[0].expected_response!);
+		expect(e).toMatchObject({
+			status: 'estimated',
+			model: 'house-embedder',
+			encoding: 'o200k_base',
+			approximate: true,
+			calls: 1,
+			promptTokens: tokens,
+			totalTokens: tokens,
+		});
+		expect(e.usd).toBeUndefined();
+		expect(e.run.usd).toBeUndefined();
+		expect(e.run.unpriced).toContain('house-embedder');
+		expect(readdirSync(folder)).toEqual([]);
 	});
 });
