@@ -15,8 +15,10 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
-import { errorScore, notApplicableScore, scoreBase } from '../../src/core/score';
+import { errorScore, labelRowError, notApplicableScore, scoreBase } from '../../src/core/score';
+import type { Score } from '../../src/core/types';
 import { VectorCache } from '../../src/embeddings/cache';
+import { estimateEmbeddingRow, recordingEmbeddingSource } from '../../src/embeddings/estimate';
 import { embeddingEvaluator } from '../../src/embeddings/registry';
 import {
 	createOpenAIEmbeddingSource,
@@ -27,22 +29,30 @@ import {
 import type { EmbeddingMetricDecl } from '../../src/embeddings/types';
 import { findPrice } from '../../src/cost';
 import { openVerdictCache } from '../../src/judges/cache';
+import { recordingSource, type RowEstimate } from '../../src/judges/estimate';
 import { callKey } from '../../src/judges/model';
 import { priceTableOption } from './collect';
 import { evaluatorNames, type NodeSearch, type SearchableNodeClass } from './codex';
-import { breakerRow, outputFormatProperty, SCORING_OUTPUTS, splitProperties } from './common';
+import {
+	breakerRow,
+	outputFormatProperty,
+	rowLabel,
+	SCORING_OUTPUTS,
+	splitProperties,
+} from './common';
 import {
 	cacheOptions,
 	cacheProperties,
 	LLM_CREDENTIAL,
 	llmConfigFromCredential,
 	ragEvalLlmApiTest,
+	replyTokensOption,
 	resolveSource,
 	runtimeOptions,
 	samplingOptions,
 	spendLimitFor,
-	spendOptions,
 } from './llmOptions';
+import { embeddingSpendOptions } from './embeddingEstimate';
 import {
 	maxTokensOf,
 	maxTokensOption,
@@ -58,6 +68,7 @@ import {
 } from './metricNode';
 import { nodeGovernor } from './nodeGovernor';
 import { scoringOutputSchema } from './outputSchema';
+import { estimateRows } from './judgeNode';
 import { scoreItems } from './scoreItems';
 
 /** Why a row is not scored when neither an Embeddings node nor a credential is there. */
@@ -118,7 +129,6 @@ const vectorCacheProperties: INodeProperties[] = cacheProperties.map((p) =>
 );
 
 const CONCURRENCY = new Set(['concurrency', 'maxConcurrency']);
-const SPEND = new Set(['spendLimitUnit', 'spendLimit', 'modelPrices']);
 
 /** The n8n description of an embedding evaluator's node. */
 export function embeddingDescription(decl: EmbeddingMetricDecl): INodeTypeDescription {
@@ -165,7 +175,7 @@ export function embeddingDescription(decl: EmbeddingMetricDecl): INodeTypeDescri
 					),
 					...(decl.usesJudge ? [maxTokensOption] : []),
 					...runtimeOptions,
-					...spendOptions.filter((p) => SPEND.has(p.name)),
+					...embeddingSpendOptions(decl),
 					...vectorCacheProperties,
 					resultKeyProperty(decl.id),
 				],
@@ -228,7 +238,11 @@ export async function executeEmbedding(
 	const judgeModel = chat ? (modelOverride ?? chat.defaultModel) : undefined;
 	// Spend limit first: it may fail the node, and no store is opened before it. It counts with
 	// the judge model's tokenizer when there is one; embeddings are priced by their own model.
-	const spend = source ? await spendLimitFor(this, options, judgeModel ?? source.model) : undefined;
+	const estimating = options.runMode === 'estimate';
+	const spend =
+		source && !estimating
+			? await spendLimitFor(this, options, judgeModel ?? source.model)
+			: undefined;
 	if (
 		spend?.unit === 'usd' &&
 		source &&
@@ -242,7 +256,19 @@ export async function executeEmbedding(
 					'No call was made. Add the embedding model to Model Prices or set the limit in tokens.',
 			},
 		);
-	const verdicts = source ? openVerdictCache(cacheOptions(options)) : undefined;
+	// Estimate Only prices a cold run and opens no store.
+	const verdicts = source && !estimating ? openVerdictCache(cacheOptions(options)) : undefined;
+	const estimates: RowEstimate[] = [];
+	const estimateOpts =
+		estimating && source
+			? {
+					embeddingModel: source.model,
+					judgeModel,
+					prices: priceTableOption(this, options.modelPrices),
+					replyTokens: replyTokensOption(options),
+				}
+			: undefined;
+	const resultKey = (options.resultKey as string) || decl.id;
 	const cache = verdicts ? new VectorCache(verdicts.backend, verdicts.ttlMs) : undefined;
 	const { governor, close: closeGovernor } = nodeGovernor(this, options);
 	const evaluator = embeddingEvaluator(decl);
@@ -260,18 +286,22 @@ export async function executeEmbedding(
 					[decl.id]: notApplicableScore(sign('none', index, threshold), NO_EMBEDDING_MODEL),
 				};
 			const row = breakerRow(item, index);
-			return evaluator.evaluateRow(values, {
-				source,
+			// Estimate Only: the row runs with sources that record what they would send.
+			const embedRec = estimateOpts ? recordingEmbeddingSource(source) : undefined;
+			const chatRec = estimateOpts && chat ? recordingSource(chat) : undefined;
+			const params = paramsOf(index);
+			const scores = await evaluator.evaluateRow(values, {
+				source: embedRec?.source ?? source,
 				governor,
 				cache,
 				spend,
 				signal,
 				row,
 				threshold,
-				params: paramsOf(index),
+				params,
 				judge: chat
 					? {
-							source: chat,
+							source: chatRec?.source ?? chat,
 							governor,
 							model: modelOverride,
 							temperature: (options.temperature as number | undefined) ?? 0,
@@ -284,6 +314,22 @@ export async function executeEmbedding(
 						}
 					: undefined,
 			});
+			if (estimateOpts && embedRec) {
+				const s = labelRowError(scores[decl.id], rowLabel(item, index));
+				const judgeRequests = chatRec?.requests ?? [];
+				// Texts a judge call would write are stood in for by the declaration.
+				const pending =
+					embedRec.texts.length === 0 && judgeRequests.length > 0
+						? decl.estimateTexts?.(values, params)
+						: undefined;
+				estimates[index] = await estimateEmbeddingRow(
+					judgeRequests,
+					pending?.texts ?? embedRec.texts,
+					s,
+					{ ...estimateOpts, basis: pending?.basis },
+				);
+			}
+			return scores;
 		},
 		// Read once the rows are done: the judge model's unfixable error, else the embedding model's.
 		get fatal() {
@@ -298,6 +344,21 @@ export async function executeEmbedding(
 		close: async () => {
 			await Promise.all([verdicts?.close(), closeGovernor()]);
 		},
+		...(estimating
+			? {
+					emit: async (items: INodeExecutionData[], rows: Record<string, Score>[]) => {
+						const opts = estimateOpts ?? {
+							embeddingModel: 'none',
+							prices: priceTableOption(this, options.modelPrices),
+						};
+						for (let i = 0; i < items.length; i++) {
+							const s = labelRowError(rows[i][decl.id], rowLabel(items[i], i));
+							estimates[i] ??= await estimateEmbeddingRow([], [], s, opts);
+						}
+						return estimateRows(items, estimates, resultKey, judgeModel ?? opts.embeddingModel);
+					},
+				}
+			: {}),
 	});
 }
 

@@ -235,7 +235,7 @@ export function judgeDescription(decl: JudgeDecl): INodeTypeDescription {
 }
 
 /** Estimate-only rows: each with `estimate.<key>` (its own and the run's), never a score. */
-function estimateRows(
+export function estimateRows(
 	items: INodeExecutionData[],
 	estimates: RowEstimate[],
 	resultKey: string,

@@ -173,6 +173,18 @@ export const answerRelevancy: EmbeddingMetricDecl = {
 	threshold: { default: 0.7, direction: 'higher' },
 	usesJudge: true,
 	signature: (decl, model, params) => relevancySignature(decl, model, params),
+	// The questions are written by the judge call, so an estimate counts each at the request's
+	// length (they are meant to read like it): the request plus N of them.
+	estimateTexts(values, params) {
+		const read = readRow(answerRelevancy.inputs, values);
+		if (!read.ok) return undefined;
+		const request = read.values.request as string;
+		const n = countOf(params);
+		return {
+			texts: [request, ...Array.from({ length: n }, () => request)],
+			basis: `the request, and the ${n} questions counted at the request's length (the judge writes them)`,
+		};
+	},
 	async score(values, ctx) {
 		const params = ctx.params ?? {};
 		const n = countOf(params);

@@ -20,6 +20,15 @@ export interface EmbeddingMetricDecl extends EvaluatorFacts {
 	usesJudge?: boolean;
 	/** The Score's signature for the answering embedding model and the row's params. */
 	signature(decl: EmbeddingMetricDecl, model: string, params: Record<string, unknown>): string;
+	/**
+	 * Estimate Only: stand-ins for the texts a row would embed that only a judge call writes
+	 * (Answer Relevancy's questions), and what they stand for. Texts known before any call are
+	 * recorded from the row's own run instead.
+	 */
+	estimateTexts?(
+		values: Record<string, unknown>,
+		params: Record<string, unknown>,
+	): { texts: string[]; basis: string } | undefined;
 	/** One row's Score; never rejects (a failed call is the row's error Score). */
 	score(values: Record<string, unknown>, ctx: EmbeddingRowContext): Promise<Score>;
 }

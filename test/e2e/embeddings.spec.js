@@ -3,6 +3,11 @@
 // at the local test server) on the node's Embeddings input, and no RAG Eval credential: the
 // scores must equal the cosines of the test server's own word-hash vectors, and a second
 // execution reads every vector from the cache folder (no embedding call).
+// A second workflow runs Answer Relevancy with that Embeddings sub-node AND n8n's OpenAI Chat Model
+// sub-node (@n8n/n8n-nodes-langchain.lmChatOpenAi, same server) connected: a committal answer
+// scores the hand cosine of the server's vectors of its generated question and the request, an
+// answer whose questions are all noncommittal scores 0 without an embedding call, and a re-run
+// makes no call at all.
 'use strict';
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -152,7 +157,161 @@ const spec = {
 	],
 };
 
-module.exports = [spec];
+// Answer Relevancy. The test server fills the judge's question list from its schema: each of the
+// three questions is "Deterministic test judge: rated N for question." (one text, embedded once)
+// and flagged noncommittal when N >= 3; the answer's `[[answer_relevancy_questions=N]]` marker
+// sets N for this judge alone.
+const AR_ID = 'e2eAnswerRelevancy01';
+const QUESTION = (n) => `Deterministic test judge: rated ${n} for question.`;
+const arRows = [
+	{
+		request_id: 'r1',
+		request: 'How long do I have to return an item?',
+		response: 'You can return it within 30 days of delivery. [[answer_relevancy_questions=1]]',
+	},
+	{
+		request_id: 'r2',
+		request: 'Can I pay with a gift card?',
+		response: 'I cannot say, it depends. [[answer_relevancy_questions=5]]',
+	},
+];
+
+function answerRelevancyWorkflow() {
+	const node = (id, name, type, typeVersion, position, parameters, extra = {}) => ({
+		id: `7c2e9a10-0038-4e00-9b00-00000000000${id}`,
+		name,
+		type,
+		typeVersion,
+		position,
+		parameters,
+		...extra,
+	});
+	const credentials = { openAiApi: { id: openAi.id, name: openAi.name } };
+	return {
+		id: AR_ID,
+		name: 'E2E: Answer Relevancy with OpenAI Chat Model and Embeddings nodes',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			node(1, 'Run', 'n8n-nodes-base.manualTrigger', 1, [0, 0], {}),
+			node(2, 'Eval Dataset', 'n8n-nodes-rag-eval.evalDataset', 1, [220, 0], {
+				source: 'text',
+				text: arRows.map((r) => JSON.stringify(r)).join('\n'),
+			}),
+			node(3, 'Answer Relevancy', 'n8n-nodes-rag-eval.evalAnswerRelevancy', 1, [440, 0], {
+				options: { cacheStore: 'disk', cacheFolder: cacheDir },
+			}),
+			node(
+				4,
+				'Chat Model',
+				'@n8n/n8n-nodes-langchain.lmChatOpenAi',
+				1.2,
+				[360, 220],
+				{
+					model: { __rl: true, mode: 'id', value: 'question-writer' },
+					options: { temperature: 0 },
+				},
+				{ credentials },
+			),
+			node(
+				5,
+				'Embeddings OpenAI',
+				'@n8n/n8n-nodes-langchain.embeddingsOpenAi',
+				1.2,
+				[520, 220],
+				{ model: 'text-embedding-3-small', options: {} },
+				{ credentials },
+			),
+		],
+		connections: {
+			Run: { main: [[{ node: 'Eval Dataset', type: 'main', index: 0 }]] },
+			'Eval Dataset': { main: [[{ node: 'Answer Relevancy', type: 'main', index: 0 }], []] },
+			'Chat Model': {
+				ai_languageModel: [[{ node: 'Answer Relevancy', type: 'ai_languageModel', index: 0 }]],
+			},
+			'Embeddings OpenAI': {
+				ai_embedding: [[{ node: 'Answer Relevancy', type: 'ai_embedding', index: 0 }]],
+			},
+		},
+	};
+}
+
+async function serverCalls() {
+	const stats = await fetch(new URL('/__stats', judgeUrl)).then((r) => r.json());
+	return { chat: stats.chat || 0, embeddings: stats.embeddings || 0 };
+}
+
+function relevancyScores(run, out) {
+	const items = out(run, 'Answer Relevancy', 0);
+	assert.equal(items.length, arRows.length, 'every row leaves the node');
+	return items.map((i) => i.eval && i.eval.answer_relevancy);
+}
+
+let calls = { chat: 0, embeddings: 0 };
+
+const arSpec = {
+	name: 'embeddings: Answer Relevancy with n8n OpenAI Chat Model and Embeddings nodes, hand cosine, noncommittal 0, re-run cached',
+	workflowId: AR_ID,
+	executions: [
+		{
+			name: 'cold',
+			async before() {
+				calls = await serverCalls();
+			},
+			async check(run, { out }) {
+				const [a, b] = relevancyScores(run, out);
+				const now = await serverCalls();
+				// One question call per row; one embedding call, for the committal row only.
+				assert.equal(now.chat - calls.chat, 2, 'two question calls');
+				assert.equal(now.embeddings - calls.embeddings, 1, 'one embedding call');
+				assert.equal(a.status, 'ok', JSON.stringify(a));
+				// The three questions are one text: the mean of three equal cosines is that cosine.
+				const want = cosine(embed(QUESTION(1)), embed(arRows[0].request));
+				// About -0.10 (two words' hashes collide): apart from the noncommittal row's 0.
+				assert.ok(Math.abs(want) > 0.05, `hand cosine ${want}`);
+				assert.ok(Math.abs(a.value - want) < 1e-9, `r1: ${a.value} vs ${want}`);
+				assert.equal(a.pass, want >= 0.7);
+				assert.equal(a.details.questions.length, 3);
+				for (const q of a.details.questions) {
+					assert.equal(q.question, QUESTION(1));
+					assert.equal(q.noncommittal, false);
+				}
+				assert.equal(a.model, 'question-writer');
+				assert.match(
+					a.signature,
+					/^judge:answer_relevancy@1\|model:question-writer\|temp:0\|prompt:[0-9a-f]+\|embed:text-embedding-3-small\|n:3$/,
+				);
+				assert.equal(a.details.embedding.model, 'text-embedding-3-small');
+				assert.equal(a.details.embedding.usageEstimated, true, 'the sub-node reports no usage');
+				assert.equal(b.status, 'ok', JSON.stringify(b));
+				assert.equal(b.value, 0);
+				assert.equal(b.pass, false);
+				assert.equal(b.details.allNoncommittal, true);
+			},
+		},
+		{
+			name: 'warm',
+			async before() {
+				calls = await serverCalls();
+			},
+			async check(run, { out }) {
+				const [a, b] = relevancyScores(run, out);
+				const now = await serverCalls();
+				assert.equal(now.embeddings - calls.embeddings, 0, 'no embedding call on the re-run');
+				assert.equal(now.chat - calls.chat, 0, 'no question call on the re-run');
+				for (const s of [a, b]) {
+					assert.equal(s.cached, true, JSON.stringify(s));
+					assert.equal(s.attempts, 0);
+				}
+				const want = cosine(embed(QUESTION(1)), embed(arRows[0].request));
+				assert.ok(Math.abs(a.value - want) < 1e-9, `r1 warm: ${a.value} vs ${want}`);
+				assert.equal(b.value, 0);
+			},
+		},
+	],
+};
+
+module.exports = [spec, arSpec];
 module.exports.setup = ({ judge }) => {
 	judgeUrl = judge;
 	// Outside the user folder, which scripts/e2e.js empties of cached verdicts before each run.
@@ -161,4 +320,4 @@ module.exports.setup = ({ judge }) => {
 module.exports.teardown = () => {
 	if (cacheDir) fs.rmSync(cacheDir, { recursive: true, force: true });
 };
-module.exports.workflows = () => [workflow()];
+module.exports.workflows = () => [workflow(), answerRelevancyWorkflow()];
