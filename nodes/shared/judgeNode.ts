@@ -31,7 +31,6 @@ import {
 	type RowEstimate,
 } from '../../src/judges/estimate';
 import { judgeSignature } from '../../src/judges/run';
-import { callKey } from '../../src/judges/model';
 import type { JudgeDecl } from '../../src/judges/types';
 import {
 	iconFor,
@@ -55,16 +54,13 @@ import {
 	spendLimitFor,
 	spendOptions,
 } from './llmOptions';
-import {
-	maxTokensOf,
-	maxTokensOption,
-	modelProperty,
-	modelRejectedAdvice,
-} from './llmNodeProperties';
+import { maxTokensOf, maxTokensOption, modelProperty } from './llmNodeProperties';
 import { inputProperty, paramProperty } from './metricNode';
 import { nodeGovernor } from './nodeGovernor';
 import {
 	JUDGE_PANEL_INPUTS,
+	judgeFatalCheck,
+	panelModelsOf,
 	panelOptionsFor,
 	panelProperties,
 	resolveJurors,
@@ -274,7 +270,10 @@ export async function executeJudge(
 	// Spend limit / estimate only: checked before any call is made.
 	const estimating = options.runMode === 'estimate';
 	const judgeModel = modelOverride ?? source?.defaultModel ?? 'unknown';
-	const spend = source && !estimating ? await spendLimitFor(this, options, judgeModel) : undefined;
+	// A panel's jurors share the limit, each charged at its own model's price.
+	const models = panelModelsOf(jurors);
+	const spend =
+		source && !estimating ? await spendLimitFor(this, options, judgeModel, models) : undefined;
 	// Verdict cache; no model means no calls, so no store is opened. Estimate Only prices a cold
 	// run and must never store the recording source's placeholder replies. Opened after the spend
 	// check, which may fail the node, so a store is never left open.
@@ -362,11 +361,8 @@ export async function executeJudge(
 			estimates[index] = await estimateRow(requests, s, estimateOpts);
 			return scores;
 		},
-		fatal: {
-			governor,
-			key: source ? callKey(source, modelOverride) : undefined,
-			advice: modelRejectedAdvice('The judge model'),
-		},
+		// A panel's rejected juror is told once; it fails the node only below the quorum.
+		fatal: judgeFatalCheck(governor, source, modelOverride, panel, decl.displayName),
 		close: async () => {
 			await Promise.all([cache?.close(), closeGovernor()]);
 		},
