@@ -25,6 +25,7 @@ import { openVerdictCache } from '../../src/judges/cache';
 import { newRunState } from '../../src/judges/context';
 import { judgeEvaluator } from '../../src/judges/evaluator';
 import {
+	estimatePanelRow,
 	estimateRow,
 	recordingSource,
 	runEstimate,
@@ -342,7 +343,7 @@ export async function executeJudge(
 			const rowCtx = { ...ctx, threshold, turns, turnRule, row: breakerRow(item, index) };
 			if (!estimateOpts) return evaluator.evaluateRow(raw, rowCtx);
 			const rec = recordingSource(source);
-			// A panel's estimate counts every juror's calls.
+			// A panel's estimate counts every juror's calls, each priced at its own model.
 			const recorded = panel?.jurors.map((j) => ({ ...j, rec: recordingSource(j.source) }));
 			const scores = await evaluator.evaluateRow(raw, {
 				...rowCtx,
@@ -357,11 +358,15 @@ export async function executeJudge(
 					: {}),
 			});
 			const s = labelRowError(scores[decl.id], rowLabel(item, index));
-			const requests = recorded ? recorded.flatMap((j) => j.rec.requests) : rec.requests;
-			estimates[index] = await estimateRow(requests, s, estimateOpts);
+			estimates[index] = recorded
+				? await estimatePanelRow(
+						recorded.map((j) => ({ ...j, requests: j.rec.requests })),
+						s,
+						estimateOpts,
+					)
+				: await estimateRow(rec.requests, s, estimateOpts);
 			return scores;
 		},
-		// A panel's rejected juror is told once; it fails the node only below the quorum.
 		fatal: judgeFatalCheck(governor, source, modelOverride, panel, decl.displayName),
 		close: async () => {
 			await Promise.all([cache?.close(), closeGovernor()]);

@@ -183,3 +183,41 @@ describe("a rejected juror's fatal error is told once", () => {
 		expect(calls('juror-b')).toBe(1);
 	});
 });
+
+describe("a panel's Estimate Only prices each juror at its own model", () => {
+	it('a cheap and a dear juror at Max Tokens 100: $0.1 + $1 a row, three rows $3.3', async () => {
+		const prices = JSON.stringify({
+			'cheap-model': { input: 0, output: 1000 },
+			'dear-model': { input: 0, output: 10000 },
+		});
+		const r = await run(
+			workflow({
+				panelModels: 'cheap-model, dear-model',
+				maxTokens: 100,
+				runMode: 'estimate',
+				modelPrices: prices,
+			}),
+		);
+		expect(r.nodeError('Judge')).toBeUndefined();
+		expect(server.chatRequests()).toHaveLength(0);
+		const ests = r
+			.output('After')
+			.map(
+				(x) =>
+					(
+						x.estimate as Record<
+							string,
+							{ calls: number; usd: number; model: string; run: { usd: number; calls: number } }
+						>
+					).relevance_to_query,
+			);
+		for (const e of ests) {
+			expect(e.calls).toBe(2);
+			expect(e.model).toBe('cheap-model+dear-model');
+			// 100 completion tokens at $1000 and at $10000 per 1M output tokens.
+			expect(e.usd).toBeCloseTo(1.1, 12);
+			expect(e.run.calls).toBe(6);
+			expect(e.run.usd).toBeCloseTo(3.3, 12);
+		}
+	});
+});
