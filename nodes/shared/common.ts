@@ -12,6 +12,7 @@ import {
 } from 'n8n-workflow';
 import type { EvaluatorFacts, Score } from '../../src/core/types';
 import type { Governor } from '../../src/judges/governor';
+import { panelFatal } from '../../src/judges/panel';
 
 /** Package name as n8n prefixes our node types. */
 export const PACKAGE_NAME = 'n8n-nodes-rag-eval';
@@ -306,6 +307,42 @@ export function readThreshold(
  * the governor saw for `key`, unless Continue On Fail lets every row leave with it. `advice` says
  * who rejected the calls and what to check.
  */
+/** A panel's jurors, each by its governor key, and the quorum, for {@link throwIfPanelFatal}. */
+export interface PanelFatalCheck {
+	jurors: ReadonlyArray<{ label: string; key: string }>;
+	quorum?: number;
+	/** Names the judge in the failure and the notice (its display name). */
+	judge: string;
+}
+
+/**
+ * A panel's fatal errors, told once: fails the node (unless Continue On Fail) when the jurors the
+ * governor saw rejected leave fewer than the quorum; otherwise the run goes on with the others
+ * and carries one warning naming each rejected juror and its error.
+ */
+export function throwIfPanelFatal(
+	ctx: IExecuteFunctions,
+	governor: Governor,
+	check: PanelFatalCheck,
+	advice: string,
+): void {
+	const verdict = panelFatal(
+		check.jurors,
+		check.quorum,
+		(i) => governor.fatalError(check.jurors[i].key)?.message,
+	);
+	if (!verdict) return;
+	if (verdict.failure !== undefined) {
+		if (ctx.continueOnFail()) return;
+		throw new NodeOperationError(ctx.getNode(), `${check.judge}: ${verdict.failure}`, {
+			description: `${advice} Fix or remove the rejected juror, or lower Panel Quorum to judge with the others. Enable "Continue On Fail" to let rows leave with this error instead.`,
+		});
+	}
+	const message = `${check.judge}: ${verdict.notice}`;
+	ctx.logger?.warn(`${ctx.getNode().name}: ${message}`);
+	ctx.addExecutionHints?.({ message, type: 'warning', location: 'outputPane' });
+}
+
 export function throwIfFatal(
 	ctx: IExecuteFunctions,
 	governor: Governor,

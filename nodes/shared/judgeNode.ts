@@ -25,13 +25,13 @@ import { openVerdictCache } from '../../src/judges/cache';
 import { newRunState } from '../../src/judges/context';
 import { judgeEvaluator } from '../../src/judges/evaluator';
 import {
+	estimatePanelRow,
 	estimateRow,
 	recordingSource,
 	runEstimate,
 	type RowEstimate,
 } from '../../src/judges/estimate';
 import { judgeSignature } from '../../src/judges/run';
-import { callKey } from '../../src/judges/model';
 import type { JudgeDecl } from '../../src/judges/types';
 import {
 	iconFor,
@@ -55,16 +55,13 @@ import {
 	spendLimitFor,
 	spendOptions,
 } from './llmOptions';
-import {
-	maxTokensOf,
-	maxTokensOption,
-	modelProperty,
-	modelRejectedAdvice,
-} from './llmNodeProperties';
+import { maxTokensOf, maxTokensOption, modelProperty } from './llmNodeProperties';
 import { inputProperty, paramProperty } from './metricNode';
 import { nodeGovernor } from './nodeGovernor';
 import {
 	JUDGE_PANEL_INPUTS,
+	judgeFatalCheck,
+	panelModelsOf,
 	panelOptionsFor,
 	panelProperties,
 	resolveJurors,
@@ -274,7 +271,10 @@ export async function executeJudge(
 	// Spend limit / estimate only: checked before any call is made.
 	const estimating = options.runMode === 'estimate';
 	const judgeModel = modelOverride ?? source?.defaultModel ?? 'unknown';
-	const spend = source && !estimating ? await spendLimitFor(this, options, judgeModel) : undefined;
+	// A panel's jurors share the limit, each charged at its own model's price.
+	const models = panelModelsOf(jurors);
+	const spend =
+		source && !estimating ? await spendLimitFor(this, options, judgeModel, models) : undefined;
 	// Verdict cache; no model means no calls, so no store is opened. Estimate Only prices a cold
 	// run and must never store the recording source's placeholder replies. Opened after the spend
 	// check, which may fail the node, so a store is never left open.
@@ -343,7 +343,7 @@ export async function executeJudge(
 			const rowCtx = { ...ctx, threshold, turns, turnRule, row: breakerRow(item, index) };
 			if (!estimateOpts) return evaluator.evaluateRow(raw, rowCtx);
 			const rec = recordingSource(source);
-			// A panel's estimate counts every juror's calls.
+			// A panel's estimate counts every juror's calls, each priced at its own model.
 			const recorded = panel?.jurors.map((j) => ({ ...j, rec: recordingSource(j.source) }));
 			const scores = await evaluator.evaluateRow(raw, {
 				...rowCtx,
@@ -358,15 +358,16 @@ export async function executeJudge(
 					: {}),
 			});
 			const s = labelRowError(scores[decl.id], rowLabel(item, index));
-			const requests = recorded ? recorded.flatMap((j) => j.rec.requests) : rec.requests;
-			estimates[index] = await estimateRow(requests, s, estimateOpts);
+			estimates[index] = recorded
+				? await estimatePanelRow(
+						recorded.map((j) => ({ ...j, requests: j.rec.requests })),
+						s,
+						estimateOpts,
+					)
+				: await estimateRow(rec.requests, s, estimateOpts);
 			return scores;
 		},
-		fatal: {
-			governor,
-			key: source ? callKey(source, modelOverride) : undefined,
-			advice: modelRejectedAdvice('The judge model'),
-		},
+		fatal: judgeFatalCheck(governor, source, modelOverride, panel, decl.displayName),
 		close: async () => {
 			await Promise.all([cache?.close(), closeGovernor()]);
 		},

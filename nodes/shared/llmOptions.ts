@@ -205,11 +205,15 @@ export const spendOptions: INodeProperties[] = [
 	},
 ];
 
-/** The spend limit the options ask for, or undefined; a limit that cannot work fails the node. */
+/**
+ * The spend limit the options ask for, or undefined; a limit that cannot work fails the node.
+ * `models`: a panel's jurors' models, each charged at its own price.
+ */
 export async function spendLimitFor(
 	ctx: IExecuteFunctions,
 	options: IDataObject,
 	model: string,
+	models?: ReadonlyArray<string>,
 ): Promise<SpendLimit | undefined> {
 	const unit = options.spendLimitUnit as SpendUnit | 'none' | undefined;
 	if (unit !== 'tokens' && unit !== 'usd') return undefined;
@@ -218,6 +222,7 @@ export async function spendLimitFor(
 			unit,
 			amount: Number(options.spendLimit),
 			model,
+			models,
 			prices: priceTableOption(ctx, options.modelPrices),
 			replyTokens: replyTokensOption(options),
 		});

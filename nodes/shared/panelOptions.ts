@@ -13,6 +13,7 @@ import {
 } from 'n8n-workflow';
 import type { PriceTable } from '../../src/cost';
 import {
+	callKey,
 	createChatModelSource,
 	createOpenAIModelSource,
 	type ModelSource,
@@ -20,6 +21,9 @@ import {
 import { weightable } from '../../src/judges/logprobs';
 import type { Juror, PanelOptions, PoolRule } from '../../src/judges/panel';
 import type { JudgeDecl } from '../../src/judges/types';
+import type { Governor } from '../../src/judges/governor';
+import type { PanelFatalCheck } from './common';
+import { modelRejectedAdvice } from './llmNodeProperties';
 import { connectedChatModels, LLM_CREDENTIAL, llmConfigFromCredential } from './llmOptions';
 
 /**
@@ -178,6 +182,39 @@ export function panelOptionsFor(
 			: {}),
 		...(typeof quorum === 'number' && quorum > 0 ? { quorum } : {}),
 		...(prices ? { prices } : {}),
+	};
+}
+
+/** A panel's jurors' models, each charged at its own price by the spend limit; none alone. */
+export function panelModelsOf(jurors: ReadonlyArray<Juror>): string[] | undefined {
+	return jurors.length > 1 ? jurors.map((j) => j.model ?? j.source.defaultModel) : undefined;
+}
+
+/**
+ * What the item loop checks of a judge node's fatal errors: the lone judge's key, or a panel's
+ * jurors each by its own governor key, so a rejected juror is told once and fails the node only
+ * when the others are below the quorum.
+ */
+export function judgeFatalCheck(
+	governor: Governor,
+	source: ModelSource | undefined,
+	model: string | undefined,
+	panel: PanelOptions | undefined,
+	judge: string,
+): { governor: Governor; key: string | undefined; advice: string; panel?: PanelFatalCheck } {
+	return {
+		governor,
+		key: source ? callKey(source, model) : undefined,
+		advice: modelRejectedAdvice('The judge model'),
+		...(panel
+			? {
+					panel: {
+						jurors: panel.jurors.map((j) => ({ label: j.label, key: callKey(j.source, j.model) })),
+						quorum: panel.quorum,
+						judge,
+					},
+				}
+			: {}),
 	};
 }
 

@@ -20,8 +20,10 @@ import {
 	rowLabel,
 	sameForEveryItem,
 	throwIfFatal,
+	throwIfPanelFatal,
 	withScore,
 	type OutputFormat,
+	type PanelFatalCheck,
 } from './common';
 
 /** One item as the scorer sees it. */
@@ -54,8 +56,17 @@ export interface RowScorer {
 	figureColumns?: Readonly<Record<string, string>>;
 	/** The flat-numbers columns of a Score, when the node has its own (safety). */
 	flatFields?(key: string, score: Score): IDataObject;
-	/** Fail the node on the governor's unfixable error for this key (bad key, model, quota). */
-	fatal?: { governor: Governor; key: string | undefined; advice: string };
+	/**
+	 * Fail the node on the governor's unfixable error for this key (bad key, model, quota). With
+	 * `panel`, each juror's key instead: the node fails only when the rejected jurors leave fewer
+	 * than the quorum, else it carries one notice naming them (src/judges/panel.ts panelFatal).
+	 */
+	fatal?: {
+		governor: Governor;
+		key: string | undefined;
+		advice: string;
+		panel?: PanelFatalCheck;
+	};
 	/**
 	 * Replaces the scored items (estimate-only runs emit estimates, never scores); they are routed
 	 * as rows that were not scored (Scored output, or Not Scored with the split).
@@ -152,8 +163,9 @@ export async function scoreItems(
 		);
 	}
 	if (scorer.fatal) {
-		const { governor, key, advice } = scorer.fatal;
-		throwIfFatal(ctx, governor, key, advice);
+		const { governor, key, advice, panel } = scorer.fatal;
+		if (panel) throwIfPanelFatal(ctx, governor, panel, advice);
+		else throwIfFatal(ctx, governor, key, advice);
 	}
 	// Rows not scored show on the node (before their errors get row labels): a run without a judge
 	// model must not look like success.

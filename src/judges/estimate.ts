@@ -231,6 +231,38 @@ export async function estimateRow(
 	return out;
 }
 
+/**
+ * A panel row's estimate: each juror's calls counted with its model's tokenizer and priced at its
+ * own model, then summed. `usd` only when every juror that would call has a price.
+ */
+export async function estimatePanelRow(
+	jurors: ReadonlyArray<{
+		/** The juror's model; absent: its source's default. */
+		model?: string;
+		source: Pick<ModelSource, 'defaultModel'>;
+		requests: ReadonlyArray<ChatRequest>;
+	}>,
+	score: Score,
+	opts: EstimateOptions,
+): Promise<RowEstimate> {
+	const models = jurors.map((j) => j.model ?? j.source.defaultModel);
+	const each = await Promise.all(
+		jurors.map((j, i) => estimateRow(j.requests, score, { ...opts, model: models[i] })),
+	);
+	const out: RowEstimate = { ...each[0], model: models.join('+') };
+	out.approximate = each.some((e) => e.approximate);
+	for (const k of ['calls', 'promptTokens', 'completionTokens', 'totalTokens'] as const)
+		out[k] = each.reduce((sum, e) => sum + e[k], 0);
+	delete out.usd;
+	delete out.pricedAs;
+	const calling = each.filter((e) => e.calls > 0);
+	if (calling.length > 0 && calling.every((e) => e.usd !== undefined)) {
+		out.usd = calling.reduce((sum, e) => sum + (e.usd ?? 0), 0);
+		out.pricedAs = [...new Set(calling.map((e) => e.pricedAs))].join('+');
+	}
+	return out;
+}
+
 /** The run's estimate: the sum of its rows' (`usd` only when every row was priced). */
 export function runEstimate(rows: ReadonlyArray<RowEstimate>, model: string): RunEstimate {
 	const choice = encodingFor(model);

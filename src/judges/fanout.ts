@@ -59,7 +59,7 @@ export async function runBareCall(
 				signal: ctx.signal,
 				row: ctx.row,
 				headersOf: (r) => r.headers,
-				gate: ctx.spend?.gate(request),
+				gate: ctx.spend?.gate(request, ctx.model ?? ctx.source.defaultModel),
 			},
 		);
 		attempts = governed.attempts;

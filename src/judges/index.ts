@@ -110,12 +110,13 @@ export type {
 export {
 	defaultPoolRule,
 	panelDisagreement,
+	panelFatal,
 	panelQuorum,
 	panelSignature,
 	poolValues,
 	runPanel,
 } from './panel';
-export type { Juror, PanelDisagreement, PanelOptions, PoolRule } from './panel';
+export type { Juror, PanelDisagreement, PanelFatal, PanelOptions, PoolRule } from './panel';
 export { TOP_LOGPROBS, weightable, weightedScore } from './logprobs';
 export type { Weighting } from './logprobs';
 export { runRepeats, sampleSpread } from './repeats';

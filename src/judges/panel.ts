@@ -285,3 +285,54 @@ export async function runPanel<C extends JudgeContext & { samples?: number }>(
 	if (cost.cache?.hit && ok.every((x) => x.s.cached || cacheInfoOf(x.s)?.hit)) score.cached = true;
 	return score;
 }
+
+/** What a panel's fatal errors mean for the node run: see {@link panelFatal}. */
+export interface PanelFatal {
+	/** The jurors whose key, model or quota was rejected, with the first such error of each. */
+	rejected: { label: string; error: string }[];
+	/** Jurors left that can still answer. */
+	left: number;
+	/**
+	 * Set when the rejected jurors leave fewer than the quorum: no row can have a verdict, so the
+	 * node fails with this message (as a lone judge's does), naming each rejected juror once.
+	 */
+	failure?: string;
+	/** Set when the panel still has its quorum: the one notice that names the rejected jurors. */
+	notice?: string;
+}
+
+/**
+ * A panel's fatal errors (a rejected key, an unknown model, an exhausted quota: what fails a lone
+ * judge's node), told once for the run instead of as each row's error. `fatalOf(juror)` is the
+ * first fatal error of the juror's calls, if any. A rejected juror fails every later call, so
+ * when the jurors left are fewer than the quorum no row can be judged and the node fails naming
+ * them; when the quorum is still met the rows are judged by the others and the run carries one
+ * notice naming the rejected jurors. Undefined when no juror was rejected.
+ */
+export function panelFatal(
+	jurors: ReadonlyArray<Pick<Juror, 'label'>>,
+	quorum: number | undefined,
+	fatalOf: (juror: number) => string | undefined,
+): PanelFatal | undefined {
+	const rejected: PanelFatal['rejected'] = [];
+	jurors.forEach((j, i) => {
+		const error = fatalOf(i);
+		if (error !== undefined) rejected.push({ label: j.label, error });
+	});
+	if (rejected.length === 0) return undefined;
+	const need = panelQuorum(jurors.length, quorum);
+	const left = jurors.length - rejected.length;
+	const named = rejected.map((r) => `${r.label}: ${r.error}`).join('; ');
+	const who = `juror${jurors.length === 1 ? '' : 's'} ${rejected.length === 1 ? 'was' : 'were'}`;
+	if (left < need)
+		return {
+			rejected,
+			left,
+			failure: `panel: ${rejected.length} of ${jurors.length} ${who} rejected, leaving ${left}, below the quorum of ${need}: ${named}`,
+		};
+	return {
+		rejected,
+		left,
+		notice: `panel: ${rejected.length} of ${jurors.length} ${who} rejected and judged no further rows; the other ${left} judged with the quorum of ${need}: ${named}`,
+	};
+}

@@ -259,7 +259,7 @@ async function askModel(
 					row: ctx.row,
 					headersOf: (r) => r.headers,
 					clock,
-					gate: ctx.spend?.gate(request),
+					gate: ctx.spend?.gate(request, requestedModel),
 				},
 			);
 			attempts += governed.attempts;

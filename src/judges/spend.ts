@@ -10,6 +10,10 @@
  * limit is stopped, and so is every row after it. With concurrency c, calls already in flight
  * finish and are counted; spending passes the limit only by what those (at most c) calls cost
  * beyond their estimates, i.e. replies longer than the typical size when no max tokens is set.
+ *
+ * A panel's jurors share the limit, and each juror's calls are reserved and charged at that
+ * juror's own model (its tokenizer and its price), so a cheap and a dear juror are limited by
+ * what each really costs.
  */
 import { findPrice, type ModelPrice, type PriceTable } from '../cost';
 import type { Score, Usage } from '../core/types';
@@ -35,6 +39,11 @@ export interface SpendLimitOptions {
 	amount: number;
 	/** The model the node calls: picks the tokenizer and, for USD, the price. */
 	model: string;
+	/**
+	 * Every model the node's calls go to (a panel's jurors), each reserved and charged at its own
+	 * tokenizer and price; default `[model]`. For USD each must have a price.
+	 */
+	models?: ReadonlyArray<string>;
 	prices: Readonly<PriceTable>;
 	/** Completion tokens reserved per call without max tokens (default 300). */
 	replyTokens?: number;
@@ -82,13 +91,19 @@ export class SpendLimit {
 	private readonly prices: Readonly<PriceTable>;
 	private readonly replyTokens: number;
 	private readonly encoder: Encoder;
+	/** Tokenizers by encoding name, loaded for every model of `models`. */
+	private readonly encoders: ReadonlyMap<string, Encoder>;
 	private spentTokens = 0;
 	private spentUsd = 0;
 	private reserved = 0;
 	private calls = 0;
 	private stopped?: string;
 
-	private constructor(opts: SpendLimitOptions, encoder: Encoder) {
+	private constructor(
+		opts: SpendLimitOptions,
+		encoder: Encoder,
+		encoders: ReadonlyMap<string, Encoder>,
+	) {
 		this.unit = opts.unit;
 		this.amount = opts.amount;
 		this.model = opts.model;
@@ -96,23 +111,31 @@ export class SpendLimit {
 		this.replyTokens = opts.replyTokens ?? DEFAULT_REPLY_TOKENS;
 		this.price = findPrice(opts.model, opts.prices);
 		this.encoder = encoder;
+		this.encoders = encoders;
 	}
 
 	/**
 	 * A spend limit for a node execution. Throws {@link SpendLimitError} before any call when the
-	 * amount is not a positive number or a USD limit has no price for the model.
+	 * amount is not a positive number or a USD limit has no price for the model (for a panel, for
+	 * any juror's model: a juror without a price could not be counted).
 	 */
 	static async create(opts: SpendLimitOptions): Promise<SpendLimit> {
 		if (!(typeof opts.amount === 'number' && Number.isFinite(opts.amount) && opts.amount > 0))
 			throw new SpendLimitError(
 				`spend limit: the amount must be a positive number, got ${String(opts.amount)}`,
 			);
-		if (opts.unit === 'usd' && !findPrice(opts.model, opts.prices))
+		const models = opts.models && opts.models.length > 0 ? opts.models : [opts.model];
+		const unpriced =
+			opts.unit === 'usd' ? models.find((m) => !findPrice(m, opts.prices)) : undefined;
+		if (unpriced !== undefined)
 			throw new SpendLimitError(
-				`spend limit in USD: no price for the judge model "${opts.model}", so its spend cannot be counted. Add the model to Model Prices or set the limit in tokens.`,
+				`spend limit in USD: no price for the judge model "${unpriced}", so its spend cannot be counted. Add the model to Model Prices or set the limit in tokens.`,
 			);
-		const encoder = await loadEncoder(encodingFor(opts.model).encoding);
-		return new SpendLimit(opts, encoder);
+		const encoding = encodingFor(opts.model).encoding;
+		const encoders = new Map<string, Encoder>();
+		for (const name of new Set([encoding, ...models.map((m) => encodingFor(m).encoding)]))
+			encoders.set(name, await loadEncoder(name));
+		return new SpendLimit(opts, encoders.get(encoding)!, encoders);
 	}
 
 	/** Spent so far in this execution (settled calls only), in tokens and, when priced, USD. */
@@ -129,9 +152,13 @@ export class SpendLimit {
 		return this.stopped !== undefined;
 	}
 
-	/** Admits and accounts one call of `request` (every attempt of it) under the limit. */
-	gate(request: ChatRequest): CallGate<ChatResult> {
-		return this.admitting(estimateRequest(this.encoder, request, this.replyTokens), this.model);
+	/**
+	 * Admits and accounts one call of `request` (every attempt of it) under the limit, at the price
+	 * and tokenizer of `model` (a panel juror's; default the node's model).
+	 */
+	gate(request: ChatRequest, model: string = this.model): CallGate<ChatResult> {
+		const encoder = this.encoders.get(encodingFor(model).encoding) ?? this.encoder;
+		return this.admitting(estimateRequest(encoder, request, this.replyTokens), model);
 	}
 
 	/**
@@ -175,19 +202,26 @@ export class SpendLimit {
 				const prompt = u ? u.promptTokens : estimate.promptTokens;
 				const completion = u ? u.completionTokens : estimate.completionTokens;
 				this.spentTokens += u ? u.totalTokens : prompt + completion;
-				const usd = this.costOf(prompt, completion, value.model || model).usd;
+				const usd = this.costOf(prompt, completion, value.model || model, model).usd;
 				if (usd !== undefined) this.spentUsd += usd;
 			},
 		};
 	}
 
-	/** A call's cost in the limit's unit (and USD when priced), by the answering model's price. */
+	/**
+	 * A call's cost in the limit's unit (and USD when priced), by `model`'s price (the answering
+	 * model), else `gated`'s (the model the call was reserved for), else the node model's.
+	 */
 	private costOf(
 		prompt: number,
 		completion: number,
 		model: string,
+		gated: string = model,
 	): { amount: number; usd?: number } {
-		const price = findPrice(model, this.prices)?.price ?? this.price?.price;
+		const price =
+			findPrice(model, this.prices)?.price ??
+			findPrice(gated, this.prices)?.price ??
+			this.price?.price;
 		const usd = price ? (prompt * price.input + completion * price.output) / 1e6 : undefined;
 		return { amount: this.unit === 'usd' ? (usd ?? 0) : prompt + completion, usd };
 	}
