@@ -52,59 +52,91 @@ function cosine(a, b) {
 }
 
 async function embeddingCalls() {
-	const stats = await fetch(new URL('/__stats', judgeUrl)).then((r) => r.json());
-	return stats.embeddings || 0;
+	return (await serverCalls()).embeddings;
 }
 
-function workflow() {
-	const node = (id, name, type, typeVersion, position, parameters, extra = {}) => ({
-		id: `7c2e9a10-0038-4e00-9a00-00000000000${id}`,
-		name,
-		type,
-		typeVersion,
-		position,
-		parameters,
-		...extra,
-	});
+/**
+ * Run -> Eval Dataset (the rows) -> the scoring node, with n8n sub-nodes (each on the OpenAI
+ * credential, connected to the scoring node by its connection type) beside it.
+ */
+function scorerWorkflow({ id, name, idBase, rows: dataset, scorer, scorerType, subNodes }) {
+	const nodeId = (n) => `7c2e9a10-0038-4e00-${idBase}-00000000000${n}`;
+	const credentials = { openAiApi: { id: openAi.id, name: openAi.name } };
+	const connections = {
+		Run: { main: [[{ node: 'Eval Dataset', type: 'main', index: 0 }]] },
+		'Eval Dataset': { main: [[{ node: scorer, type: 'main', index: 0 }], []] },
+	};
+	for (const sub of subNodes)
+		connections[sub.name] = {
+			[sub.connection]: [[{ node: scorer, type: sub.connection, index: 0 }]],
+		};
 	return {
-		id: WORKFLOW_ID,
-		name: 'E2E: Semantic Similarity with an OpenAI Embeddings node',
+		id,
+		name,
 		active: false,
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			node(1, 'Run', 'n8n-nodes-base.manualTrigger', 1, [0, 0], {}),
-			node(2, 'Eval Dataset', 'n8n-nodes-rag-eval.evalDataset', 1, [220, 0], {
-				source: 'text',
-				text: rows.map((r) => JSON.stringify(r)).join('\n'),
-			}),
-			node(3, 'Semantic Similarity', 'n8n-nodes-rag-eval.evalSemanticSimilarity', 1, [440, 0], {
-				options: { cacheStore: 'disk', cacheFolder: cacheDir },
-			}),
-			node(
-				4,
-				'Embeddings OpenAI',
-				'@n8n/n8n-nodes-langchain.embeddingsOpenAi',
-				1.2,
-				[440, 220],
-				{ model: 'text-embedding-3-small', options: {} },
-				{ credentials: { openAiApi: { id: openAi.id, name: openAi.name } } },
-			),
-		],
-		connections: {
-			Run: { main: [[{ node: 'Eval Dataset', type: 'main', index: 0 }]] },
-			'Eval Dataset': { main: [[{ node: 'Semantic Similarity', type: 'main', index: 0 }], []] },
-			'Embeddings OpenAI': {
-				ai_embedding: [[{ node: 'Semantic Similarity', type: 'ai_embedding', index: 0 }]],
+			{
+				id: nodeId(1),
+				name: 'Run',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
 			},
-		},
+			{
+				id: nodeId(2),
+				name: 'Eval Dataset',
+				type: 'n8n-nodes-rag-eval.evalDataset',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { source: 'text', text: dataset.map((r) => JSON.stringify(r)).join('\n') },
+			},
+			{
+				id: nodeId(3),
+				name: scorer,
+				type: scorerType,
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: { options: { cacheStore: 'disk', cacheFolder: cacheDir } },
+			},
+			...subNodes.map(({ connection, ...sub }, i) => {
+				void connection;
+				return { id: nodeId(4 + i), typeVersion: 1.2, ...sub, credentials };
+			}),
+		],
+		connections,
 	};
 }
 
-function scores(run, out) {
-	const items = out(run, 'Semantic Similarity', 0);
-	assert.equal(items.length, rows.length, 'every row leaves the node');
-	return items.map((i) => i.eval && i.eval.semantic_similarity);
+const EMBEDDINGS_NODE = {
+	name: 'Embeddings OpenAI',
+	type: '@n8n/n8n-nodes-langchain.embeddingsOpenAi',
+	parameters: { model: 'text-embedding-3-small', options: {} },
+	connection: 'ai_embedding',
+};
+
+function workflow() {
+	return scorerWorkflow({
+		id: WORKFLOW_ID,
+		name: 'E2E: Semantic Similarity with an OpenAI Embeddings node',
+		idBase: '9a00',
+		rows,
+		scorer: 'Semantic Similarity',
+		scorerType: 'n8n-nodes-rag-eval.evalSemanticSimilarity',
+		subNodes: [{ ...EMBEDDINGS_NODE, position: [440, 220] }],
+	});
 }
+
+/** Each item's Score under `key`, after checking every row left `node`. */
+function scoresOf(run, out, node, key, n) {
+	const items = out(run, node, 0);
+	assert.equal(items.length, n, 'every row leaves the node');
+	return items.map((i) => i.eval && i.eval[key]);
+}
+
+const scores = (run, out) =>
+	scoresOf(run, out, 'Semantic Similarity', 'semantic_similarity', rows.length);
 
 let before = 0;
 
@@ -177,63 +209,27 @@ const arRows = [
 ];
 
 function answerRelevancyWorkflow() {
-	const node = (id, name, type, typeVersion, position, parameters, extra = {}) => ({
-		id: `7c2e9a10-0038-4e00-9b00-00000000000${id}`,
-		name,
-		type,
-		typeVersion,
-		position,
-		parameters,
-		...extra,
-	});
-	const credentials = { openAiApi: { id: openAi.id, name: openAi.name } };
-	return {
+	return scorerWorkflow({
 		id: AR_ID,
 		name: 'E2E: Answer Relevancy with OpenAI Chat Model and Embeddings nodes',
-		active: false,
-		settings: { executionOrder: 'v1' },
-		nodes: [
-			node(1, 'Run', 'n8n-nodes-base.manualTrigger', 1, [0, 0], {}),
-			node(2, 'Eval Dataset', 'n8n-nodes-rag-eval.evalDataset', 1, [220, 0], {
-				source: 'text',
-				text: arRows.map((r) => JSON.stringify(r)).join('\n'),
-			}),
-			node(3, 'Answer Relevancy', 'n8n-nodes-rag-eval.evalAnswerRelevancy', 1, [440, 0], {
-				options: { cacheStore: 'disk', cacheFolder: cacheDir },
-			}),
-			node(
-				4,
-				'Chat Model',
-				'@n8n/n8n-nodes-langchain.lmChatOpenAi',
-				1.2,
-				[360, 220],
-				{
+		idBase: '9b00',
+		rows: arRows,
+		scorer: 'Answer Relevancy',
+		scorerType: 'n8n-nodes-rag-eval.evalAnswerRelevancy',
+		subNodes: [
+			{
+				name: 'Chat Model',
+				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+				position: [360, 220],
+				parameters: {
 					model: { __rl: true, mode: 'id', value: 'question-writer' },
 					options: { temperature: 0 },
 				},
-				{ credentials },
-			),
-			node(
-				5,
-				'Embeddings OpenAI',
-				'@n8n/n8n-nodes-langchain.embeddingsOpenAi',
-				1.2,
-				[520, 220],
-				{ model: 'text-embedding-3-small', options: {} },
-				{ credentials },
-			),
+				connection: 'ai_languageModel',
+			},
+			{ ...EMBEDDINGS_NODE, position: [520, 220] },
 		],
-		connections: {
-			Run: { main: [[{ node: 'Eval Dataset', type: 'main', index: 0 }]] },
-			'Eval Dataset': { main: [[{ node: 'Answer Relevancy', type: 'main', index: 0 }], []] },
-			'Chat Model': {
-				ai_languageModel: [[{ node: 'Answer Relevancy', type: 'ai_languageModel', index: 0 }]],
-			},
-			'Embeddings OpenAI': {
-				ai_embedding: [[{ node: 'Answer Relevancy', type: 'ai_embedding', index: 0 }]],
-			},
-		},
-	};
+	});
 }
 
 async function serverCalls() {
@@ -241,11 +237,8 @@ async function serverCalls() {
 	return { chat: stats.chat || 0, embeddings: stats.embeddings || 0 };
 }
 
-function relevancyScores(run, out) {
-	const items = out(run, 'Answer Relevancy', 0);
-	assert.equal(items.length, arRows.length, 'every row leaves the node');
-	return items.map((i) => i.eval && i.eval.answer_relevancy);
-}
+const relevancyScores = (run, out) =>
+	scoresOf(run, out, 'Answer Relevancy', 'answer_relevancy', arRows.length);
 
 let calls = { chat: 0, embeddings: 0 };
 
